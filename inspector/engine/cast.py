@@ -1,0 +1,80 @@
+"""Scalars to text the way the reference runtime (PHP, precision 14) casts them.
+
+Content and ids are cast by the same functions so that a call id and the id of the
+result answering it can never be cast differently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+# PHP's trim() set: the reference runtime decides what counts as blank.
+WHITESPACE = " \t\n\r\0\x0b"
+
+# How a value became text; None means it already was text (or was null/missing).
+CAST = "content-cast"
+SERIALIZED = "content-serialized"
+UNSERIALIZABLE = "content-unserializable"
+
+
+def php_float(value: float) -> str:
+    """Format a float as PHP's string cast does with ``precision=14``."""
+    if math.isnan(value):
+        return "NAN"
+    if math.isinf(value):
+        return "INF" if value > 0 else "-INF"
+    mantissa, exponent = ("%.13e" % value).split("e")
+    negative = mantissa.startswith("-")
+    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
+    decpt = int(exponent) + 1 if digits != "0" else 1
+    sign = "-" if negative else ""
+    if (decpt < -3) if decpt < 0 else (decpt > 14):
+        exp = decpt - 1
+        tail = digits[1:] or "0"
+        return f"{sign}{digits[0]}.{tail}E{'-' if exp < 0 else '+'}{abs(exp)}"
+    if decpt <= 0:
+        return f"{sign}0.{'0' * -decpt}{digits}"
+    if len(digits) <= decpt:
+        return sign + digits + "0" * (decpt - len(digits))
+    return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
+
+
+def to_text(value: Any) -> tuple[str, str | None]:
+    """Return ``(text, how)``: ``how`` is None when no conversion took place."""
+    if value is None:
+        return "", None
+    if isinstance(value, str):
+        return str(value), None
+    if value is True:
+        return "1", CAST
+    if value is False:
+        return "", CAST
+    if isinstance(value, int):
+        return int.__repr__(value), CAST
+    if isinstance(value, float):
+        return php_float(value), CAST
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode("utf-8"), CAST
+        except UnicodeDecodeError:
+            return "", UNSERIALIZABLE
+    try:
+        if isinstance(value, Mapping) and not isinstance(value, dict):
+            value = dict(value)
+        return orjson.dumps(value).decode("utf-8"), SERIALIZED
+    except (TypeError, ValueError):
+        return "", UNSERIALIZABLE
+
+
+def to_id(value: Any) -> str:
+    """Cast an id; never trimmed, null or missing becomes ``""``."""
+    return value if type(value) is str else to_text(value)[0]
+
+
+def is_unusable(tool_call_id: str) -> bool:
+    """The runtime's falsy strings: these ids can pair with nothing."""
+    return tool_call_id == "" or tool_call_id == "0"

@@ -1,0 +1,113 @@
+"""Stage 1 (MEM-5 clause 1): every entry becomes a flat message, or is dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .cast import WHITESPACE, to_id, to_text
+from .model import Recorder
+
+STAGE = "coerce"
+CLAUSE = "1"
+
+_HOW = {
+    "content-cast": "cast {what} to the text {text}",
+    "content-serialized": "wrote {what} out as JSON text instead of blanking it",
+    "content-unserializable": "could not turn {what} into text, so it became an empty string",
+}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "a byte string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return f"a {type(value).__name__} value"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(text)
+
+
+def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], list[int | None]]:
+    out: list[dict[str, Any]] = []
+    origins: list[int | None] = []
+    push, mark = out.append, origins.append
+    record = rec.record
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            record(STAGE, CLAUSE, "not-a-map", True, i,
+                   f"Dropped entry {i}: it is {_describe(entry) if entry is not None else 'null'}, "
+                   "not a message object.")
+            continue
+        role = entry.get("role")
+        if not isinstance(role, str) or not (trimmed := role.strip(WHITESPACE)):
+            why = "has no role" if role is None else (
+                "has a blank role" if isinstance(role, str) else f"has {_describe(role)} as its role")
+            record(STAGE, CLAUSE, "no-role", True, i,
+                   f"Dropped entry {i}: it {why}, so no provider could tell who said it.")
+            continue
+        if trimmed != role:
+            record(STAGE, CLAUSE, "role-trimmed", False, i,
+                   f"Trimmed the whitespace around the role {role!r}, leaving {trimmed!r}.")
+            role = trimmed
+        elif type(role) is not str:
+            role = str(role)
+
+        content = entry.get("content")
+        if type(content) is not str:
+            raw = content
+            content, how = to_text(raw)
+            if how is not None:
+                record(STAGE, CLAUSE, how, False, i,
+                       "Content: " + _HOW[how].format(what=_describe(raw), text=_short(content)) + ".")
+
+        if role == "assistant":
+            calls = entry.get("tool_calls")
+            if calls is None:
+                calls = _lift(entry, "tool_calls", i, rec)
+            msg = {"role": role, "content": content}
+            if isinstance(calls, list) and calls:
+                msg["tool_calls"] = calls
+        elif role == "tool":
+            raw_id = entry.get("tool_call_id")
+            if raw_id is None:
+                raw_id = _lift(entry, "tool_call_id", i, rec)
+            tool_call_id = to_id(raw_id)
+            if raw_id is not None and type(raw_id) is not str:
+                record(STAGE, CLAUSE, "id-cast", False, i,
+                       f"Cast the result's tool_call_id {raw_id!r} to the string {tool_call_id!r}.",
+                       tool_call_id=tool_call_id)
+            msg = {"role": role, "content": content, "tool_call_id": tool_call_id}
+        else:
+            msg = {"role": role, "content": content}
+
+        extra = [str(k) for k in entry if k not in msg]
+        if extra:
+            record(STAGE, CLAUSE, "field-discarded", False, i,
+                   "Left out fields the flat shape has no place for: " + ", ".join(extra) + ".")
+        push(msg)
+        mark(i)
+    return out, origins
+
+
+def _lift(entry: Mapping, key: str, index: int, rec: Recorder) -> Any:
+    """Stored buffer rows keep pairing fields under ``metadata``."""
+    meta = entry.get("metadata")
+    if not isinstance(meta, Mapping):
+        return None
+    value = meta.get(key)
+    if value is not None:
+        rec.record(STAGE, CLAUSE, "metadata-lifted", False, index,
+                   f"Read {key} from the stored row's metadata, where the buffer keeps it.")
+    return value

@@ -1,0 +1,95 @@
+"""The engine's result types: what every view (CLI, TUI, export, batch) reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing a stage did, with enough context to explain it to a learner.
+
+    ``origin`` is the message's index in the input list (None for a synthesized
+    row); ``call`` is the call's index inside its turn's original ``tool_calls``.
+    """
+
+    stage: str
+    clause: str
+    kind: str
+    drop: bool
+    origin: int | None
+    call: int | None
+    tool_call_id: str | None
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "clause": self.clause,
+            "kind": self.kind,
+            "drop": self.drop,
+            "origin": self.origin,
+            "call": self.call,
+            "tool_call_id": self.tool_call_id,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """A stage's output. Message objects are shared with neighbouring stages, never copied."""
+
+    name: str
+    messages: list[dict[str, Any]]
+    origins: list[int | None]
+    events: list[Event]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    messages: list[dict[str, Any]]
+    dropped: int
+    events: list[Event]
+    stages: list[Stage]
+
+    @property
+    def origins(self) -> list[int | None]:
+        return self.stages[-1].origins if self.stages else []
+
+    @property
+    def synthesized(self) -> int:
+        return sum(1 for e in self.events if e.kind == "result-synthesized")
+
+    @property
+    def moved(self) -> int:
+        return sum(1 for e in self.events if e.kind == "system-hoisted")
+
+    def stage(self, name: str) -> Stage:
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+@dataclass(slots=True)
+class Recorder:
+    """Collects events as the passes work; the drop count is kept here, by the passes."""
+
+    events: list[Event] = field(default_factory=list)
+    dropped: int = 0
+
+    def record(
+        self,
+        stage: str,
+        clause: str,
+        kind: str,
+        drop: bool,
+        origin: int | None,
+        message: str,
+        call: int | None = None,
+        tool_call_id: str | None = None,
+    ) -> None:
+        if drop:
+            self.dropped += 1
+        self.events.append(Event(stage, clause, kind, drop, origin, call, tool_call_id, message))

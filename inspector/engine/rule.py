@@ -1,0 +1,106 @@
+"""MEM-5 in this project's own words: clause summaries and what each event kind means.
+
+Every view (CLI report, TUI rule panel and tags, batch report) reads these tables; none
+keeps its own. The wording is ours, written to be faithful to the rule; the rule itself
+is cited by id and address, never quoted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RULE_ID = "MEM-5"
+RULE_TITLE = "Normalizing a conversation makes it sendable to a provider"
+RULE_SOURCE = "https://flowdrop.io/spec/rules/gr-mem/mem-5"
+RULE_SPEC = "FlowDrop Workflow Specification 1.0-draft (CC BY 4.0)"
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    number: str
+    stage: str
+    title: str
+    summary: str
+
+
+CLAUSES: dict[str, Clause] = {
+    "1": Clause(
+        "1",
+        "coerce",
+        "Coerce every entry to the flat message shape",
+        "Each entry must become a flat message with a role and text content. Anything that "
+        "is not an object, or has no usable role, is dropped. Content that is not already "
+        "text is turned into text: numbers and booleans are cast, objects and lists are "
+        "written out as JSON instead of being thrown away, and only content that cannot be "
+        "written out at all becomes an empty string.",
+    ),
+    "2": Clause(
+        "2",
+        "hoist",
+        "System messages go first",
+        "Every system message is moved to the front of the list. The system messages keep "
+        "their order among themselves, and so do all the others. A system message is never "
+        "dropped, by this stage or any later one.",
+    ),
+    "3": Clause(
+        "3",
+        "repair",
+        "Repair tool pairing",
+        "Every tool call must have exactly one result and every result must answer a "
+        "declared call, using the same repair a reasoner runs during its loop. A call left "
+        "unanswered gets a synthetic 'interrupted' result placed right after its turn. A "
+        "result whose id no turn declares, or a second result for an id already answered, "
+        "is dropped. When an id is declared twice, the later declaration is dropped, so the "
+        "first one owns the pairing. A call whose id is unusable (empty or '0') cannot be "
+        "paired at all and is dropped with its result.",
+    ),
+    "4": Clause(
+        "4",
+        "strip",
+        "No tool result may open the conversation",
+        "A tool message still at the head of the list (right after the system messages) is "
+        "removed. Removing it can leave its call unanswered, so the pairing repair of "
+        "clause 3 runs again; running it twice changes nothing more.",
+    ),
+}
+
+CLAUSE_BY_STAGE = {c.stage: c for c in CLAUSES.values()}
+
+DROP_COUNT_NOTE = (
+    "The number of dropped entries is counted by the passes as they drop things, never "
+    "recomputed afterwards: one unusable id can cost a call, its turn and its result."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    clause: str
+    drop: bool
+    label: str
+    meaning: str
+
+
+_KINDS = [
+    Kind("not-a-map", "1", True, "not a message", "The entry is not an object, so it cannot be a message."),
+    Kind("no-role", "1", True, "no role", "The entry has no usable role (missing, not text, or blank)."),
+    Kind("role-trimmed", "1", False, "role trimmed", "Whitespace around the role was removed."),
+    Kind("content-cast", "1", False, "content cast", "A number, boolean or byte string in the content was turned into text."),
+    Kind("content-serialized", "1", False, "content serialized", "Structured content was written out as JSON text rather than blanked."),
+    Kind("content-unserializable", "1", False, "content unserializable", "The content could not be written out as text, so it became an empty string."),
+    Kind("id-cast", "1", False, "id cast", "A result's tool_call_id was not a string and was cast to one."),
+    Kind("metadata-lifted", "1", False, "metadata lifted", "A stored row kept its pairing field in metadata; it was read from there."),
+    Kind("field-discarded", "1", False, "fields discarded", "Fields that the flat shape has no place for were left out."),
+    Kind("system-hoisted", "2", False, "system moved", "A system message was moved to the front."),
+    Kind("call-malformed", "3", True, "call malformed", "A call inside tool_calls is not an object."),
+    Kind("call-unusable-id", "3", True, "call id unusable", "A call's id is empty or '0', so nothing can be paired with it."),
+    Kind("call-redeclared", "3", True, "call redeclared", "An id was declared again after its first declaration; the first owns the pairing."),
+    Kind("turn-emptied", "3", True, "turn emptied", "An assistant turn lost all its calls and has no text, so nothing of it remains."),
+    Kind("result-unusable-id", "3", True, "result id unusable", "A result's id is empty or '0', so it can answer no call."),
+    Kind("result-orphan", "3", True, "orphan result", "No turn declares the id this result answers."),
+    Kind("result-duplicate", "3", True, "duplicate result", "The call already has an earlier result; the first result wins."),
+    Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn."),
+    Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
+]
+
+KINDS: dict[str, Kind] = {k.name: k for k in _KINDS}
