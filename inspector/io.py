@@ -1,0 +1,135 @@
+"""Bytes in and out: decoding, JSON errors with file:line:col, atomic writes.
+
+Nothing here knows a MEM-5 rule; it only turns files into Python values and back.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+BOM = b"\xef\xbb\xbf"
+
+
+class InputError(Exception):
+    """A user-facing problem with an input or output path: one clear line, no traceback."""
+
+    def __init__(self, where: str, reason: str, line: int | None = None, column: int | None = None):
+        self.where = where
+        self.reason = reason
+        self.line = line
+        self.column = column
+        loc = f"{where}:{line}:{column}" if line is not None else where
+        super().__init__(f"{loc}: {reason}")
+
+
+def display_name(path: str | os.PathLike) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    name = display_name(path)
+    if str(path) == "-":
+        return sys.stdin.buffer.read()
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(name, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(name, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(name, "permission denied") from None
+    except OSError as exc:
+        raise InputError(name, exc.strerror or str(exc)) from None
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+    return line, column
+
+
+def parse_json(data: bytes, name: str) -> Any:
+    """Parse UTF-8 JSON (a BOM is allowed); errors carry line and column."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    if not data.strip():
+        raise InputError(name, "empty file: expected a JSON array of messages")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            line, column = _line_col(data, bad.start)
+            raise InputError(name, f"not valid UTF-8 (byte 0x{data[bad.start]:02x})", line, column) from None
+        reason = exc.msg[0].lower() + exc.msg[1:] if exc.msg else "invalid JSON"
+        raise InputError(name, reason, exc.lineno, exc.colno) from None
+
+
+def load_json(path: str | os.PathLike) -> Any:
+    return parse_json(read_bytes(path), display_name(path))
+
+
+def dump_messages(messages: list[Any], compact: bool = False) -> bytes:
+    """The one serialization of a history: the CLI and every export write these bytes."""
+    option = orjson.OPT_APPEND_NEWLINE if compact else orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    return orjson.dumps(messages, option=option)
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    if str(a) == "-" or str(b) == "-":
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) -> None:
+    """Write to a temporary file in the same folder, then rename over the target.
+
+    Refuses to write over any of ``inputs``: an input is never lost.
+    """
+    name = str(path)
+    for source in inputs:
+        if same_file(source, path):
+            raise InputError(name, "refusing to write over the input file; choose another output path")
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(name, f"folder {str(folder)!r} does not exist")
+    if target.is_dir():
+        raise InputError(name, "is a directory, not a file")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(name, f"cannot write here: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            try:
+                os.chmod(tmp, target.stat().st_mode & 0o7777)
+            except OSError:
+                pass
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
