@@ -10,6 +10,8 @@ from .model import Recorder
 
 STAGE = "coerce"
 CLAUSE = "1"
+# Roles that are already exact, trimmed strings: the hot loop skips trimming them.
+_PLAIN_ROLES = frozenset(("user", "assistant", "tool", "system"))
 
 _HOW = {
     "content-cast": "cast {what} to the text {text}",
@@ -19,6 +21,8 @@ _HOW = {
 
 
 def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        return "a string"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):
@@ -34,6 +38,13 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__} value"
 
 
+def _field(key: Any) -> str:
+    """A field name as shown in an explanation: odd names are quoted, so a key with
+    control characters can never reach a terminal raw."""
+    key = str(key)
+    return key if key.isprintable() and key.strip() == key and key else repr(key)
+
+
 def _short(text: str, limit: int = 40) -> str:
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     return repr(text)
@@ -45,24 +56,25 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
     push, mark = out.append, origins.append
     record = rec.record
     for i, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
+        if type(entry) is not dict and not isinstance(entry, Mapping):
             record(STAGE, CLAUSE, "not-a-map", True, i,
                    f"Dropped entry {i}: it is {_describe(entry) if entry is not None else 'null'}, "
                    "not a message object.")
             continue
         role = entry.get("role")
-        if not isinstance(role, str) or not (trimmed := role.strip(WHITESPACE)):
-            why = "has no role" if role is None else (
-                "has a blank role" if isinstance(role, str) else f"has {_describe(role)} as its role")
-            record(STAGE, CLAUSE, "no-role", True, i,
-                   f"Dropped entry {i}: it {why}, so no provider could tell who said it.")
-            continue
-        if trimmed != role:
-            record(STAGE, CLAUSE, "role-trimmed", False, i,
-                   f"Trimmed the whitespace around the role {role!r}, leaving {trimmed!r}.")
-            role = trimmed
-        elif type(role) is not str:
-            role = str(role)
+        if type(role) is not str or role not in _PLAIN_ROLES:  # the common roles need no trimming
+            if not isinstance(role, str) or not (trimmed := role.strip(WHITESPACE)):
+                why = "has no role" if role is None else (
+                    "has a blank role" if isinstance(role, str) else f"has {_describe(role)} as its role")
+                record(STAGE, CLAUSE, "no-role", True, i,
+                       f"Dropped entry {i}: it {why}, so no provider could tell who said it.")
+                continue
+            if trimmed != role:
+                record(STAGE, CLAUSE, "role-trimmed", False, i,
+                       f"Trimmed the whitespace around the role {role!r}, leaving {trimmed!r}.")
+                role = trimmed
+            elif type(role) is not str:
+                role = str(role)
 
         content = entry.get("content")
         if type(content) is not str:
@@ -74,16 +86,17 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
 
         if role == "assistant":
             calls = entry.get("tool_calls")
-            if calls is None:
+            if calls is None and "metadata" in entry:
                 calls = _lift(entry, "tool_calls", i, rec)
-            msg = {"role": role, "content": content}
             if isinstance(calls, list) and calls:
-                msg["tool_calls"] = calls
+                msg = {"role": role, "content": content, "tool_calls": calls}
+            else:
+                msg = {"role": role, "content": content}
         elif role == "tool":
             raw_id = entry.get("tool_call_id")
-            if raw_id is None:
+            if raw_id is None and "metadata" in entry:
                 raw_id = _lift(entry, "tool_call_id", i, rec)
-            tool_call_id = to_id(raw_id)
+            tool_call_id = raw_id if type(raw_id) is str else to_id(raw_id)
             if raw_id is not None and type(raw_id) is not str:
                 record(STAGE, CLAUSE, "id-cast", False, i,
                        f"Cast the result's tool_call_id {raw_id!r} to the string {tool_call_id!r}.",
@@ -92,8 +105,8 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
         else:
             msg = {"role": role, "content": content}
 
-        extra = [str(k) for k in entry if k not in msg]
-        if extra:
+        if not entry.keys() <= msg.keys():
+            extra = [_field(k) for k in entry if k not in msg]
             record(STAGE, CLAUSE, "field-discarded", False, i,
                    "Left out fields the flat shape has no place for: " + ", ".join(extra) + ".")
         push(msg)

@@ -16,11 +16,20 @@ def hoist(
     system = [i for i, m in enumerate(messages) if m["role"] == "system"]
     if not system or system[-1] == len(system) - 1:
         return list(messages), list(origins)
-    front = set(system)
-    order = system + [i for i in range(len(messages)) if i not in front]
     for rank, i in enumerate(system):
         if i != rank:
             rec.record(STAGE, CLAUSE, "system-hoisted", False, origins[i],
                        f"Moved this system message to the front, from position {i} to {rank}; "
                        "system messages keep their order among themselves.")
-    return [messages[i] for i in order], [origins[i] for i in order]
+    # The rest keeps its order: splice the runs between system rows rather than
+    # indexing every message one by one.
+    out = [messages[i] for i in system]
+    orig = [origins[i] for i in system]
+    prev = 0
+    for i in system:
+        out += messages[prev:i]
+        orig += origins[prev:i]
+        prev = i + 1
+    out += messages[prev:]
+    orig += origins[prev:]
+    return out, orig

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .cast import WHITESPACE, is_unusable, to_id
+from .cast import WHITESPACE, to_id
 from .model import Recorder
 
 CLAUSE = "3"
@@ -22,103 +22,148 @@ def repair(
     rec: Recorder,
     stage: str = "repair",
 ) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """Return new lists; message objects that need no change are shared, not copied.
+
+    The passes only visit the rows they concern (tool rows, turns with calls) and record
+    changes by position; the output is then spliced together from slices of the input,
+    so a long, mostly healthy history costs one scan plus C-speed copying.
+    """
     record = rec.record
+    replaced: dict[int, dict[str, Any] | None] = {}  # position -> new message, or None if dropped
+    tool_rows: list[int] = []
+    call_rows: list[int] = []                       # turns that keep at least one call
 
     # A: declarations. The first declaration of an id owns the pairing.
     declared: set[str] = set()
-    msgs_a: list[dict[str, Any]] = []
-    orig_a: list[int | None] = []
-    for msg, origin in zip(messages, origins):
-        calls = msg.get("tool_calls") if msg["role"] == "assistant" else None
-        if calls:
-            kept = []
-            lost = changed = False
-            for j, call in enumerate(calls):
-                if not isinstance(call, Mapping):
-                    record(stage, CLAUSE, "call-malformed", True, origin,
-                           f"Dropped call {j} of this turn: it is not an object, so it has no id to pair.",
-                           call=j)
-                    lost = True
+    declare = declared.add
+    for pos, msg in enumerate(messages):
+        role = msg["role"]
+        if role == "tool":
+            tool_rows.append(pos)
+            continue
+        if role != "assistant":
+            continue
+        calls = msg.get("tool_calls")
+        if not calls:
+            continue
+        # Fast path: calls that are plain objects with a fresh, usable string id need
+        # nothing; only from the first call that does is the turn rebuilt.
+        first = 0
+        for call in calls:
+            if type(call) is dict:
+                cid = call.get("tool_call_id")
+                if type(cid) is str and cid and cid != "0" and cid not in declared:
+                    declare(cid)
+                    first += 1
                     continue
-                raw = call.get("tool_call_id")
-                if raw is None:
-                    raw = call.get("id")
-                cid = to_id(raw)
-                if is_unusable(cid):
-                    record(stage, CLAUSE, "call-unusable-id", True, origin,
-                           f"Dropped call {j}: its id {cid!r} is empty or '0', which the runtime treats "
-                           "as no id, so no result could ever be paired with it.",
-                           call=j, tool_call_id=cid)
-                    lost = True
-                    continue
-                if cid in declared:
-                    record(stage, CLAUSE, "call-redeclared", True, origin,
-                           f"Dropped call {j} ({cid!r}): that id was already declared earlier, and the "
-                           "first declaration owns the pairing.",
-                           call=j, tool_call_id=cid)
-                    lost = True
-                    continue
-                declared.add(cid)
-                if call.get("tool_call_id") != cid or type(call.get("tool_call_id")) is not str:
-                    call = {**call, "tool_call_id": cid}
-                    changed = True
-                kept.append(call)
-            if lost or changed:
-                if kept:
-                    msg = {"role": msg["role"], "content": msg["content"], "tool_calls": kept}
-                elif msg["content"].strip(WHITESPACE):
-                    msg = {"role": msg["role"], "content": msg["content"]}
-                else:
-                    record(stage, CLAUSE, "turn-emptied", True, origin,
-                           "Dropped this assistant turn: it lost every call and has no text, "
-                           "so nothing of it is left to send.")
-                    continue
-        msgs_a.append(msg)
-        orig_a.append(origin)
+            break
+        else:
+            call_rows.append(pos)
+            continue
+        kept = calls[:first]
+        lost = changed = False
+        for j in range(first, len(calls)):
+            call = calls[j]
+            if type(call) is not dict and not isinstance(call, Mapping):
+                record(stage, CLAUSE, "call-malformed", True, origins[pos],
+                       f"Dropped call {j} of this turn: it is not an object, so it has no id to pair.",
+                       call=j)
+                lost = True
+                continue
+            cid = call.get("tool_call_id")
+            if type(cid) is str:
+                fresh = False
+            else:
+                # Not yet a string: an empty tool_call_id still shadows id (semantics.md).
+                cid = to_id(call.get("id") if cid is None else cid)
+                fresh = True
+            if cid == "" or cid == "0":
+                record(stage, CLAUSE, "call-unusable-id", True, origins[pos],
+                       f"Dropped call {j}: its id {cid!r} is empty or '0', which the runtime treats "
+                       "as no id, so no result could ever be paired with it.",
+                       call=j, tool_call_id=cid)
+                lost = True
+                continue
+            if cid in declared:
+                record(stage, CLAUSE, "call-redeclared", True, origins[pos],
+                       f"Dropped call {j} ({cid!r}): that id was already declared earlier, and the "
+                       "first declaration owns the pairing.",
+                       call=j, tool_call_id=cid)
+                lost = True
+                continue
+            declare(cid)
+            if fresh:
+                call = {**call, "tool_call_id": cid}
+                changed = True
+            kept.append(call)
+        if lost or changed:
+            if kept:
+                replaced[pos] = {"role": role, "content": msg["content"], "tool_calls": kept}
+            elif msg["content"].strip(WHITESPACE):
+                replaced[pos] = {"role": role, "content": msg["content"]}
+                continue
+            else:
+                record(stage, CLAUSE, "turn-emptied", True, origins[pos],
+                       "Dropped this assistant turn: it lost every call and has no text, "
+                       "so nothing of it is left to send.")
+                replaced[pos] = None
+                continue
+        call_rows.append(pos)
 
     # B: results. Each declared id is answered once; the first result wins.
     answered: set[str] = set()
-    msgs_b: list[dict[str, Any]] = []
-    orig_b: list[int | None] = []
-    for msg, origin in zip(msgs_a, orig_a):
-        if msg["role"] == "tool":
-            cid = msg["tool_call_id"]
-            if is_unusable(cid):
-                record(stage, CLAUSE, "result-unusable-id", True, origin,
-                       f"Dropped this result: its id {cid!r} is empty or '0', so it can answer no call.",
-                       tool_call_id=cid)
-                continue
-            if cid not in declared:
-                record(stage, CLAUSE, "result-orphan", True, origin,
-                       f"Dropped the result for call {cid!r}: no turn declares that id (orphan result).",
-                       tool_call_id=cid)
-                continue
-            if cid in answered:
-                record(stage, CLAUSE, "result-duplicate", True, origin,
-                       f"Dropped this result for call {cid!r}: an earlier result already answers it "
-                       "(duplicate; the first result wins).",
-                       tool_call_id=cid)
-                continue
-            answered.add(cid)
-        msgs_b.append(msg)
-        orig_b.append(origin)
+    answer = answered.add
+    for pos in tool_rows:
+        cid = messages[pos]["tool_call_id"]
+        if cid == "" or cid == "0":
+            record(stage, CLAUSE, "result-unusable-id", True, origins[pos],
+                   f"Dropped this result: its id {cid!r} is empty or '0', so it can answer no call.",
+                   tool_call_id=cid)
+        elif cid not in declared:
+            record(stage, CLAUSE, "result-orphan", True, origins[pos],
+                   f"Dropped the result for call {cid!r}: no turn declares that id (orphan result).",
+                   tool_call_id=cid)
+        elif cid in answered:
+            record(stage, CLAUSE, "result-duplicate", True, origins[pos],
+                   f"Dropped this result for call {cid!r}: an earlier result already answers it "
+                   "(duplicate; the first result wins).",
+                   tool_call_id=cid)
+        else:
+            answer(cid)
+            continue
+        replaced[pos] = None
 
     # C: heal. An unanswered call gets a synthetic result right after its turn.
-    if len(answered) == len(declared):
-        return msgs_b, orig_b
-    out: list[dict[str, Any]] = []
-    orig: list[int | None] = []
-    for msg, origin in zip(msgs_b, orig_b):
-        out.append(msg)
-        orig.append(origin)
-        if msg["role"] == "assistant" and "tool_calls" in msg:
+    inserts: dict[int, list[dict[str, Any]]] = {}
+    if len(answered) != len(declared):
+        for pos in call_rows:
+            msg = replaced.get(pos) or messages[pos]
             for call in msg["tool_calls"]:
                 cid = call["tool_call_id"]
                 if cid not in answered:
-                    out.append({"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
-                    orig.append(None)
+                    inserts.setdefault(pos, []).append(
+                        {"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
                     record(stage, CLAUSE, "result-synthesized", False, None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after its turn: "
                            "no result answers it, and every call needs one.",
                            tool_call_id=cid)
+
+    if not replaced and not inserts:
+        return list(messages), list(origins)
+    out: list[dict[str, Any]] = []
+    orig: list[int | None] = []
+    prev = 0
+    for pos in sorted(replaced.keys() | inserts.keys()):
+        out += messages[prev:pos]
+        orig += origins[prev:pos]
+        msg = replaced[pos] if pos in replaced else messages[pos]
+        if msg is not None:
+            out.append(msg)
+            orig.append(origins[pos])
+        for synthetic in inserts.get(pos, ()):
+            out.append(synthetic)
+            orig.append(None)
+        prev = pos + 1
+    out += messages[prev:]
+    orig += origins[prev:]
     return out, orig
