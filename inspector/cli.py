@@ -14,11 +14,13 @@ import orjson
 
 from . import __version__
 from .engine import CLAUSES, KINDS, RULE_ID, RULE_SOURCE, STAGES, Result, normalize
-from .formats import FORMATS, import_history
+from .engine.strict import STRICT_CLAUSES, STRICT_KINDS, normalize_strict
+from .engine.targets import TARGETS as CHECK_TARGETS, check_target
+from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history, import_history
 from .io import InputError, atomic_write, display_name, dump_messages, load_json
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("normalize", "explain", "check")
+COMMANDS = ("normalize", "explain", "check", "batch")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,23 +47,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout")
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    p.add_argument("--to", default="same", choices=EXPORT_FORMATS,
+                   help="output format (default: same as the input)")
+    p.add_argument("--strict", action="store_true",
+                   help="also move separated results next to their calls and drop early ones (beyond MEM-5)")
     source(p)
 
     p = sub.add_parser("explain", help="report every change, stage by stage, with its clause")
     p.add_argument("file", metavar="FILE|-")
     p.add_argument("--json", action="store_true", help="machine-readable result")
+    p.add_argument("--strict", action="store_true", help="add the strict stage (beyond MEM-5)")
     source(p)
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none")
     p.add_argument("files", metavar="FILE", nargs="+")
+    p.add_argument("--target", choices=CHECK_TARGETS,
+                   help="also list what this provider would still reject after normalizing")
+    p.add_argument("--strict", action="store_true", help="check the strict output (beyond MEM-5)")
     source(p)
+
+    from .batch.cli import add_parser as add_batch_parser
+
+    add_batch_parser(sub)
     return parser
 
 
 def _load(path: str, fmt: str) -> tuple[list[Any], Result]:
+    imported, result = _import(path, fmt)
+    return imported.messages, result
+
+
+def _import(path: str, fmt: str, strict: bool = False) -> tuple[Imported, Result]:
     document = load_json(path)
     imported = import_history(document, display_name(path), fmt)
-    return imported.messages, normalize(imported.messages)
+    return imported, (normalize_strict if strict else normalize)(imported.messages)
 
 
 def summary(result: Result) -> str:
@@ -69,8 +88,8 @@ def summary(result: Result) -> str:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
-    _, result = _load(args.file, args.fmt)
-    data = dump_messages(result.messages, compact=args.compact)
+    imported, result = _import(args.file, args.fmt, args.strict)
+    data = dump_messages(export_history(imported, result, args.to), compact=args.compact)
     if args.output and args.output != "-":
         atomic_write(args.output, data, inputs=(args.file,))
     else:
@@ -96,23 +115,35 @@ def explain_text(name: str, messages: list[Any], result: Result) -> str:
         f"rule: {RULE_ID} ({RULE_SOURCE})",
     ]
     for stage in result.stages:
-        clause = CLAUSES[str(STAGES.index(stage.name) + 1)]
+        if stage.name in STAGES:
+            clause = CLAUSES[str(STAGES.index(stage.name) + 1)]
+            title = f"clause {clause.number}: {clause.title}"
+        else:
+            title = f"Inspector's extension beyond MEM-5, clauses {', '.join(STRICT_CLAUSES)}"
         lines.append("")
-        lines.append(f"{stage.name} (clause {clause.number}: {clause.title}): "
+        lines.append(f"{stage.name} ({title}): "
                      f"{len(stage.events) or 'no'} event{'s' if len(stage.events) != 1 else ''}")
         for e in stage.events:
             where = "new row" if e.origin is None else f"#{e.origin}"
-            tag = "drop" if e.drop else KINDS[e.kind].label if e.kind in KINDS else "note"
+            known = KINDS.get(e.kind) or STRICT_KINDS.get(e.kind)
+            tag = "drop" if e.drop else known.label if known else "note"
             lines.append(f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {e.message}")
     return "\n".join(lines) + "\n"
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    messages, result = _load(args.file, args.fmt)
+    imported, result = _import(args.file, args.fmt, args.strict)
+    messages = imported.messages
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(explain_json(result), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        report = explain_json(result)
+        report["format"] = imported.format
+        report["import"] = import_json(imported)
+        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
-        sys.stdout.write(explain_text(display_name(args.file), messages, result))
+        text = explain_text(display_name(args.file), messages, result)
+        if imported.format != "flat":
+            text = import_text(imported) + text
+        sys.stdout.write(text)
     return EXIT_OK
 
 
@@ -120,21 +151,78 @@ def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.files:
         try:
-            messages, result = _load(path, args.fmt)
+            imported, result = _import(path, args.fmt, args.strict)
         except InputError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(exc, file=sys.stderr)
             worst = EXIT_ERROR
             continue
-        if result.messages == messages and not result.events:
+        if unchanged(imported, result):
             print(f"{display_name(path)}: ok, nothing to change")
         else:
             print(f"{display_name(path)}: would change: {summary(result)}, "
                   f"{len(result.events)} event{'s' if len(result.events) != 1 else ''}")
             worst = max(worst, EXIT_CHANGED)
+        if args.target:
+            problems = check_target(result.messages, args.target)
+            worst = max(worst, EXIT_CHANGED if problems else EXIT_OK)
+            print(target_text(display_name(path), args.target, imported, result, problems), end="")
     return worst
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check}
+def cmd_batch(args: argparse.Namespace) -> int:
+    from .batch.cli import run
+
+    return run(args)
+
+
+def unchanged(imported: Imported, result: Result) -> bool:
+    """Nothing to change: no event, and the output in the input's own format equals the input."""
+    if result.events:
+        return False
+    if imported.format == "flat":
+        return result.messages == imported.messages
+    return export_history(imported, result) == imported.document
+
+
+def import_json(imported: Imported) -> dict[str, Any]:
+    """The import step: which original message each flat message came from."""
+    return {
+        "format": imported.format,
+        "notes": imported.notes,
+        "sources": [imported.where(i) for i in range(len(imported.messages))],
+        "events": [e.to_dict() for e in imported.events],
+    }
+
+
+def import_text(imported: Imported) -> str:
+    lines = [f"import ({imported.format}): {len(imported.messages)} flat messages"]
+    lines += [f"  note: {n}" for n in imported.notes]
+    for i in range(len(imported.messages)):
+        lines.append(f"  #{i:<5} <- {imported.where(i)}")
+    for e in imported.events:
+        lines.append(f"  #{e.origin}  ({e.clause}) {e.kind} {_printable(e.message)}")
+    return "\n".join(lines) + "\n\n"
+
+
+def _printable(text: str) -> str:
+    """Ids inside provider error texts are data: escape control characters for the terminal."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def target_text(name: str, target: str, imported: Imported, result: Result, problems: list) -> str:
+    if not problems:
+        return f"{name}: {target} would accept it after normalizing\n"
+    lines = [f"{name}: {target} would still reject {len(problems)} thing{'s' if len(problems) != 1 else ''}:"]
+    for p in problems:
+        origin = result.origins[p.index] if p.index < len(result.origins) else None
+        where = f"from {imported.where(origin)}" if origin is not None else "a synthesized row"
+        lines.append(f"  #{p.index} ({where}) [{p.rule}]{' (--strict repairs)' if p.strict else ''}")
+        lines.append(f"    error: {_printable(p.error)}")
+        lines.append(f"    fix: {p.fix}")
+    return "\n".join(lines) + "\n"
+
+
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,7 +233,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return HANDLERS[args.command](args)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(exc, file=sys.stderr)
+        return EXIT_ERROR
+    except orjson.JSONEncodeError as exc:
+        # orjson reads deeper nesting than it writes: say so instead of a traceback.
+        print(f"{display_name(getattr(args, 'file', '-'))}: cannot write the result as JSON: {exc}",
+              file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK

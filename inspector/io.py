@@ -72,7 +72,9 @@ def parse_json(data: bytes, name: str) -> Any:
         except UnicodeDecodeError as bad:
             line, column = _line_col(data, bad.start)
             raise InputError(name, f"not valid UTF-8 (byte 0x{data[bad.start]:02x})", line, column) from None
-        reason = exc.msg[0].lower() + exc.msg[1:] if exc.msg else "invalid JSON"
+        reason = exc.msg or "invalid JSON"
+        if reason[:1].isupper() and reason[1:2].islower():
+            reason = reason[0].lower() + reason[1:]
         raise InputError(name, reason, exc.lineno, exc.colno) from None
 
 

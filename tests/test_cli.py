@@ -73,7 +73,7 @@ def test_stdin_errors_are_named_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"[\n  {,\n")))
     code, out, err = run(capsys, "normalize", "-")
     assert code == 2 and out == ""
-    assert one_error_line(err) == "error: <stdin>:2:4: unexpected character, expected a string key"
+    assert one_error_line(err) == "<stdin>:2:4: unexpected character, expected a string key"
 
 
 def test_request_body_object_is_accepted(tmp_path, capsys):
@@ -152,7 +152,7 @@ def test_refuses_to_overwrite_the_input(tmp_path, monkeypatch, capsys, how):
     code, stdout, err = run(capsys, "normalize", inp, "-o", out)
     assert code == 2 and stdout == ""
     line = one_error_line(err)
-    assert line.startswith(f"error: {out}: refusing to write over the input")
+    assert line.startswith(f"{out}: refusing to write over the input")
     assert src.read_bytes() == before
 
 
@@ -212,7 +212,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, key, command):
     code, out, err = run(capsys, command, f)
     assert code == 2
     assert out == ""
-    assert one_error_line(err) == "error: " + BAD_INPUTS[key][1].format(f=f)
+    assert one_error_line(err) == BAD_INPUTS[key][1].format(f=f)
 
 
 @pytest.mark.parametrize("key", list(TOP_LEVEL))
@@ -223,7 +223,7 @@ def test_wrong_top_level_exits_2_with_one_line(tmp_path, capsys, key, command):
     code, out, err = run(capsys, command, str(f))
     assert code == 2 and out == ""
     line = one_error_line(err)
-    assert line.startswith(f"error: {f}: ")
+    assert line.startswith(f"{f}: ")
     assert 'expected a JSON array of messages or an object with a "messages" array' in line
 
 
@@ -258,7 +258,7 @@ def test_check_exit_codes(tmp_path, capsys):
     code, out, err = run(capsys, "check", str(clean), str(tmp_path / "missing.json"), str(broken))
     assert code == 2
     assert len(out.splitlines()) == 2  # the readable files are still reported
-    assert one_error_line(err) == f"error: {tmp_path / 'missing.json'}: no such file"
+    assert one_error_line(err) == f"{tmp_path / 'missing.json'}: no such file"
 
 
 def test_check_counts_shape_changes_without_events(tmp_path, capsys):
@@ -343,7 +343,7 @@ def test_python_dash_m_user_errors_have_no_traceback(tmp_path):
     bad.write_bytes(b'[\n  {"role": "user"},\n  {"role": "tool", x}\n]')
     proc = _proc("normalize", str(bad))
     assert proc.returncode == 2 and proc.stdout == b""
-    assert proc.stderr.decode() == f"error: {bad}:3:20: unexpected character, expected a string key\n"
+    assert proc.stderr.decode() == f"{bad}:3:20: unexpected character, expected a string key\n"
     proc = _proc("check", str(tmp_path / "nope.json"), str(bad))
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
     assert len(proc.stderr.splitlines()) == 2

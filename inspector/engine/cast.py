@@ -43,6 +43,9 @@ def php_float(value: float) -> str:
     return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
 
 
+_INT_LIMIT = 2**63
+
+
 def to_text(value: Any) -> tuple[str, str | None]:
     """Return ``(text, how)``: ``how`` is None when no conversion took place."""
     if value is None:
@@ -54,7 +57,13 @@ def to_text(value: Any) -> tuple[str, str | None]:
     if value is False:
         return "", CAST
     if isinstance(value, int):
-        return int.__repr__(value), CAST
+        if -_INT_LIMIT <= value < _INT_LIMIT:
+            return int.__repr__(value), CAST
+        # The reference runtime has 64-bit integers: larger ones arrive there as floats.
+        try:
+            return php_float(float(value)), CAST
+        except OverflowError:
+            return ("INF" if value > 0 else "-INF"), CAST
     if isinstance(value, float):
         return php_float(value), CAST
     if isinstance(value, (bytes, bytearray, memoryview)):

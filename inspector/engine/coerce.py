@@ -120,7 +120,8 @@ def _lift(entry: Mapping, key: str, index: int, rec: Recorder) -> Any:
     if not isinstance(meta, Mapping):
         return None
     value = meta.get(key)
-    if value is not None:
+    used = value is not None if key == "tool_call_id" else isinstance(value, list) and bool(value)
+    if used:
         rec.record(STAGE, CLAUSE, "metadata-lifted", False, index,
                    f"Read {key} from the stored row's metadata, where the buffer keeps it.")
     return value

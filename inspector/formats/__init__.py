@@ -1,48 +1,62 @@
-"""Provider formats in and out. Importers turn a parsed document into the flat messages
-the engine consumes, keeping where each came from; exporters go back the other way.
+"""Provider formats in and out. Importers turn a parsed document into the flat messages the
+engine consumes, recording where each message, block and call came from; exporters apply
+the engine's decisions back to the original objects through that provenance.
 
-Only the FlowDrop flat shape is here so far; each provider gets its own module.
+Entry points (the CLI, the TUI and batch use these):
+- ``import_history(document, name, fmt="auto") -> Imported``
+- ``export_history(imported, result, to="same") -> document``
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import gc
+from contextlib import contextmanager
 from typing import Any
 
+from ..engine import Result
 from ..io import InputError
+from . import anthropic, bedrock, flat, gemini, openai_chat, openai_responses
+from .base import Imported, Loc
+from .detect import detect
 
-FORMATS = ("flat",)
+MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, gemini, bedrock)}
+FORMATS = tuple(MODULES)
+TARGETS = ("same", *FORMATS)
 
-
-@dataclass(slots=True)
-class Imported:
-    format: str
-    messages: list[Any]
-    document: Any
-    notes: list[str] = field(default_factory=list)
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
-
-
-def import_flat(document: Any, name: str) -> Imported:
-    if isinstance(document, list):
-        return Imported("flat", document, document)
-    if isinstance(document, dict):
-        messages = document.get("messages")
-        if isinstance(messages, list):
-            return Imported("flat", messages, document)
-        if "messages" in document:
-            raise InputError(name, f'"messages" is {_kind(messages)}, expected an array of messages')
-        raise InputError(name, 'expected a JSON array of messages or an object with a "messages" array; '
-                               "the top-level object has no \"messages\" key")
-    raise InputError(name, f'expected a JSON array of messages or an object with a "messages" array, '
-                           f"got {_kind(document)}")
+__all__ = ["FORMATS", "TARGETS", "Imported", "Loc", "export_history", "import_history"]
 
 
 def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> Imported:
     if fmt not in ("auto", *FORMATS):
         raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    return import_flat(document, name)
+    if fmt == "auto":
+        fmt = detect(document, name)
+    with _no_gc():
+        return MODULES[fmt].import_(document, name)
+
+
+def export_history(imported: Imported, result: Result, to: str = "same") -> Any:
+    """The repaired history as a document in format ``to`` (``same``: the input's format).
+
+    ``result`` must come from normalizing ``imported.messages`` (``normalize`` or
+    ``normalize_strict``). In the input's own format, every message the engine kept is the
+    original object; changed ones keep their other keys and lose only what was dropped.
+    """
+    if to not in TARGETS:
+        raise ValueError(f"unknown export format {to!r}; known: {', '.join(TARGETS)}")
+    with _no_gc():
+        if to in ("same", imported.format):
+            return MODULES[imported.format].export_same(imported, result)
+        return MODULES[to].export_new(imported, result)
+
+
+@contextmanager
+def _no_gc():
+    """Many small acyclic objects: the cyclic collector only costs time (as in the engine)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

@@ -1,0 +1,183 @@
+"""Benchmark of ``inspector batch``: throughput, speed-up and peak memory, from one run.
+
+Generates a JSONL dataset of agent histories (realistic sizes, a few percent broken
+lines, many histories with MEM-5 damage) and measures, each as its own process:
+
+- the floor: orjson-only read + write of the same file (loads/dumps per line);
+- ``inspector batch --workers 1``, ``--workers 2`` (and the speed-up), and
+  ``--dask local --workers 2``;
+- peak memory of each (resident memory summed over the process and its children,
+  sampled every 20 ms), at 20,000 and at 100,000 histories.
+
+Goals (issue 5): --workers 1 within 3x the floor, --workers 2 at least 1.7x faster than
+--workers 1, peak memory under 200 MB whatever the dataset size.
+
+    python bench/batch.py                      # 20,000 and 100,000 histories
+    python bench/batch.py --sizes 20000 --no-dask
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+import psutil
+
+WORDS = ("the order invoice customer weather forecast Lisbon Porto Madrid refund shipment "
+         "database query result error timeout retry payment card account user session "
+         "summary report analysis tool call assistant please check status pending failed "
+         "completed update record ticket priority escalate schedule meeting calendar").split()
+
+
+def text(rng: random.Random, lo: int, hi: int) -> str:
+    return " ".join(rng.choices(WORDS, k=rng.randint(lo, hi)))
+
+
+def history(rng: random.Random, n: int) -> list:
+    """One agent trace: a system prompt, turns with parallel tool calls and their results,
+    and, for a good share of histories, the damage stored traces really carry."""
+    msgs: list = [{"role": "system", "content": text(rng, 40, 120)}]
+    turn = 0
+    while len(msgs) < n:
+        msgs.append({"role": "user", "content": text(rng, 5, 60)})
+        calls = []
+        for c in range(rng.choice((0, 1, 1, 2, 3))):
+            calls.append({"tool_call_id": f"call_{n}_{turn}_{c}", "name": rng.choice(("search", "sql", "fetch")),
+                          "arguments": {"q": text(rng, 2, 12), "limit": rng.randint(1, 50)}})
+        if calls:
+            msgs.append({"role": "assistant", "content": text(rng, 0, 20), "tool_calls": calls})
+            for call in calls:
+                msgs.append({"role": "tool", "content": text(rng, 20, 200), "tool_call_id": call["tool_call_id"]})
+        msgs.append({"role": "assistant", "content": text(rng, 10, 120)})
+        turn += 1
+    damage = rng.random()
+    if damage < 0.10 and len(msgs) > 4:   # crash mid-loop: a result lost
+        for i in range(len(msgs) - 1, 0, -1):
+            if msgs[i]["role"] == "tool":
+                del msgs[i]
+                break
+    elif damage < 0.18:                    # retry wrote a result twice
+        for i, m in enumerate(msgs):
+            if m["role"] == "tool":
+                msgs.insert(i + 1, dict(m))
+                break
+    elif damage < 0.25 and len(msgs) > 6:  # compaction cut the head: orphan results up front
+        msgs = msgs[:1] + msgs[3:]
+    elif damage < 0.30:                    # a system message mid-conversation
+        msgs.insert(len(msgs) // 2, {"role": "system", "content": text(rng, 5, 20)})
+    elif damage < 0.35:                    # stored buffer rows
+        for m in msgs:
+            m["timestamp"] = "2026-05-14T08:02:11Z"
+            m["metadata"] = {"channel": "api"}
+    return msgs
+
+
+def generate(path: Path, count: int, seed: int = 5) -> None:
+    rng = random.Random(seed)
+    with open(path, "wb") as out:
+        for i in range(count):
+            roll = rng.random()
+            if roll < 0.02:
+                line = orjson.dumps(history(rng, rng.randint(4, 30)))
+                line = line[: rng.randint(1, len(line) - 1)]          # truncated write
+            elif roll < 0.03:
+                line = rng.choice((b"null", b"42", b'{"model": "gpt-4o"}', b'"messages"'))
+            else:
+                msgs = history(rng, int(rng.lognormvariate(2.8, 0.6)) + 3)
+                doc = {"model": "gpt-4o", "messages": msgs} if roll < 0.2 else msgs
+                line = orjson.dumps(doc)
+            out.write(line + b"\n")
+
+
+def floor(src: str, dst: str) -> None:
+    """The orjson floor: parse and serialize every line, streaming, nothing else."""
+    with open(src, "rb") as inp, open(dst, "wb") as out:
+        for line in inp:
+            try:
+                out.write(orjson.dumps(orjson.loads(line), option=orjson.OPT_APPEND_NEWLINE))
+            except orjson.JSONDecodeError:
+                pass
+
+
+def measure(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB) of a command and all its children."""
+    start = time.perf_counter()
+    proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        total = 0
+        try:
+            procs = [proc, *proc.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            break
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+        peak = max(peak, total)
+        time.sleep(0.02)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read().decode()}")
+    return seconds, peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="20000,100000", help="histories per dataset (comma-separated)")
+    parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--keep", metavar="DIR", help="keep generated datasets here between runs")
+    parser.add_argument("--floor", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.floor:
+        floor(*args.floor)
+        return
+    sizes = [int(s) for s in args.sizes.split(",")]
+    work = Path(args.keep or tempfile.mkdtemp(prefix="inspector-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    inspector = [sys.executable, "-m", "inspector", "batch"]
+    print(f"inspector batch benchmark: {os.cpu_count()} cores, load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for count in sizes:
+        data = work / f"histories-{count}.jsonl"
+        if not data.exists():
+            t = time.perf_counter()
+            generate(data, count)
+            print(f"generated {data} in {time.perf_counter() - t:.1f} s")
+        mb = data.stat().st_size / 2**20
+        print(f"\n{count:,} histories, {mb:.1f} MB")
+        out = str(work / "out.jsonl")
+        runs = [("orjson floor (read+write)", [sys.executable, __file__, "--floor", str(data), out]),
+                ("batch --workers 1", inspector + [str(data), "-o", out, "--workers", "1", "-q"]),
+                ("batch --workers 2", inspector + [str(data), "-o", out, "--workers", "2", "-q"])]
+        if not args.no_dask:
+            runs.append(("batch --dask local (2 workers)",
+                         inspector + [str(data), "-o", out, "--workers", "2", "-q", "--dask", "local",
+                                      "--blocksize", f"{max(1, int(mb // 16))}MiB"]))
+        figures = {}
+        for label, cmd in runs:
+            seconds, peak = measure(cmd)
+            figures[label] = seconds
+            print(f"  {label:<32} {seconds:7.2f} s  {count / seconds:9,.0f} histories/s  "
+                  f"{mb / seconds:7.1f} MB/s  peak memory {peak:6.1f} MB")
+        floor_s = figures["orjson floor (read+write)"]
+        w1, w2 = figures["batch --workers 1"], figures["batch --workers 2"]
+        print(f"  --workers 1 / floor: {w1 / floor_s:.2f}x   (goal: at most 3x)")
+        print(f"  --workers 2 speed-up over --workers 1: {w1 / w2:.2f}x   (goal: at least 1.7x)")
+        if not args.no_dask:
+            print(f"  dask local / --workers 2: {figures['batch --dask local (2 workers)'] / w2:.2f}x the time "
+                  f"(includes starting the cluster)")
+        os.unlink(out)
+    print(f"\nload average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""TUI benchmark: time to the first full screen and per stage switch, headless, on the
+engine benchmark's 200,000-message history, next to `inspector normalize` on that file.
+
+Both sides are measured from a fresh process launch, so both pay interpreter start and
+imports: the base is `inspector normalize FILE -o OUT --from flat` (load, normalize,
+dump; the format is named so that detection is not part of either side); the TUI
+side launches a child that runs the app headless at 160x50 and reports when the loaded
+diff is on screen. Then, in the same child, each stage key is pressed and timed until the
+screen has processed it (`pilot.pause()`), cold (just after the first screen, while the
+other stages are still being prepared in the background) and again warm; this includes
+the test harness's own delay per key, printed separately, and the app's own share (the
+handler plus painting the table and panes) is printed too.
+
+    python bench/tui.py                    # 200,000 messages (bench/engine.py builds the file)
+    python bench/tui.py --messages 20000   # quicker
+
+Goals: first screen at most 2x the normalize time; every stage switch under 0.2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+FIRST_SCREEN_GOAL = 2.0
+SWITCH_GOAL = 0.2
+KEYS = ["1", "2", "3", "4", "0", "n", "n", "p", "3", "s", "d", "d", "s"]
+
+
+def _child(path: str, launched: float) -> None:
+    sys.path.insert(0, str(ROOT))
+    from inspector.tui.app import make_app
+    from textual.geometry import Region
+
+    from inspector.tui.widgets.diff_table import DiffTable
+
+    async def go() -> dict:
+        app = make_app(path, fmt="flat")
+        out: dict = {}
+        async with app.run_test(size=(160, 50)) as pilot:
+            while True:
+                await pilot.pause(0.005)
+                main = app.main
+                if main.doc is not None and main.loading is None:
+                    break
+            await pilot.pause()  # one more refresh: the diff is painted
+            table = main.query_one(DiffTable)
+            assert table.row_count > 0
+            out["first_screen"] = time.time() - launched
+            out["messages"] = len(main.doc.raw)
+            out["events"] = len(main.doc.result.events)
+            for label, keys in (("cold", KEYS), ("warm", KEYS)):
+                times = []
+                for key in keys:
+                    start = time.perf_counter()
+                    await pilot.press(key)
+                    await pilot.pause()
+                    times.append((key, time.perf_counter() - start, main.view))
+                out[label] = times
+                if label == "cold":  # let the background preparation finish before "warm"
+                    await app.workers.wait_for_complete()
+            # The harness's own cost per key: a key bound to nothing.
+            start = time.perf_counter()
+            for _ in range(5):
+                await pilot.press("x")
+                await pilot.pause()
+            out["noop_key"] = (time.perf_counter() - start) / 5
+            # The app's own cost of a switch: the handler, then painting every line of the table
+            # and the panes it updated (what the next frame draws).
+            direct = []
+            for view in (1, 2, 3, 4, 0, 3):
+                start = time.perf_counter()
+                main.action_stage(view)
+                for widget in (table, main.query_one("#details-body"), main.query_one("#journey-body")):
+                    widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+                direct.append((str(view), time.perf_counter() - start, main.view))
+            out["direct"] = direct
+            start = time.perf_counter()
+            await pilot.press("end")
+            await pilot.pause()
+            out["scroll_end"] = time.perf_counter() - start
+            start = time.perf_counter()
+            for _ in range(20):
+                await pilot.press("pageup")
+            await pilot.pause()
+            out["page_up_x20"] = time.perf_counter() - start
+        return out
+
+    print(json.dumps(asyncio.run(go())))
+
+
+def _normalize_seconds(path: Path, repeat: int) -> float:
+    best = float("inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.json"
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "inspector", "normalize", str(path), "-o", str(out), "-q",
+                            "--from", "flat"],
+                           check=True, cwd=ROOT)
+            best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _tui_run(path: Path) -> dict:
+    launched = time.time()
+    proc = subprocess.run([sys.executable, __file__, "--child", str(path), repr(launched)],
+                          capture_output=True, text=True, check=True, cwd=ROOT,
+                          env={**os.environ, "TEXTUAL": ""})
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--messages", type=int, default=200_000)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3, help="best of N for each side")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        _child(args.child[0], float(args.child[1]))
+        return 0
+    sys.path.insert(0, str(HERE))
+    from engine import ensure_data  # the engine benchmark's history, built once
+
+    path = ensure_data(args.messages, args.seed)
+    print(f"file: {path.relative_to(ROOT)} ({path.stat().st_size / 1e6:.1f} MB)")
+    base = _normalize_seconds(path, args.repeat)
+    runs = [_tui_run(path) for _ in range(args.repeat)]
+    best = min(runs, key=lambda r: r["first_screen"])
+    print(f"messages: {best['messages']:,}, events: {best['events']:,}")
+    print(f"inspector normalize (process, load+normalize+dump): {base:.3f} s (best of {args.repeat})")
+    first = best["first_screen"]
+    print(f"TUI first full screen (process launch to loaded diff): {first:.3f} s (best of {args.repeat})")
+    print(f"ratio first screen / normalize: {first / base:.2f} (goal <= {FIRST_SCREEN_GOAL})")
+    worst = 0.0
+    for label in ("cold", "warm"):
+        steps = max((r[label] for r in runs), key=lambda t: max(s for _, s, _ in t))
+        worst = max(worst, max(s for _, s, _ in steps))
+        print(f"stage keys, {label} (key: seconds -> view), worst run: " +
+              ", ".join(f"{k}: {s:.3f}->{v}" for k, s, v in steps))
+    print(f"harness cost of one key (a key bound to nothing): {best['noop_key']:.3f} s")
+    direct = max((r["direct"] for r in runs), key=lambda t: max(s for _, s, _ in t))
+    print("stage switch, app side only (handler + painting table and panes): " +
+          ", ".join(f"{k}: {s:.4f}" for k, s, _ in direct))
+    print(f"slowest stage switch, key to processed screen: {worst:.3f} s (goal < {SWITCH_GOAL})")
+    print(f"scroll to end: {best['scroll_end']:.3f} s; 20 x page up: {best['page_up_x20']:.3f} s")
+    ok = first / base <= FIRST_SCREEN_GOAL and worst < SWITCH_GOAL
+    print("goals met" if ok else "goals NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

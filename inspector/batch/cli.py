@@ -1,0 +1,97 @@
+"""``inspector batch``: the command line of a batch job, on one machine or on Dask."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from ..formats import FORMATS
+from ..io import InputError, atomic_write
+from .job import Job, default_workers, run_local
+from .progress import summary_line
+from .report import Health
+
+EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "batch",
+        help="normalize a whole dataset (JSONL, .gz, folders) and report its health",
+        description="Stream a dataset through the engine in parallel, in input order, and print "
+                    "its health report. A record that cannot be read is counted and logged, "
+                    "never fatal.",
+    )
+    p.add_argument("inputs", metavar="INPUT", nargs="+",
+                   help="JSONL file (one history per line; .gz read transparently), folder of "
+                        ".json files, or - for JSONL on standard input")
+    p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
+                   help="JSONL file in input order (.gz to compress; - for stdout), or a folder "
+                        "(trailing / or existing empty folder) mirroring an input folder")
+    p.add_argument("--workers", type=_positive, default=None, metavar="N",
+                   help=f"worker processes (default: the number of cores, {default_workers()})")
+    p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
+                   help="input format of every record (default: detect)")
+    p.add_argument("--errors", metavar="ERRORS.jsonl",
+                   help="write every failed record's source, line, column and reason here")
+    p.add_argument("--report", metavar="REPORT.json", help="also write the health report as JSON")
+    p.add_argument("--fail-on-error", action="store_true",
+                   help="exit 2 when any record failed (default: 0 once every record was processed)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print neither the report table nor the summary")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="run on a Dask cluster: a scheduler address (tcp://host:8786) or 'local'")
+    p.add_argument("--blocksize", default="64MiB", metavar="SIZE",
+                   help="with --dask: bytes of JSONL per partition (default 64MiB)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    job = Job(inputs=args.inputs, output=args.output, workers=args.workers or default_workers(),
+              fmt=args.fmt, errors=args.errors, report=args.report)
+    try:
+        job.check()
+        if args.dask:
+            try:
+                import distributed  # noqa: F401
+
+                from .dask_runner import parse_blocksize, run_dask
+            except ImportError:
+                raise InputError("--dask", "Dask is not installed; pip install 'inspector[dask]'") from None
+            health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
+        else:
+            health = run_local(job)
+    except KeyboardInterrupt:
+        print("batch: interrupted; no output written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if job.report:
+        atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
+                     inputs=tuple(job.inputs))
+    if not args.quiet:
+        show(health, job)
+    if args.fail_on_error and health.failed:
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def show(health: Health, job: Job) -> None:
+    # The table goes to stdout unless the records do.
+    table_stream = sys.stderr if job.output == "-" else sys.stdout
+    table_stream.write(health.render())
+    table_stream.flush()
+    print(summary_line(health.read, health.changed, health.unchanged, health.failed, health.seconds,
+                       "<stdout>" if job.output == "-" else job.output), file=sys.stderr)

@@ -1,0 +1,182 @@
+"""The same batch job on a Dask cluster (``--dask ADDRESS``, or ``--dask local``).
+
+The client plans partitions without reading the data: an uncompressed JSONL file is cut
+into byte ranges (each partition takes the lines that start in its range), a gzip file is
+one partition, a folder is cut into lists of files. Each partition is one element of a
+``dask.bag``; a worker streams its records through the same ``process_chunk`` as the
+local job and writes its own part files (output and errors) into a temporary folder
+beside the output, which must be on storage the workers share. The client then adds up
+the partial reports, turns each partition's local line numbers into file line numbers
+(only known once earlier partitions have counted their lines), and concatenates the
+parts in order into the output: the bytes equal those of a single-process run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+import orjson
+
+from ..io import InputError
+from .job import Job, interrupts_as_keyboard, scratch_folder
+from .progress import Progress
+from .reader import (FILES_PER_TASK, TASK_BYTES, Files, LineCounter, Source, Task, is_gzip, plan_folder,
+                     plan_spans, plan_stream)
+from .report import Health
+from .worker import run_task
+from .writer import FolderTarget, StreamTarget
+
+FILES_PER_PART = 1024
+
+
+@dataclass(slots=True)
+class Part:
+    """One partition's share of the input: a byte range, a whole (gzip) file, or files."""
+
+    index: int
+    kind: str              # "range" | "whole" | "files"
+    name: str              # the source as the user named it (for provenance)
+    path: str              # absolute path to open on a worker
+    start: int = 0
+    end: int = 0
+    files: list[str] = field(default_factory=list)
+    size: int = 0
+
+
+@dataclass(slots=True)
+class PartResult:
+    index: int
+    health: Health
+    lines: int             # physical lines of a byte range (to number the next range's lines)
+
+
+def parse_blocksize(text: str) -> int:
+    from dask.utils import parse_bytes
+
+    try:
+        size = parse_bytes(text)
+    except (ValueError, TypeError):
+        raise InputError("--blocksize", f"not a size: {text!r} (try 64MiB)") from None
+    if size < 1:
+        raise InputError("--blocksize", "must be at least one byte")
+    return size
+
+
+def plan_parts(sources: list[Source], blocksize: int) -> list[Part]:
+    """Partitions, planned from file sizes and names only: the client reads no data."""
+    parts: list[Part] = []
+    for source in sources:
+        if source.kind == "stdin":
+            raise InputError("-", "standard input cannot be split across a cluster; save it to a file "
+                                  "(or run without --dask)")
+        path = os.path.abspath(source.path)
+        if source.kind == "jsonl":
+            size = os.path.getsize(path)
+            if is_gzip(path):
+                parts.append(Part(len(parts), "whole", source.name, path, 0, size, size=size))
+            else:
+                for start in range(0, max(size, 1), blocksize):
+                    end = min(start + blocksize, size)
+                    parts.append(Part(len(parts), "range", source.name, path, start, end, size=end - start))
+        else:
+            for task in plan_folder(source, FILES_PER_PART):
+                parts.append(Part(len(parts), "files", source.name, path, files=task.relpaths, size=task.size))
+    return parts
+
+
+def part_tasks(part: Part) -> Iterator[Task]:
+    """The same tasks a local run would make, restricted to this partition."""
+    if part.kind == "range":
+        yield from plan_spans(part.name, part.path, part.start, part.end, TASK_BYTES)
+    elif part.kind == "whole":
+        with open(part.path, "rb") as raw:
+            yield from plan_stream(part.name, raw, TASK_BYTES, counted=raw)
+    else:
+        for at in range(0, len(part.files), FILES_PER_TASK):
+            yield Files(part.name, part.path, part.files[at:at + FILES_PER_TASK])
+
+
+def run_part(part: Part, fmt: str, scratch: str, mirror: str | None) -> PartResult:
+    """Runs on a Dask worker: one partition, streamed task by task into its part files."""
+    health = Health()
+    lines = LineCounter()
+    with open(os.path.join(scratch, f"part-{part.index:06d}.jsonl"), "wb") as out, \
+         open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "wb") as errors:
+        for task in part_tasks(part):
+            result = run_task(task, fmt, mirror)
+            entries = health.add_chunk(result, health.read, lines.base(task))
+            lines.advance(task, result.lines)
+            out.write(result.output)
+            for entry in entries:
+                errors.write(orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE))
+    return PartResult(part.index, health, lines.before.get(part.name, 0))
+
+
+def connect(address: str, workers: int, stack: ExitStack):
+    from distributed import Client, LocalCluster
+
+    if address == "local":
+        cluster = stack.enter_context(LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True,
+            dashboard_address=":0", silence_logs=logging.ERROR))
+        return stack.enter_context(Client(cluster))
+    try:
+        return stack.enter_context(Client(address, timeout="20s"))
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(address, f"cannot reach the Dask scheduler: {exc}") from None
+
+
+def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | None = None) -> Health:
+    import dask.bag as db
+    from distributed import as_completed
+
+    parts = plan_parts(job.sources, blocksize)
+    health = Health([s.name for s in job.sources])
+    with ExitStack() as stack:
+        stack.enter_context(interrupts_as_keyboard())
+        client = connect(address, job.workers, stack)
+        out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output))
+        errors = stack.enter_context(StreamTarget(job.errors)) if job.errors else None
+        scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
+        mirror = out.temporary if job.mirror else None  # workers write mirrored files straight into it
+
+        progress = stack.enter_context(Progress(sum(p.size for p in parts), live=live))
+        bag = db.from_sequence(parts, npartitions=max(1, len(parts))).map(
+            run_part, fmt=job.fmt, scratch=scratch, mirror=mirror)
+        futures = client.compute(bag.to_delayed())
+        results: dict[int, PartResult] = {}
+        records = done_bytes = 0
+        for future in as_completed(futures):
+            for result in future.result():
+                results[result.index] = result
+                records += result.health.read
+                done_bytes += parts[result.index].size
+            progress.update(records, done_bytes)
+
+        lines_before: dict[str, int] = {}
+        ordinals = 0
+        for part in parts:
+            result = results[part.index]
+            shift = lines_before.get(part.name, 0) if part.kind == "range" else 0
+            result.health.shift(part.name, shift, ordinals)
+            health.merge(result.health)
+            ordinals += result.health.read
+            if part.kind == "range":
+                lines_before[part.name] = shift + result.lines
+            if not job.mirror:
+                out.append_file(os.path.join(scratch, f"part-{part.index:06d}.jsonl"))
+            if errors is not None:
+                with open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "rb") as handle:
+                    for line in handle:
+                        if shift:
+                            entry = orjson.loads(line)
+                            entry["line"] += shift
+                            line = orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)
+                        errors.write(line)
+        progress.update(records, done_bytes, force=True)
+        health.seconds = progress.elapsed
+    return health

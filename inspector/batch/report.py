@@ -1,0 +1,248 @@
+"""The dataset health report: what went wrong upstream, added up over every record.
+
+Counts are sums of what the workers read off the engine's events; labels, clauses and
+meanings come from the engine's ``KINDS`` and ``CLAUSES`` tables. Everything kept here
+is bounded (a histogram, the top few records, the first few failures), so the report
+costs the same memory for a thousand records as for a billion. Partial reports (one per
+Dask partition) merge by addition.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections import Counter
+from typing import Any
+
+from ..engine import CLAUSES, KINDS, RULE_ID
+from .worker import FAILED, ChunkResult
+
+TOP = 10
+FIRST_FAILURES = 10
+MAX_REASONS = 200
+BUCKETS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, None))
+
+
+class Health:
+    def __init__(self, inputs: list[str] | None = None):
+        self.inputs = list(inputs or [])
+        self.read = 0
+        self.changed = 0
+        self.failed = 0
+        self.kinds: dict[tuple[str, str], list[int]] = {}
+        self.histogram: Counter[int] = Counter()
+        self._top: list[tuple[int, int, str, int | None]] = []  # min-heap of (drops, -ordinal, source, line)
+        self.reasons: Counter[str] = Counter()
+        self.first_failures: list[dict[str, Any]] = []  # the earliest failures, in input order
+        self._first_keys: list[int] = []                 # and their ordinals (record numbers)
+        self.seconds = 0.0
+
+    # -- adding up -------------------------------------------------------------------
+    def add_chunk(self, result: ChunkResult, first_ordinal: int, line_base: int = 0) -> list[dict[str, Any]]:
+        """Count one task's result; return its error entries (for the errors file), in
+        order. ``line_base`` turns the task's line numbers into the file's."""
+        where = result.where
+        self.read += len(result.drops)
+        self.changed += result.changed
+        for key, (events, records) in result.kinds.items():
+            tally = self.kinds.setdefault(key, [0, 0])
+            tally[0] += events
+            tally[1] += records
+        histogram = self.histogram
+        top = self._top
+        for i, drops in enumerate(result.drops):
+            if drops == FAILED:
+                continue
+            histogram[drops] += 1
+            if drops:
+                source, line = where[i]
+                item = (drops, -(first_ordinal + i), source, line + line_base if line is not None else None)
+                if len(top) < TOP:
+                    heapq.heappush(top, item)
+                elif item > top[0]:
+                    heapq.heapreplace(top, item)
+        errors = []
+        for failure in result.failures:
+            source, line = where[failure.index]
+            if line is None:  # a whole-file record: the position is inside the file
+                line = failure.line
+            else:
+                line += line_base
+            entry = {"source": source, "line": line, "column": failure.column,
+                     "reason": failure.reason, "excerpt": failure.excerpt}
+            self.add_failure(entry, first_ordinal + failure.index)
+            errors.append(entry)
+        return errors
+
+    def add_failure(self, entry: dict[str, Any], ordinal: int) -> None:
+        self.failed += 1
+        reason = entry["reason"]
+        if reason in self.reasons or len(self.reasons) < MAX_REASONS:
+            self.reasons[reason] += 1
+        else:
+            self.reasons["(other reasons)"] += 1
+        if len(self.first_failures) < FIRST_FAILURES or ordinal < self._first_keys[-1]:
+            at = bisect.bisect(self._first_keys, ordinal)
+            self._first_keys.insert(at, ordinal)
+            self.first_failures.insert(at, entry)
+            del self._first_keys[FIRST_FAILURES:], self.first_failures[FIRST_FAILURES:]
+
+    def merge(self, other: Health) -> None:
+        """Add a partial report (ordinals must already be global: see ``shift``)."""
+        self.read += other.read
+        self.changed += other.changed
+        for key, (events, records) in other.kinds.items():
+            tally = self.kinds.setdefault(key, [0, 0])
+            tally[0] += events
+            tally[1] += records
+        self.histogram.update(other.histogram)
+        for item in other._top:
+            if len(self._top) < TOP:
+                heapq.heappush(self._top, item)
+            elif item > self._top[0]:
+                heapq.heapreplace(self._top, item)
+        self.failed += other.failed
+        for reason, n in other.reasons.items():
+            known = reason in self.reasons or len(self.reasons) < MAX_REASONS
+            self.reasons[reason if known else "(other reasons)"] += n
+        pairs = sorted(zip(self._first_keys + other._first_keys, self.first_failures + other.first_failures),
+                       key=lambda pair: pair[0])[:FIRST_FAILURES]
+        self._first_keys = [k for k, _ in pairs]
+        self.first_failures = [e for _, e in pairs]
+
+    def shift(self, source: str, lines: int, ordinals: int) -> None:
+        """Make a partition's local line numbers and ordinals global (Dask partitions start
+        mid-file and only learn their offsets once every earlier partition has counted)."""
+        self._top = [(d, o - ordinals, s, (ln + lines if s == source and ln is not None else ln))
+                     for d, o, s, ln in self._top]
+        heapq.heapify(self._top)
+        for entry in self.first_failures:
+            if entry["source"] == source and entry["line"] is not None:
+                entry["line"] += lines
+        self._first_keys = [k + ordinals for k in self._first_keys]
+
+    # -- reading out ---------------------------------------------------------------------
+    @property
+    def unchanged(self) -> int:
+        return self.read - self.changed - self.failed
+
+    @property
+    def most_drops(self) -> list[dict[str, Any]]:
+        return [{"source": s, "line": ln, "drops": d} for d, _, s, ln in sorted(self._top, reverse=True)]
+
+    def kind_rows(self) -> list[dict[str, Any]]:
+        """Every kind the engine knows (zero counts included, so the table's shape never
+        changes), then any (clause, kind) pair the events carried that the table lacks."""
+        rows = []
+        seen = set()
+        for name, kind in KINDS.items():
+            keys = [k for k in self.kinds if k[1] == name] or [(kind.clause, name)]
+            for key in sorted(keys):
+                seen.add(key)
+                events, records = self.kinds.get(key, (0, 0))
+                rows.append({"kind": name, "clause": key[0], "label": kind.label, "drop": kind.drop,
+                             "events": events, "records": records, "meaning": kind.meaning})
+        for key in sorted(set(self.kinds) - seen):
+            events, records = self.kinds[key]
+            rows.append({"kind": key[1], "clause": key[0], "label": key[1], "drop": None,
+                         "events": events, "records": records, "meaning": ""})
+        return rows
+
+    def distribution(self) -> dict[str, Any]:
+        total = sum(self.histogram.values())
+        keys = sorted(self.histogram)
+        out: dict[str, Any] = {"histories": total,
+                               "histogram": {str(k): self.histogram[k] for k in keys}}
+        if total:
+            out["mean"] = round(sum(k * n for k, n in self.histogram.items()) / total, 3)
+            for name, percent in (("median", 50), ("p90", 90), ("p99", 99)):
+                out[name] = _quantile(self.histogram, keys, total, percent)
+            out["max"] = keys[-1]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        # The engine's own drop counts (result.dropped), added up: not re-derived from kinds.
+        drop_events = sum(k * n for k, n in self.histogram.items())
+        return {
+            "rule": RULE_ID,
+            "inputs": self.inputs,
+            "records": {"read": self.read, "changed": self.changed,
+                        "unchanged": self.unchanged, "failed": self.failed},
+            "events": {"total": sum(v[0] for v in self.kinds.values()), "drops": drop_events},
+            "kinds": self.kind_rows(),
+            "drops_per_history": self.distribution(),
+            "most_drops": self.most_drops,
+            "failures": {"reasons": dict(self.reasons.most_common()), "first": self.first_failures},
+            "seconds": round(self.seconds, 3),
+            "records_per_second": round(self.read / self.seconds, 1) if self.seconds else None,
+        }
+
+    def render(self) -> str:
+        """The report as a plain-text table: readable in a terminal, a log or an email."""
+        read = self.read
+        lines = [
+            f"Dataset health ({RULE_ID}): {read:,} records read: {self.changed:,} changed, "
+            f"{self.unchanged:,} unchanged, {self.failed:,} failed{_pct(self.failed, read)}",
+        ]
+        if self.seconds:
+            lines.append(f"in {self.seconds:.1f} s, {read / self.seconds:,.0f} records/s")
+        lines += ["", "Events by kind (from the engine's events)",
+                  f"  {'clause':<7}{'kind':<24}{'':<6}{'events':>10}{'histories':>11}  meaning"]
+        for row in self.kind_rows():
+            if not row["events"] and not row["drop"]:
+                continue
+            tag = "drop" if row["drop"] else ""
+            lines.append(f"  {row['clause']:<7}{row['kind']:<24}{tag:<6}{row['events']:>10,}{row['records']:>11,}  {row['meaning']}")
+        quiet = [r["kind"] for r in self.kind_rows() if not r["events"] and not r["drop"]]
+        if quiet:
+            lines.append(f"  (no events of: {', '.join(quiet)})")
+        lines.append("  clauses: " + "; ".join(f"{c.number} {c.title.lower()}" for c in CLAUSES.values()))
+        dist = self.distribution()
+        lines += ["", f"Drops per history ({dist['histories']:,} histories)"]
+        if dist["histories"]:
+            width = 40
+            counts = [(label, sum(n for k, n in self.histogram.items() if lo <= k and (hi is None or k <= hi)))
+                      for label, lo, hi in _buckets()]
+            peak = max(n for _, n in counts) or 1
+            for label, n in counts:
+                bar = "#" * round(width * n / peak) if n else ""
+                lines.append(f"  {label:>6}  {bar:<{width}} {n:,}{_pct(n, dist['histories'])}")
+            lines.append(f"  mean {dist['mean']}, median {dist['median']}, p90 {dist['p90']}, "
+                         f"p99 {dist['p99']}, max {dist['max']}")
+        if self._top:
+            lines += ["", "Most drops"]
+            for entry in self.most_drops:
+                lines.append(f"  {entry['drops']:>6}  {_where(entry)}")
+        if self.failed:
+            lines += ["", f"Failures ({self.failed:,})"]
+            for reason, n in self.reasons.most_common(8):
+                lines.append(f"  {n:>6,}  {reason}")
+            if len(self.reasons) > 8:
+                lines.append(f"  ({len(self.reasons) - 8} more reasons in the JSON report)")
+            lines.append("  first: " + ", ".join(_where(e) for e in self.first_failures[:3]))
+        return "\n".join(lines) + "\n"
+
+
+def _buckets():
+    for lo, hi in BUCKETS:
+        label = f"{lo}" if lo == hi else f"{lo}+" if hi is None else f"{lo}-{hi}"
+        yield label, lo, hi
+
+
+def _quantile(histogram: Counter[int], keys: list[int], total: int, percent: int) -> int:
+    """Nearest-rank percentile from the histogram: exact, without keeping every value."""
+    rank = max(1, -(-percent * total // 100))
+    seen = 0
+    for k in keys:
+        seen += histogram[k]
+        if seen >= rank:
+            return k
+    return keys[-1]
+
+
+def _pct(n: int, total: int) -> str:
+    return f" ({100 * n / total:.1f}%)" if total else ""
+
+
+def _where(entry: dict[str, Any]) -> str:
+    return entry["source"] if entry.get("line") is None else f"{entry['source']}:{entry['line']}"

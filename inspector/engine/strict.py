@@ -1,0 +1,157 @@
+"""``--strict``: an extension beyond MEM-5 that repairs what the literal rule leaves.
+
+MEM-5 (https://flowdrop.io/spec/rules/gr-mem/mem-5, clause 3) pairs ids as sets, so two
+shapes survive normalization that providers reject (``semantics.md``, "Known limits"):
+a result separated from its call by other rows, and a result placed before its call (not at
+the front, where clause 4 already strips it). The ``strict`` stage runs after the four
+MEM-5 stages and:
+
+- moves a separated result up into the block of results right after its call's turn
+  (``strict:adjacent``, not a drop);
+- drops a result that comes before its call as an early result (``strict:early-result``,
+  a drop), as if it were an orphan. The call it leaves unanswered gets the first later
+  result that clause 3 had dropped as a duplicate of the early one, if there is one
+  (``strict:restore``: that real answer is no longer a duplicate), else the same
+  interrupted result MEM-5 uses (``strict:heal``).
+
+Its clause names are not MEM-5 clause numbers: this stage is Inspector's, not the rule's.
+Its events carry origins like every stage, and its drops count in ``dropped``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import normalize
+from .model import Recorder, Result, Stage
+from .pairing import INTERRUPTED
+from .rule import Kind
+
+STAGE = "strict"
+ADJACENT, EARLY, RESTORE, HEAL = "strict:adjacent", "strict:early-result", "strict:restore", "strict:heal"
+
+STRICT_CLAUSES = {
+    ADJACENT: "A result must sit in the block of results right after the turn that made its call.",
+    EARLY: "A result placed before the turn that declares its call answers nothing a provider can see.",
+    RESTORE: "With the early result gone, a later real result for the call is no longer a duplicate.",
+    HEAL: "A call left without a result gets the interrupted result, right after its turn.",
+}
+
+STRICT_KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("strict-moved", ADJACENT, False, "result moved",
+         "A result separated from its call was moved next to it (strict, beyond MEM-5)."),
+    Kind("strict-early-result", EARLY, True, "early result",
+         "A result before its call was dropped as if it were an orphan (strict, beyond MEM-5)."),
+    Kind("strict-restored", RESTORE, False, "result restored",
+         "A later result clause 3 had dropped as a duplicate of an early one now answers the call "
+         "(strict, beyond MEM-5)."),
+    Kind("strict-healed", HEAL, False, "result synthesized",
+         "The call that lost its early result got an interrupted result (strict, beyond MEM-5)."),
+)}
+
+
+@dataclass(frozen=True, slots=True)
+class StrictResult(Result):
+    """A :class:`Result` whose last stage is ``strict``; its counts include strict events."""
+
+    @property
+    def synthesized(self) -> int:
+        return sum(1 for e in self.events if e.kind in ("result-synthesized", "strict-healed"))
+
+    @property
+    def moved(self) -> int:
+        return sum(1 for e in self.events if e.kind in ("system-hoisted", "strict-moved"))
+
+
+def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,
+                duplicates: dict[str, list[tuple[int, dict[str, Any]]]] | None = None,
+                ) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """Make every result sit right after its call's turn. Expects MEM-5-normalized input.
+
+    ``duplicates`` maps an id to the results clause 3 dropped as its duplicates, as
+    ``(origin, message)`` in input order: candidates to answer a call whose early result
+    this stage drops.
+    """
+    duplicates = duplicates or {}
+    declared: dict[str, int] = {}
+    for p, m in enumerate(messages):
+        if m["role"] == "assistant":
+            for call in m.get("tool_calls") or ():
+                declared.setdefault(call["tool_call_id"], p)
+    placed: dict[int, list[int]] = {}
+    early: dict[int, set[str]] = {}
+    removed: set[int] = set()
+    for q, m in enumerate(messages):
+        if m["role"] != "tool" or m["tool_call_id"] not in declared:
+            continue
+        p = declared[m["tool_call_id"]]
+        removed.add(q)
+        if q < p:
+            early.setdefault(p, set()).add(m["tool_call_id"])
+            rec.record(STAGE, EARLY, "strict-early-result", True, origins[q],
+                       f"Dropped the result for call {m['tool_call_id']!r}: it comes before the turn that "
+                       "makes the call, which no provider accepts (strict, beyond MEM-5).",
+                       tool_call_id=m["tool_call_id"])
+        else:
+            placed.setdefault(p, []).append(q)
+    out: list[dict[str, Any]] = []
+    orig: list[int | None] = []
+    for p, m in enumerate(messages):
+        if p in removed:
+            continue
+        out.append(m)
+        orig.append(origins[p])
+        if p not in placed and p not in early:
+            continue
+        end = p + 1                      # the block of this turn's results already in place
+        while end < len(messages) and messages[end]["role"] == "tool" \
+                and declared.get(messages[end]["tool_call_id"]) == p:
+            end += 1
+        for q in placed.get(p, ()):
+            out.append(messages[q])
+            orig.append(origins[q])
+            if q >= end:
+                rec.record(STAGE, ADJACENT, "strict-moved", False, origins[q],
+                           f"Moved the result for call {messages[q]['tool_call_id']!r} up next to its call: "
+                           "other messages separated them (strict, beyond MEM-5).",
+                           tool_call_id=messages[q]["tool_call_id"])
+        for call in m.get("tool_calls") or ():
+            cid = call["tool_call_id"]
+            if cid not in early.get(p, ()):
+                continue
+            turn = origins[p]
+            late = next((d for d in duplicates.get(cid, ()) if turn is not None and d[0] > turn), None)
+            if late is not None:
+                out.append(late[1])
+                orig.append(late[0])
+                rec.record(STAGE, RESTORE, "strict-restored", False, late[0],
+                           f"Kept this result for call {cid!r} after all: clause 3 dropped it as a duplicate of "
+                           "the early result, which this stage dropped (strict, beyond MEM-5).",
+                           tool_call_id=cid)
+            else:
+                out.append({"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
+                orig.append(None)
+                rec.record(STAGE, HEAL, "strict-healed", False, None,
+                           f"Inserted an 'interrupted' result for call {cid!r} right after its turn: its only "
+                           "result came before it and was dropped (strict, beyond MEM-5).",
+                           tool_call_id=cid)
+    return out, orig
+
+
+def normalize_strict(messages: list[Any]) -> StrictResult:
+    """MEM-5's four stages, then the ``strict`` stage."""
+    base = normalize(messages)
+    rec = Recorder(events=list(base.events), dropped=base.dropped)
+    mark = len(rec.events)
+    wanted = {e.origin: e.tool_call_id for e in base.events
+              if e.kind == "result-duplicate" and e.origin is not None}
+    duplicates: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    if wanted:
+        hoisted = base.stage("hoist")
+        for msg, origin in zip(hoisted.messages, hoisted.origins):
+            if origin in wanted:
+                duplicates.setdefault(wanted[origin], []).append((origin, msg))
+    msgs, origins = strict_pass(base.messages, base.origins, rec, duplicates)
+    stage = Stage(name=STAGE, messages=msgs, origins=origins, events=rec.events[mark:])
+    return StrictResult(messages=msgs, dropped=rec.dropped, events=rec.events, stages=[*base.stages, stage])

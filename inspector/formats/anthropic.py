@@ -1,0 +1,72 @@
+"""Anthropic Messages: a request body with a top-level ``system`` (string or text blocks) and
+``messages`` whose content is a string or blocks (``text``, ``tool_use``, ``tool_result``,
+``thinking``, ``image``, ...). A synthetic result is a ``tool_result`` block with
+``is_error: true``; all of a turn's results go first in the next user message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .base import args_object, as_text, call_args, call_name, join_text
+from .blocks import BlockSpec
+
+NAME = "anthropic"
+
+
+def result_text(content: Any) -> str:
+    if isinstance(content, list):
+        return join_text([b.get("text") for b in content
+                          if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)])
+    return as_text(content)
+
+
+class Anthropic(BlockSpec):
+    name = NAME
+
+    def classify(self, block: Any) -> tuple[str, Any]:
+        if not isinstance(block, Mapping):
+            return "other", None
+        kind = block.get("type")
+        if kind == "text":
+            return "text", block.get("text") if isinstance(block.get("text"), str) else ""
+        if kind == "tool_use":
+            return "call", {"tool_call_id": block.get("id"), "name": block.get("name"),
+                            "arguments": block.get("input")}
+        if kind == "tool_result":
+            return "result", (block.get("tool_use_id"), result_text(block.get("content")))
+        return "other", None
+
+    def system_text(self, value: Any) -> str:
+        return result_text(value) if isinstance(value, list) else as_text(value)
+
+    def text_block(self, text: str) -> Any:
+        return {"type": "text", "text": text}
+
+    def call_block(self, cid, call, imported):
+        return {"type": "tool_use", "id": cid, "name": call_name(call), "input": args_object(call_args(call))}
+
+    def result_block(self, cid, text, synthetic, call, imported):
+        block = {"type": "tool_result", "tool_use_id": cid, "content": text}
+        if synthetic:
+            block["is_error"] = True
+        return block
+
+    def system_top(self, texts):
+        return {"system": "\n\n".join(texts)} if texts else {}
+
+    def fold_system(self, body, texts):
+        current = body.get("system")
+        extra = [self.text_block(t) for t in texts]
+        if current is None:
+            return {"system": "\n\n".join(texts)}
+        if isinstance(current, list):
+            return {"system": [*current, *extra]}
+        return {"system": [self.text_block(as_text(current)), *extra]}
+
+
+SPEC = Anthropic()
+import_ = SPEC.import_
+export_same = SPEC.export_same
+export_new = SPEC.export_new

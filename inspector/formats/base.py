@@ -1,0 +1,210 @@
+"""What every format shares: provenance records, the :class:`Imported` result, and how the
+engine's decisions (origins and events) are read back for export.
+
+Provenance is positional: each flat message knows which original message (and which of its
+blocks or parts) it came from, and each flat call knows its own block. Export never compares
+texts; it only follows these records and the engine's events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import orjson
+
+from ..engine import Event, Result
+
+IMPORT_STAGE = "import"
+# Drop events that remove one call from its turn; ``call`` indexes the flat turn's tool_calls.
+CALL_DROPS = frozenset({"call-malformed", "call-unusable-id", "call-redeclared"})
+
+
+class Loc(NamedTuple):
+    """Where a flat message or call came from in the original document.
+
+    ``message`` is the index in the history list, or the name of a top-level field
+    (``"system"``, ``"systemInstruction"``). ``key`` names the list inside that message the
+    ``blocks`` index into (``content``, ``parts``, ``tool_calls``); ``blocks`` is None when
+    the whole message maps to the flat row. ``items`` lists every Responses input item a
+    flat row covers (a model turn spans several items). A tuple: histories have millions.
+    """
+
+    message: int | str
+    key: str | None = None
+    blocks: tuple[int, ...] | None = None
+    items: tuple[int, ...] | None = None
+
+    def describe(self, container: str | None) -> str:
+        if isinstance(self.message, str):
+            base = self.message
+        else:
+            base = f"{container or 'input'}[{self.message}]"
+        if self.items and len(self.items) > 1:
+            return f"{container or 'input'}[{self.items[0]}..{self.items[-1]}]"
+        if self.blocks is None:
+            return base
+        if len(self.blocks) == 1:
+            return f"{base}.{self.key}[{self.blocks[0]}]"
+        if not self.blocks:
+            return f"{base}.{self.key}"
+        return f"{base}.{self.key}[{','.join(map(str, self.blocks))}]"
+
+
+@dataclass(slots=True)
+class Imported:
+    """A document read in one format, as the flat messages the engine consumes.
+
+    ``sources[i]`` is where flat message ``i`` came from, ``calls[i][j]`` where call ``j`` of
+    its ``tool_calls`` came from. ``events`` are import-step notes (stage ``import``), e.g.
+    how Gemini calls without ids were paired. ``container`` is the document key holding the
+    history list (``messages``, ``input``, ``contents``), None when the document is the list.
+    """
+
+    format: str
+    messages: list[Any]
+    document: Any
+    notes: list[str] = field(default_factory=list)
+    sources: list[Loc] = field(default_factory=list)
+    calls: list[list[Loc]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    container: str | None = None
+    history: list[Any] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, flat: Any, source: Loc, calls: list[Loc] | None = None) -> int:
+        self.messages.append(flat)
+        self.sources.append(source)
+        self.calls.append(calls or [])
+        return len(self.messages) - 1
+
+    def note(self, index: int | None, kind: str, message: str, call: int | None = None,
+             tool_call_id: str | None = None) -> None:
+        self.events.append(Event(IMPORT_STAGE, f"import:{self.format}", kind, False, index, call,
+                                 tool_call_id, message))
+
+    def original(self, index: int) -> Any:
+        """The original object flat message ``index`` came from (for showing side by side)."""
+        loc = self.sources[index]
+        if isinstance(loc.message, str):
+            return {loc.message: self.document.get(loc.message)} if isinstance(self.document, Mapping) else None
+        if loc.items and len(loc.items) > 1:
+            return [self.history[k] for k in loc.items]
+        return self.history[loc.message]
+
+    def step(self) -> list[dict[str, Any]]:
+        """The import as a step of its own: each flat message beside where it came from."""
+        return [{"index": i, "where": self.where(i), "original": self.original(i), "flat": flat}
+                for i, flat in enumerate(self.messages)]
+
+    def where(self, index: int) -> str:
+        """A path such as ``messages[3].content[1]`` for flat message ``index``."""
+        return self.sources[index].describe(self.container)
+
+
+def kind_of(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def split_body(document: Any, key: str) -> tuple[Mapping | None, list[Any] | None]:
+    """(body, history list) for a bare list or an object with ``key``; (None, None) otherwise."""
+    if isinstance(document, list):
+        return None, document
+    if isinstance(document, Mapping) and isinstance(document.get(key), list):
+        return document, document[key]
+    return None, None
+
+
+def rebuild(imported: Imported, items: list[Any]) -> Any:
+    """Put a rebuilt history back where it came from: a bare list, or the same body."""
+    if imported.container is None:
+        return items
+    body = dict(imported.document)
+    body[imported.container] = items
+    return body
+
+
+def join_text(parts: list[str]) -> str:
+    return "\n".join(p for p in parts if p)
+
+
+def as_text(value: Any) -> str:
+    """Text of a result payload: strings as they are, anything else as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return ""
+
+
+def call_name(call: Any) -> str:
+    if not isinstance(call, Mapping):
+        return ""
+    fn = call.get("function")
+    name = call.get("name")
+    if name is None and isinstance(fn, Mapping):
+        name = fn.get("name")
+    return name if isinstance(name, str) else ""
+
+
+def call_args(call: Any) -> Any:
+    """Arguments in whatever spelling the flat call carries (string or object)."""
+    if not isinstance(call, Mapping):
+        return None
+    for key in ("arguments", "args", "input"):
+        if key in call:
+            return call[key]
+    fn = call.get("function")
+    if isinstance(fn, Mapping):
+        return fn.get("arguments")
+    return None
+
+
+def args_string(args: Any) -> str:
+    if isinstance(args, str):
+        return args
+    return as_text(args if args is not None else {})
+
+
+def args_object(args: Any) -> dict[str, Any]:
+    if isinstance(args, Mapping):
+        return dict(args)
+    if isinstance(args, str):
+        try:
+            value = orjson.loads(args) if args.strip() else {}
+        except orjson.JSONDecodeError:
+            return {"arguments": args}
+        return value if isinstance(value, dict) else {"value": value}
+    return {} if args is None else {"value": args}
+
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """The engine's decisions, read from provenance only: final rows with their origins,
+    and which calls each turn lost."""
+
+    rows: list[tuple[dict[str, Any], int | None]]
+    dropped_calls: dict[int, frozenset[int]]
+    calls_by_id: dict[str, Any]
+
+    @classmethod
+    def of(cls, result: Result) -> "Decisions":
+        dropped: dict[int, set[int]] = {}
+        for e in result.events:
+            if e.drop and e.kind in CALL_DROPS and e.origin is not None and e.call is not None:
+                dropped.setdefault(e.origin, set()).add(e.call)
+        calls: dict[str, Any] = {}
+        for msg in result.messages:
+            for call in msg.get("tool_calls") or ():
+                calls[call["tool_call_id"]] = call
+        return cls(list(zip(result.messages, result.origins)),
+                   {k: frozenset(v) for k, v in dropped.items()}, calls)
+
+    def kept_calls(self, origin: int, count: int) -> list[int]:
+        gone = self.dropped_calls.get(origin, frozenset())
+        return [j for j in range(count) if j not in gone]

@@ -1,0 +1,76 @@
+"""Amazon Bedrock Converse: ``system`` is a list of ``{"text"}`` blocks, ``messages`` hold
+content blocks keyed by kind (``text``, ``toolUse``, ``toolResult``, ``reasoningContent``,
+``image``, ...). A synthetic result is a ``toolResult`` with ``status: "error"``; all of a
+turn's results go in the next user message, as Bedrock requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .base import args_object, as_text, call_args, call_name, join_text
+from .blocks import BlockSpec
+
+NAME = "bedrock"
+
+
+def result_text(content: Any) -> str:
+    if not isinstance(content, list):
+        return as_text(content)
+    parts = []
+    for b in content:
+        if isinstance(b, Mapping):
+            if isinstance(b.get("text"), str):
+                parts.append(b["text"])
+            elif "json" in b:
+                parts.append(as_text(b["json"]))
+    return join_text(parts)
+
+
+class Bedrock(BlockSpec):
+    name = NAME
+    merge_users = True
+
+    def classify(self, block: Any) -> tuple[str, Any]:
+        if not isinstance(block, Mapping):
+            return "other", None
+        if isinstance(block.get("text"), str):
+            return "text", block["text"]
+        use = block.get("toolUse")
+        if isinstance(use, Mapping):
+            return "call", {"tool_call_id": use.get("toolUseId"), "name": use.get("name"),
+                            "arguments": use.get("input")}
+        res = block.get("toolResult")
+        if isinstance(res, Mapping):
+            return "result", (res.get("toolUseId"), result_text(res.get("content")))
+        return "other", None
+
+    def system_text(self, value: Any) -> str:
+        return result_text(value)
+
+    def text_block(self, text: str) -> Any:
+        return {"text": text}
+
+    def call_block(self, cid, call, imported):
+        return {"toolUse": {"toolUseId": cid, "name": call_name(call), "input": args_object(call_args(call))}}
+
+    def result_block(self, cid, text, synthetic, call, imported):
+        res = {"toolUseId": cid, "content": [{"text": text}]}
+        if synthetic:
+            res["status"] = "error"
+        return {"toolResult": res}
+
+    def system_top(self, texts):
+        return {"system": [{"text": t} for t in texts]} if texts else {}
+
+    def fold_system(self, body, texts):
+        current = body.get("system")
+        current = current if isinstance(current, list) else []
+        return {"system": [*current, *({"text": t} for t in texts)]}
+
+
+SPEC = Bedrock()
+import_ = SPEC.import_
+export_same = SPEC.export_same
+export_new = SPEC.export_new

@@ -1,0 +1,242 @@
+"""Import and export for formats whose messages hold lists of blocks or parts (Anthropic,
+Bedrock Converse, Gemini). The three differ only in how a block is spelled; the mapping to
+flat messages and back, and the grouping of results, are the same and live here.
+
+Import: an assistant message becomes one flat assistant row (text blocks joined, each call
+block a flat call); a user message becomes one flat ``tool`` row per result block, and one
+flat user row per run of other blocks, in block order.
+
+Export in the same format keeps every original message object untouched unless the engine
+changed it; a changed message keeps its other keys and loses only the blocks the engine
+dropped. Synthetic results are written natively. All results of a turn go in one user
+message, ahead of the text that follows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import Result
+from ..io import InputError
+from .base import Decisions, Imported, Loc, join_text, kind_of, split_body
+
+
+@dataclass(slots=True)
+class Piece:
+    role: str                      # "assistant", "user" or "other"
+    src: int | None                # index of the original message; None for new blocks
+    idx: list[int] | None          # kept block indexes of that message; None: the whole message
+    blocks: list[Any] = field(default_factory=list)   # new blocks (synthetic or converted)
+    result: bool = False
+    synthetic: bool = False
+
+
+class BlockSpec:
+    """How one format spells messages and blocks. Subclasses fill in the hooks."""
+
+    name = ""
+    container = "messages"
+    key = "content"
+    assistant = "assistant"
+    user = "user"
+    system_fields: tuple[str, ...] = ("system",)
+    merge_users = False       # True: consecutive user messages always become one (Bedrock alternation)
+
+    # -- reading
+    def role_of(self, message: Mapping) -> str | None:
+        role = message.get("role")
+        return role if isinstance(role, str) and role.strip() else None
+
+    def is_user(self, message: Mapping) -> bool:
+        return message.get("role") == self.user
+
+    def classify(self, block: Any) -> tuple[str, Any]:
+        raise NotImplementedError
+
+    def system_text(self, value: Any) -> str:
+        raise NotImplementedError
+
+    # -- writing
+    def text_block(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def call_block(self, cid: str, call: Any, imported: Imported) -> Any:
+        raise NotImplementedError
+
+    def result_block(self, cid: str, text: str, synthetic: bool, call: Any, imported: Imported) -> Any:
+        raise NotImplementedError
+
+    def system_top(self, texts: list[str]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def fold_system(self, body: Mapping, texts: list[str]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # -- shared machinery
+    def import_(self, document: Any, name: str) -> Imported:
+        body, history = split_body(document, self.container)
+        if history is None:
+            raise InputError(name, f"{self.name}: expected an array of {self.container} or an object with a "
+                                   f"{self.container!r} array, got {kind_of(document)}")
+        im = Imported(self.name, [], document, container=self.container if body is not None else None,
+                      history=history)
+        if body is not None:
+            for fld in self.system_fields:
+                if body.get(fld) is not None:
+                    im.add({"role": "system", "content": self.system_text(body[fld])}, Loc(fld))
+                    break
+        for i, m in enumerate(history):
+            if not isinstance(m, Mapping):
+                im.add(m, Loc(i))           # the engine drops it (clause 1) and says why
+                continue
+            role = self.role_of(m)
+            if role is None:
+                im.add(dict(m), Loc(i))
+                continue
+            blocks = m.get(self.key)
+            if not isinstance(blocks, list):
+                im.add({"role": role, "content": blocks}, Loc(i))
+                continue
+            if role == "assistant":
+                texts, calls, locs = [], [], []
+                for k, b in enumerate(blocks):
+                    what, value = self.classify(b)
+                    if what == "text":
+                        texts.append(value)
+                    elif what == "call":
+                        calls.append(value)
+                        locs.append(Loc(i, self.key, (k,)))
+                flat = {"role": "assistant", "content": join_text(texts)}
+                if calls:
+                    flat["tool_calls"] = calls
+                im.add(flat, Loc(i), locs)
+                continue
+            run: list[int] = []
+            texts = []
+            for k, b in enumerate(blocks):
+                what, value = self.classify(b)
+                if what == "result":
+                    if run:
+                        im.add({"role": role, "content": join_text(texts)}, Loc(i, self.key, tuple(run)))
+                        run, texts = [], []
+                    raw_id, text = value
+                    im.add({"role": "tool", "content": text, "tool_call_id": raw_id}, Loc(i, self.key, (k,)))
+                else:
+                    run.append(k)
+                    if what == "text":
+                        texts.append(value)
+            if run or not blocks:
+                im.add({"role": role, "content": join_text(texts)}, Loc(i, self.key, tuple(run)))
+        return im
+
+    def export_same(self, im: Imported, result: Result) -> Any:
+        d = Decisions.of(result)
+        pieces: list[Piece] = []
+        folded: list[str] = []
+        history = im.history
+        for msg, o in d.rows:
+            if o is None:
+                cid = msg["tool_call_id"]
+                block = self.result_block(cid, msg["content"], True, d.calls_by_id.get(cid), im)
+                pieces.append(Piece("user", None, None, [block], result=True, synthetic=True))
+                continue
+            loc = im.sources[o]
+            if isinstance(loc.message, str):
+                continue                     # the top-level system field stays where it is
+            orig = history[loc.message]
+            if msg["role"] == "system" and im.container is not None:
+                folded.append(msg["content"])    # hoisted natively: into the top-level system field
+                continue
+            if msg["role"] == "assistant" and isinstance(orig, Mapping) and isinstance(orig.get(self.key), list) \
+                    and loc.blocks is None:
+                gone = {im.calls[o][j].blocks[0] for j in d.dropped_calls.get(o, ())}
+                kept = [k for k in range(len(orig[self.key])) if k not in gone]
+                pieces.append(Piece("assistant", loc.message, kept))
+                continue
+            if loc.blocks is None:
+                role = "user" if isinstance(orig, Mapping) and self.is_user(orig) else "other"
+                pieces.append(Piece(role, loc.message, None))
+            else:
+                pieces.append(Piece("user", loc.message, list(loc.blocks), result=msg["role"] == "tool"))
+        messages = [self._build(g, history) for g in self._group(pieces, cross=False)]
+        top = {}
+        if folded:
+            top = self.fold_system(im.document, folded)
+        if im.container is None:
+            return messages
+        body = dict(im.document)
+        body.update(top)
+        body[im.container] = messages
+        return body
+
+    def export_new(self, im: Imported, result: Result) -> Any:
+        """Write the engine's flat output in this format (from another format)."""
+        d = Decisions.of(result)
+        pieces: list[Piece] = []
+        systems: list[str] = []
+        for msg, o in d.rows:
+            role = msg["role"]
+            if role in ("system", "developer"):      # OpenAI's developer role is its system prompt
+                systems.append(msg["content"])
+            elif role == "assistant":
+                blocks = [self.text_block(msg["content"])] if msg["content"].strip() else []
+                blocks += [self.call_block(c["tool_call_id"], c, im) for c in msg.get("tool_calls") or ()]
+                pieces.append(Piece("assistant", None, None, blocks))
+            elif role == "tool":
+                cid = msg["tool_call_id"]
+                block = self.result_block(cid, msg["content"], o is None, d.calls_by_id.get(cid), im)
+                pieces.append(Piece("user", None, None, [block], result=True, synthetic=o is None))
+            else:
+                pieces.append(Piece("user", None, None, [self.text_block(msg["content"])]))
+        messages = [self._build(g, []) for g in self._group(pieces, cross=True)]
+        return {**self.system_top(systems), self.container: messages}
+
+    def _group(self, pieces: list[Piece], cross: bool) -> list[list[Piece]]:
+        """Consecutive pieces that form one provider message (linear: flags per group)."""
+        groups: list[list[Piece]] = []
+        results = synthetic = False
+        srcs: set[int | None] = set()
+        for p in pieces:
+            if p.role == "user" and groups and groups[-1][0].role == "user" and (
+                cross or self.merge_users or (p.result and results)
+                or (p.src is not None and p.src in srcs) or synthetic
+            ):
+                groups[-1].append(p)
+                results = results and p.result
+                synthetic = synthetic and p.synthetic
+            else:
+                groups.append([p])
+                results, synthetic, srcs = p.result, p.synthetic, set()
+            srcs.add(p.src)
+        return groups
+
+    def _build(self, group: list[Piece], history: list[Any]) -> Any:
+        first = next((q for q in group if q.src is not None), None)
+        if first is not None:
+            orig = history[first.src]
+            srcs = {q.src for q in group}
+            if srcs == {first.src}:
+                if len(group) == 1 and first.idx is None:
+                    return orig
+                blocks = orig.get(self.key)
+                order = [k for q in group for k in (q.idx or ())]
+                if isinstance(blocks, list) and order == list(range(len(blocks))):
+                    return orig
+        blocks = []
+        for q in group:
+            if q.src is None:
+                blocks.extend(q.blocks)
+                continue
+            content = history[q.src].get(self.key)
+            if q.idx is None:
+                blocks.extend(content if isinstance(content, list) else [self.text_block(content)])
+            else:
+                blocks.extend(content[k] for k in q.idx)
+        if first is not None:
+            out = dict(history[first.src])
+        else:
+            out = {"role": self.assistant if group[0].role == "assistant" else self.user}
+        out[self.key] = blocks
+        return out

@@ -1,0 +1,169 @@
+"""Google Gemini ``generateContent``: ``systemInstruction`` and ``contents`` with roles
+``user`` and ``model`` (``function`` in older histories) and ``parts``: ``text``,
+``functionCall``, ``functionResponse``, ``inlineData``, thoughts, ... Both camelCase and the
+Python SDK's snake_case spellings are read; export writes the spelling the document used.
+
+Calls without ids. Gemini may omit ``id`` on ``functionCall`` and ``functionResponse``.
+Pairing is then derived, and said so in an import event for each pair:
+- a call without an id gets the id ``NAME-C-P`` (its name, content index and part index;
+  characters outside ``[a-zA-Z0-9_-]`` become ``_`` so the id is valid for every target);
+- a response without an id answers the first not-yet-answered call with the same name in the
+  most recent ``model`` content before it; if there is none it gets its own ``NAME-C-P``
+  id, answers nothing, and the engine drops it as an orphan (MEM-5 clause 3).
+Derived ids are never written back: exported calls and results carry an ``id`` only when
+the original call had one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Imported, args_object, as_text, call_args, call_name, join_text
+from .blocks import BlockSpec
+
+NAME = "gemini"
+
+
+def _get(part: Mapping, camel: str, snake: str) -> Any:
+    value = part.get(camel)
+    return part.get(snake) if value is None else value
+
+
+class Gemini(BlockSpec):
+    name = NAME
+    container = "contents"
+    key = "parts"
+    assistant = "model"
+    system_fields = ("systemInstruction", "system_instruction")
+
+    def role_of(self, message: Mapping) -> str | None:
+        role = message.get("role")
+        if role is None or role in ("user", "function"):
+            return "user"
+        if role == "model":
+            return "assistant"
+        return role if isinstance(role, str) and role.strip() else None
+
+    def is_user(self, message: Mapping) -> bool:
+        return message.get("role") in (None, "user", "function")
+
+    def classify(self, part: Any) -> tuple[str, Any]:
+        if not isinstance(part, Mapping):
+            return "other", None
+        if isinstance(part.get("text"), str):
+            return ("other", None) if part.get("thought") else ("text", part["text"])
+        call = _get(part, "functionCall", "function_call")
+        if isinstance(call, Mapping):
+            return "call", {"tool_call_id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
+        resp = _get(part, "functionResponse", "function_response")
+        if isinstance(resp, Mapping):
+            return "result", (resp.get("id"), as_text(resp.get("response")))
+        return "other", None
+
+    def system_text(self, value: Any) -> str:
+        if isinstance(value, Mapping):
+            parts = value.get("parts")
+            if isinstance(parts, list):
+                return join_text([p.get("text") for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)])
+        return as_text(value)
+
+    def import_(self, document: Any, name: str) -> Imported:
+        im = super().import_(document, name)
+        im.extra["derived"] = derived = set()
+        im.extra["snake"] = _uses_snake(im.history)
+        pending: list[list[Any]] = []      # [name, id, answered] for the latest model content
+        for o, flat in enumerate(im.messages):
+            if not isinstance(flat, dict):
+                continue
+            loc = im.sources[o]
+            if flat.get("role") == "assistant":
+                pending = []
+                for j, call in enumerate(flat.get("tool_calls") or ()):
+                    if call.get("tool_call_id") is None:
+                        cid = _derived(call.get("name"), loc.message, im.calls[o][j].blocks[0])
+                        call["tool_call_id"] = cid
+                        derived.add(cid)
+                        im.note(o, "id-derived",
+                                f"Call {call.get('name')!r} at {im.calls[o][j].describe(im.container)} has no id; "
+                                f"Inspector names it {cid!r} (name-content-part) to pair it.", call=j, tool_call_id=cid)
+                    pending.append([call.get("name"), call["tool_call_id"], False])
+            elif flat.get("role") == "tool" and loc.blocks:      # a functionResponse part
+                part = im.history[loc.message][self.key][loc.blocks[0]]
+                rname = _get(part, "functionResponse", "function_response").get("name")
+                if flat["tool_call_id"] is None:
+                    match = next((p for p in pending if p[0] == rname and not p[2]), None)
+                    if match is not None:
+                        match[2] = True
+                        flat["tool_call_id"] = match[1]
+                        im.note(o, "id-derived",
+                                f"Response {rname!r} at {im.where(o)} has no id; paired by name and order with the "
+                                f"call {match[1]!r} of the model turn before it.", tool_call_id=match[1])
+                    else:
+                        cid = _derived(rname, loc.message, loc.blocks[0])
+                        derived.add(cid)
+                        flat["tool_call_id"] = cid
+                        im.note(o, "id-derived",
+                                f"Response {rname!r} at {im.where(o)} has no id and no unanswered call named "
+                                f"{rname!r} in the model turn before it; it is given the id {cid!r} and pairs with nothing.",
+                                tool_call_id=cid)
+                else:
+                    for p in pending:
+                        if p[1] == flat["tool_call_id"]:
+                            p[2] = True
+        if derived:
+            im.notes.append("Some Gemini calls or responses have no id: pairing was derived from position and "
+                            "name (see the import events); derived ids are not written back.")
+        return im
+
+    def _keys(self, im: Imported) -> tuple[str, str]:
+        return ("function_call", "function_response") if im.extra.get("snake") else ("functionCall", "functionResponse")
+
+    def text_block(self, text: str) -> Any:
+        return {"text": text}
+
+    def call_block(self, cid, call, im):
+        fc = {"name": call_name(call), "args": args_object(call_args(call))}
+        if cid not in im.extra.get("derived", ()):
+            fc["id"] = cid
+        return {self._keys(im)[0]: fc}
+
+    def result_block(self, cid, text, synthetic, call, im):
+        fr = {"name": call_name(call) if call is not None else "", "response": {"error" if synthetic else "output": text}}
+        if cid not in im.extra.get("derived", ()):
+            fr["id"] = cid
+        return {self._keys(im)[1]: fr}
+
+    def system_top(self, texts):
+        return {"systemInstruction": {"parts": [{"text": t} for t in texts]}} if texts else {}
+
+    def fold_system(self, body, texts):
+        fld = "system_instruction" if "system_instruction" in body else "systemInstruction"
+        current = body.get(fld)
+        parts = list(current.get("parts") or []) if isinstance(current, Mapping) else []
+        base = dict(current) if isinstance(current, Mapping) else {}
+        base["parts"] = [*parts, *({"text": t} for t in texts)]
+        return {fld: base}
+
+
+def _derived(name: Any, content: int, part: int) -> str:
+    return f"{re.sub(r'[^a-zA-Z0-9_-]', '_', str(name))}-{content}-{part}"
+
+
+def _uses_snake(history: list[Any]) -> bool:
+    for content in history:
+        if isinstance(content, Mapping) and isinstance(content.get("parts"), list):
+            for part in content["parts"]:
+                if isinstance(part, Mapping):
+                    if "function_call" in part or "function_response" in part or "inline_data" in part:
+                        return True
+                    if "functionCall" in part or "functionResponse" in part:
+                        return False
+    return False
+
+
+SPEC = Gemini()
+import_ = SPEC.import_
+export_same = SPEC.export_same
+export_new = SPEC.export_new

@@ -1,0 +1,101 @@
+"""OpenAI Chat Completions: ``messages`` (or a whole request body) where ``content`` is null,
+a string or a list of parts, assistant turns carry ``tool_calls`` (``id``, ``type``,
+``function {name, arguments}``) and results are ``tool`` messages with ``tool_call_id``.
+
+One original message is one flat message, so provenance is the message index, and each
+call's is its index in ``tool_calls``. A synthetic result is a ``tool`` message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Result
+from ..io import InputError
+from .base import Decisions, Imported, Loc, args_string, call_args, call_name, join_text, kind_of, rebuild, split_body
+
+NAME = "openai-chat"
+TEXT_PARTS = ("text", "refusal", "input_text", "output_text")
+
+
+def content_text(content: Any) -> Any:
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return join_text([p.get("text") if isinstance(p.get("text"), str) else p.get("refusal")
+                          for p in content if isinstance(p, Mapping) and p.get("type") in TEXT_PARTS
+                          and isinstance(p.get("text", p.get("refusal")), str)])
+    return content          # a scalar or object: the engine casts or serializes it (clause 1)
+
+
+def flat_call(call: Any) -> Any:
+    if not isinstance(call, Mapping):
+        return call          # the engine drops it as malformed (clause 3)
+    raw = call.get("tool_call_id")
+    if raw is None:
+        raw = call.get("id")
+    return {"tool_call_id": raw, "name": call_name(call), "arguments": call_args(call)}
+
+
+def import_(document: Any, name: str) -> Imported:
+    body, history = split_body(document, "messages")
+    if history is None:
+        raise InputError(name, f"openai-chat: expected an array of messages or a request body with a "
+                               f"\"messages\" array, got {kind_of(document)}")
+    im = Imported(NAME, [], document, container="messages" if body is not None else None, history=history)
+    for i, m in enumerate(history):
+        if not isinstance(m, Mapping) or not isinstance(m.get("role"), str):
+            im.add(m, Loc(i))
+            continue
+        role = m["role"]
+        flat: dict[str, Any] = {"role": role, "content": content_text(m.get("content"))}
+        locs = []
+        if role == "assistant":
+            calls = m.get("tool_calls")
+            if isinstance(calls, list):
+                flat["tool_calls"] = [flat_call(c) for c in calls]
+                locs = [Loc(i, "tool_calls", (j,)) for j in range(len(calls))]
+        elif role == "tool":
+            flat["tool_call_id"] = m.get("tool_call_id")
+        im.add(flat, Loc(i), locs)
+    return im
+
+
+def export_same(im: Imported, result: Result) -> Any:
+    d = Decisions.of(result)
+    out = []
+    for msg, o in d.rows:
+        if o is None:
+            out.append({"role": "tool", "tool_call_id": msg["tool_call_id"], "content": msg["content"]})
+            continue
+        orig = im.history[im.sources[o].message]
+        calls = orig.get("tool_calls") if isinstance(orig, Mapping) else None
+        if msg["role"] == "assistant" and isinstance(calls, list) and (d.dropped_calls.get(o) or not calls):
+            orig = dict(orig)
+            kept = [calls[j] for j in d.kept_calls(o, len(calls))]
+            if kept:
+                orig["tool_calls"] = kept
+            else:
+                del orig["tool_calls"]     # an empty tool_calls array is itself rejected
+        out.append(orig)
+    return rebuild(im, out)
+
+
+def export_new(im: Imported, result: Result) -> Any:
+    out = []
+    for msg in result.messages:
+        role = msg["role"]
+        if role == "assistant":
+            new: dict[str, Any] = {"role": "assistant", "content": msg["content"]}
+            if msg.get("tool_calls"):
+                new["content"] = msg["content"] or None     # OpenAI writes null beside calls
+                new["tool_calls"] = [{"id": c["tool_call_id"], "type": "function",
+                                      "function": {"name": call_name(c), "arguments": args_string(call_args(c))}}
+                                     for c in msg["tool_calls"]]
+            out.append(new)
+        elif role == "tool":
+            out.append({"role": "tool", "tool_call_id": msg["tool_call_id"], "content": msg["content"]})
+        else:
+            out.append({"role": role, "content": msg["content"]})
+    return out

@@ -1,0 +1,362 @@
+"""The diff the screen shows, read from the engine's provenance: no textual, no rule.
+
+A stage's rows pair its input with its output through origins (input indices): an origin
+present before and missing after is a drop, an output row with no origin that was not in
+the input is a synthesized result (matched, in order, with the stage's
+``result-synthesized`` events), and every marker comes from the stage's events. Rows are
+kept as flat arrays and turned into :class:`Row` objects only for what is on screen, so a
+200,000-message history costs a few lists per stage, built once, on first view.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import STAGES, Event, Result
+
+VIEWS = ("input", *STAGES)  # 0 is the input as given, 1-4 the four MEM-5 stages
+
+SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"
+_CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE}
+MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed"}
+
+
+@dataclass(slots=True)
+class Row:
+    """One line of the diff, with everything the panes need to explain it."""
+
+    index: int
+    mark: str
+    origin: int | None
+    before: Any  # the message going into the stage (a raw entry for coerce); None if synthesized
+    after: Any  # the message coming out; None if dropped
+    events: list[Event]
+    key: Any  # identity across stages: the origin, or ("+", id) for a synthesized row
+
+    @property
+    def message(self) -> Any:
+        return self.after if self.after is not None else self.before
+
+
+@dataclass(slots=True)
+class Step:
+    """What happened to one message in one stage, for the journey."""
+
+    stage: str
+    status: str  # present, unchanged, changed, moved, dropped, synthesized, gone, not yet
+    events: list[Event]
+
+
+class StageRows:
+    """The rows of one view: parallel arrays indexed by row number."""
+
+    def __init__(self, view: int, before: Sequence[Any] | None, after: Sequence[Any],
+                 src: Sequence[int], dst: Sequence[int], marks: bytearray, origins: Sequence[int | None],
+                 events_at: Mapping[int, list[Event]], synth: dict[int, Event], none_out: set[int]):
+        self.view = view
+        self.name = VIEWS[view]
+        self.before = before
+        self.after = after
+        self.src = src
+        self.dst = dst
+        self.marks = marks
+        self.origins = origins  # per row
+        self.events_at = events_at
+        self.synth = synth  # id(synthesized message) -> its result-synthesized event
+        self.none_out = none_out  # ids of every origin-less message in this view's output
+        self._changed: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+    def mark(self, r: int) -> str:
+        return _CODE[self.marks[r]]
+
+    def row(self, r: int) -> Row:
+        s, d = self.src[r], self.dst[r]
+        before = self.before[s] if self.before is not None and s >= 0 else None
+        after = self.after[d] if d >= 0 else None
+        origin = self.origins[r]
+        if origin is not None:
+            events = self.events_at.get(origin, [])
+            key: Any = origin
+        else:
+            msg = after if after is not None else before
+            event = self.synth.get(id(msg))
+            events = [event] if event is not None else []
+            key = ("+", id(msg))
+        return Row(r, self.mark(r), origin, before, after, events, key)
+
+    def changed(self) -> list[int]:
+        if self._changed is None:
+            space = ord(SAME)
+            self._changed = [r for r, m in enumerate(self.marks) if m != space]
+        return self._changed
+
+
+class Model:
+    """The engine's result arranged for viewing; stage rows are built lazily and cached."""
+
+    def __init__(self, raw: list[Any], result: Result):
+        self.raw = raw
+        self.result = result
+        self._views: dict[int, StageRows] = {}
+        self._lock = threading.Lock()
+        self.by_origin: dict[int, list[Event]] = {}
+        for e in result.events:
+            if e.origin is not None:
+                self.by_origin.setdefault(e.origin, []).append(e)
+        self.kind_counts = Counter(e.kind for e in result.events)
+
+    # -- counts -----------------------------------------------------------------
+    def stage_counts(self, view: int) -> dict[str, int]:
+        """Drops, insertions, moves and other changes a view shows (from its events)."""
+        if view == 0:
+            return {"messages": len(self.raw)}
+        events = self.result.stages[view - 1].events
+        drops = sum(1 for e in events if e.drop)
+        added = sum(1 for e in events if e.kind == "result-synthesized")
+        moved = sum(1 for e in events if e.kind == "system-hoisted")
+        return {"dropped": drops, "synthesized": added, "moved": moved,
+                "other": len(events) - drops - added - moved,
+                "messages": len(self.result.stages[view - 1].messages)}
+
+    # -- rows -------------------------------------------------------------------
+    def rows(self, view: int) -> StageRows:
+        cached = self._views.get(view)
+        if cached is not None:
+            return cached
+        with self._lock:
+            if view not in self._views:
+                self._views[view] = self._build(view)
+            return self._views[view]
+
+    def built(self, view: int) -> bool:
+        return view in self._views
+
+    def _build(self, view: int) -> StageRows:
+        raw = self.raw
+        if view == 0:
+            n = len(raw)
+            return StageRows(0, None, raw, range(n), range(n), bytearray(b" ") * n, range(n),
+                             self.by_origin, {}, set())
+        stage = self.result.stages[view - 1]
+        if view == 1:
+            before: Sequence[Any] = raw
+            b_orig: Sequence[int | None] = range(len(raw))
+        else:
+            prev = self.result.stages[view - 2]
+            before, b_orig = prev.messages, prev.origins
+        after, a_orig = stage.messages, stage.origins
+        events_at: dict[int, list[Event]] = {}
+        for e in stage.events:
+            if e.origin is not None:
+                events_at.setdefault(e.origin, []).append(e)
+        synth_events = [e for e in stage.events if e.kind == "result-synthesized"]
+        none_out = {id(after[j]) for j, o in enumerate(a_orig) if o is None}
+        space, change, move = ord(SAME), ord(CHANGE), ord("^")
+
+        def mark_of(origin: int) -> int:
+            evs = events_at.get(origin)
+            if not evs:
+                return space
+            return move if any(e.kind == "system-hoisted" for e in evs) else change
+
+        # Same provenance in and out: one row per message, no drops, no insertions, no moves.
+        if len(before) == len(after) and not synth_events and list(b_orig) == list(a_orig):
+            n = len(after)
+            marks = bytearray(b" ") * n
+            if events_at:
+                row_of = {o: r for r, o in enumerate(a_orig) if o is not None and o in events_at}
+                for o, r in row_of.items():
+                    marks[r] = mark_of(o)
+            return StageRows(view, before, after, range(n), range(n), marks, a_orig, events_at, {}, none_out)
+
+        n_in, n_out = len(before), len(after)
+        if view == 1:
+            pos = None
+        else:
+            pos = [-1] * len(raw)
+            for i, o in enumerate(b_orig):
+                if o is not None:
+                    pos[o] = i
+        none_in = {id(before[i]): i for i, o in enumerate(b_orig) if o is None}
+        out_src = [-1] * n_out
+        in_dst = [-1] * n_in
+        new: list[int] = []
+        for j, o in enumerate(a_orig):
+            if o is None:
+                i = none_in.get(id(after[j]), -1)
+                if i < 0:
+                    new.append(j)
+                    continue
+            else:
+                i = o if pos is None else pos[o]
+            out_src[j] = i
+            in_dst[i] = j
+        # The k-th new origin-less row is the k-th result-synthesized event of the stage.
+        synth = {id(after[j]): e for j, e in zip(new, synth_events)}
+
+        src: list[int] = []
+        dst: list[int] = []
+        origins: list[int | None] = []
+        marks = bytearray()
+        add_s, add_d, add_o, add_m = src.append, dst.append, origins.append, marks.append
+        drop, plus = ord(DROP), ord(ADD)
+        p = 0
+        for j in range(n_out):
+            i = out_src[j]
+            if i >= 0:
+                while p < i:  # input rows dropped before this one keep their place
+                    if in_dst[p] < 0:
+                        add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+                    p += 1
+                if p == i:
+                    p += 1
+                o = a_orig[j]
+                add_s(i); add_d(j); add_o(o)
+                add_m(space if o is None else mark_of(o))
+            else:
+                add_s(-1); add_d(j); add_o(None); add_m(plus)
+        while p < n_in:
+            if in_dst[p] < 0:
+                add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+            p += 1
+        return StageRows(view, before, after, src, dst, marks, origins, events_at, synth, none_out)
+
+    # -- journeys and filters ------------------------------------------------------
+    def journey(self, key: Any) -> list[Step]:
+        """What each stage did to one message: read from its events and the stage outputs."""
+        steps: list[Step] = []
+        if isinstance(key, int):
+            events = self.by_origin.get(key, [])
+            gone = False
+            for name in STAGES:
+                evs = [e for e in events if e.stage == name]
+                if gone:
+                    steps.append(Step(name, "gone", []))
+                elif any(e.drop and e.call is None for e in evs):
+                    steps.append(Step(name, "dropped", evs))
+                    gone = True
+                elif any(e.kind == "system-hoisted" for e in evs):
+                    steps.append(Step(name, "moved", evs))
+                elif evs:
+                    steps.append(Step(name, "changed", evs))
+                else:
+                    steps.append(Step(name, "unchanged", []))
+            return steps
+        ident = key[1]
+        born = False
+        for v, name in enumerate(STAGES, start=1):
+            rows = self.rows(v)
+            if not born:
+                event = rows.synth.get(ident)
+                if event is not None:
+                    born = True
+                    steps.append(Step(name, "synthesized", [event]))
+                else:
+                    steps.append(Step(name, "not yet", []))
+            else:
+                steps.append(Step(name, "unchanged" if ident in rows.none_out else "gone", []))
+        return steps
+
+    def touched_by(self, kind: str) -> set[Any]:
+        """Keys of the messages events of one kind touched (origins, or synthesized ids)."""
+        keys: set[Any] = {e.origin for e in self.result.events if e.kind == kind and e.origin is not None}
+        if kind == "result-synthesized":
+            for v, name in enumerate(STAGES, start=1):
+                if any(e.kind == kind for e in self.result.stages[v - 1].events):
+                    keys.update(("+", ident) for ident in self.rows(v).synth)
+        return keys
+
+    def first_view_of(self, kind: str) -> int | None:
+        for v, stage in enumerate(self.result.stages, start=1):
+            if any(e.kind == kind for e in stage.events):
+                return v
+        return None
+
+    def filter_rows(self, view: int, *, changed_only: bool = False, keys: set[Any] | None = None,
+                    query: str = "") -> list[int] | None:
+        """Row numbers that pass every active filter, or None when nothing filters."""
+        if not changed_only and keys is None and not query:
+            return None
+        rows = self.rows(view)
+        candidates: Sequence[int] = rows.changed() if changed_only else range(len(rows))
+        if keys is not None:
+            origins = rows.origins
+            plain = {k for k in keys if isinstance(k, int)}
+            synth = {k[1] for k in keys if not isinstance(k, int)}
+            out = []
+            for r in candidates:
+                o = origins[r]
+                if o is not None:
+                    if o in plain:
+                        out.append(r)
+                elif synth:
+                    d = rows.dst[r]
+                    msg = rows.after[d] if d >= 0 else rows.before[rows.src[r]]
+                    if id(msg) in synth:
+                        out.append(r)
+            candidates = out
+        if query:
+            candidates = [r for r in candidates if matches(rows, r, query)]
+        return list(candidates)
+
+
+def matches(rows: StageRows, r: int, query: str) -> bool:
+    """Search is over what a row shows: its text and its call ids, ignoring case."""
+    d, s = rows.dst[r], rows.src[r]
+    query = query.casefold()
+    for msg in (rows.after[d] if d >= 0 else None, rows.before[s] if rows.before is not None and s >= 0 else None):
+        if not isinstance(msg, Mapping):
+            continue
+        content = msg.get("content")
+        if isinstance(content, str) and query in content.casefold():
+            return True
+        if any(query in ident.casefold() for ident, _ in call_ids(msg)):
+            return True
+    return False
+
+
+def role_of(msg: Any) -> str:
+    if isinstance(msg, Mapping):
+        role = msg.get("role")
+        if isinstance(role, str):
+            return role
+        return "(no role)" if role is None else f"({type(role).__name__} role)"
+    return "(not an object)" if msg is not None else ""
+
+
+def _id_text(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+def call_ids(msg: Any) -> list[tuple[str, int | None]]:
+    """The call ids a message shows, as written: (id text, call index or None for a result)."""
+    if not isinstance(msg, Mapping):
+        return []
+    out: list[tuple[str, int | None]] = []
+    calls = msg.get("tool_calls")
+    meta = msg.get("metadata")
+    if calls is None and isinstance(meta, Mapping):
+        calls = meta.get("tool_calls")
+    if isinstance(calls, list):
+        for j, call in enumerate(calls):
+            if isinstance(call, Mapping):
+                value = call.get("tool_call_id")
+                if value is None:
+                    value = call.get("id")
+                out.append((_id_text(value) if value is not None else f"call {j}", j))
+            else:
+                out.append((f"call {j}", j))
+    if msg.get("role") == "tool" or "tool_call_id" in msg:
+        value = msg.get("tool_call_id")
+        if value is None and isinstance(meta, Mapping):
+            value = meta.get("tool_call_id")
+        if value is not None:
+            out.append((_id_text(value), None))
+    return out

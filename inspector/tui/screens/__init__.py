@@ -1,0 +1,1 @@
+"""One screen per module: the main view, the samples gallery, help, and the dialogs."""

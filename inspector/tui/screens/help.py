@@ -1,0 +1,63 @@
+"""Keys, and MEM-5 in full in the project's own words: every clause and every event kind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+from ...engine import CLAUSES, KINDS, RULE_ID, RULE_SOURCE
+from ...engine.rule import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE
+
+
+def _key(binding: Binding) -> str:
+    return " / ".join(f"`{k.strip()}`" for k in binding.key.split(","))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def help_markdown(bindings: Iterable[Binding]) -> str:
+    lines = ["# Inspector", "",
+             "Step through the four stages of MEM-5 as a diff. Markers: `-` dropped, `+` synthesized, "
+             "`↑` moved, `~` changed, blank for unchanged. The tag after each row is the clause and the "
+             "event kind that explains it; on the input view it says where the entry ends up.", "",
+             "## Keys", "", "| key | does |", "|---|---|"]
+    for b in bindings:
+        lines.append(f"| {_key(b)} | {_cell(b.tooltip or b.description)} |")
+    lines += ["| `ctrl+p` | command palette: every action by name |", "",
+              f"## {RULE_ID}: {RULE_TITLE}", "",
+              f"{RULE_SPEC}, rule {RULE_ID}: <{RULE_SOURCE}>. What follows is this project's summary "
+              "of each clause, not the rule's text.", ""]
+    for clause in CLAUSES.values():
+        lines += [f"### Clause {clause.number} ({clause.stage}): {clause.title}", "", clause.summary, ""]
+    lines += ["### The drop count", "", DROP_COUNT_NOTE, "", "## Event kinds", "",
+              "| clause | kind | drop | meaning |", "|---|---|---|---|"]
+    for kind in KINDS.values():
+        lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")
+    return "\n".join(lines) + "\n"
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q,question_mark,f1", "close", "Close", id="help.close", tooltip="Close help"),
+    ]
+
+    def __init__(self, bindings: Iterable[Binding]) -> None:
+        super().__init__()
+        self.markdown = help_markdown(bindings)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(self.markdown, id="help-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#help").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

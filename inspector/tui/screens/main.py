@@ -1,0 +1,455 @@
+"""The inspection screen: stage bar, diff, rule, details, journey and summary of one history.
+
+The screen owns the loaded document and the view state (stage, filters, split); widgets
+only draw what it hands them. Loading and normalizing run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from ...engine import KINDS
+from ...io import InputError
+from ..loader import Document, Source, load_document
+from ..rows import VIEWS, Row
+from ..text import inert
+from ..widgets.details import Details
+from ..widgets.diff_table import DiffTable
+from ..widgets.journey import Journey
+from ..widgets.rule_panel import RulePanel
+from ..widgets.stage_bar import StageBar
+from ..widgets.summary import Summary
+from ..widgets.title_bar import TitleBar
+from .error import ErrorDialog
+from .export import ExportDialog, default_export_path, export_inputs
+from .gallery import GalleryScreen
+from .help import HelpScreen
+from .open_file import OpenFileDialog
+
+WIDE = 120  # columns from which the side panel sits beside the table instead of under it
+BACKGROUND_SEARCH = 20_000  # rows from which a search runs in a worker thread
+
+
+class SidePanel(Vertical):
+    """Rule, details, journey and summary; maximizable so a narrow screen can read them."""
+
+    ALLOW_MAXIMIZE = True
+
+
+def _stage_binding(view: int) -> Binding:
+    return Binding(str(view), f"stage({view})", VIEWS[view], show=False, id=f"stage.{VIEWS[view]}",
+                   tooltip=f"Jump to stage {view}: {VIEWS[view]}" + (" (the input as given)" if not view else ""))
+
+
+class MainScreen(Screen[None]):
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    ESCAPE_TO_MINIMIZE = False  # escape also returns focus to the table: action_back does both
+
+    BINDINGS = [
+        Binding("n,right", "step(1)", "Next", key_display="n/→", id="stage.next", tooltip="Next stage"),
+        Binding("p,left", "step(-1)", "Prev", key_display="p/←", id="stage.previous", tooltip="Previous stage"),
+        *[_stage_binding(v) for v in range(len(VIEWS))],
+        Binding("enter", "details", "Details", id="row.details",
+                tooltip="Details of the selected row: before, after, every event"),
+        Binding("d", "changed_only", "Changed", id="filter.changed", tooltip="Show only changed rows (toggle)"),
+        Binding("s", "split", "Split", id="view.split", tooltip="Side by side (before | after) or unified"),
+        Binding("slash", "search", "Search", key_display="/", id="filter.search",
+                tooltip="Search message text or a tool call id"),
+        Binding("j", "journey", "Journey", id="row.journey",
+                tooltip="The selected message's path through all four stages"),
+        Binding("e", "export", "Export", id="file.export", tooltip="Export the repaired JSON"),
+        Binding("o", "open", "Open", show=False, id="file.open", tooltip="Open another file"),
+        Binding("g", "gallery", "Samples", show=False, id="file.gallery", tooltip="The bundled samples gallery"),
+        Binding("r", "reload", "Reload", show=False, id="file.reload", tooltip="Reload the file from disk"),
+        Binding("c", "copy", "Copy", show=False, id="row.copy", tooltip="Copy the selected message as JSON"),
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="app.help",
+                tooltip="Keys and the full MEM-5 summary"),
+        Binding("q", "app.quit", "Quit", id="app.quit", tooltip="Quit Inspector"),
+        Binding("escape", "back", "Back", show=False, id="view.back",
+                tooltip="Back to the table; clear search and filters"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.doc: Document | None = None
+        self.view = 0
+        self.split = False
+        self.changed_only = False
+        self.kind: str | None = None
+        self.kind_keys: set[Any] | None = None
+        self.query_text = ""
+        self.searching = False
+        self.loading: Source | None = None
+        self._loading_timer = None
+
+    # -- layout ---------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield TitleBar(id="title")
+        yield StageBar(id="stages")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield DiffTable(id="table")
+                yield Static(id="status")
+                yield Input(placeholder="search text or tool call id; enter applies, escape cancels",
+                            id="search")
+            with SidePanel(id="side"):
+                yield RulePanel(id="rule")
+                with TabbedContent(id="tabs"):
+                    with TabPane("Details", id="tab-details"):
+                        yield Details(id="details")
+                    with TabPane("Journey", id="tab-journey"):
+                        yield Journey(id="journey")
+                    with TabPane("Summary", id="tab-summary"):
+                        yield Summary(id="summary")
+        with Vertical(id="loading"):
+            yield Static("Loading…", id="loading-label")
+            yield ProgressBar(total=100, show_eta=False, id="loading-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search", Input).display = False
+        self.query_one("#loading").display = False
+        self.query_one("#table", DiffTable).focus()
+        self._show_document()
+
+    def on_resize(self) -> None:
+        self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE)
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self, source: Source) -> None:
+        """Load in a worker; the progress panel appears only if it takes more than a moment."""
+        self.loading = source
+        if self._loading_timer is not None:
+            self._loading_timer.stop()
+        self._loading_timer = self.set_timer(0.15, self._reveal_loading)
+        self._load_worker(source)
+
+    def _reveal_loading(self) -> None:
+        if self.loading is not None:
+            self.query_one("#loading").display = True
+
+    def _progress(self, phase: str, fraction: float) -> None:
+        self.query_one("#loading-label", Static).update(Text(inert(phase)))
+        self.query_one("#loading-bar", ProgressBar).update(progress=round(fraction * 100))
+
+    @work(thread=True, exclusive=True, group="load", description="load a history")
+    def _load_worker(self, source: Source) -> None:
+        worker = get_current_worker()
+
+        def progress(phase: str, fraction: float) -> None:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._progress, phase, fraction)
+
+        try:
+            doc = load_document(source, progress)
+        except InputError as exc:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, source, str(exc))
+            return
+        except (MemoryError, RecursionError, ValueError, TypeError) as exc:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, source, f"{source.name}: {exc}")
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._install, doc)
+
+    def _done_loading(self) -> None:
+        self.loading = None
+        if self._loading_timer is not None:
+            self._loading_timer.stop()
+        self.query_one("#loading").display = False
+
+    def _failed(self, source: Source, message: str) -> None:
+        self._done_loading()
+        self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", message))
+
+    def _install(self, doc: Document) -> None:
+        reload = self.doc is not None and self.doc.source == doc.source
+        keep = self.current_key() if reload else None
+        self._done_loading()
+        self.doc = doc
+        gc.freeze()  # a loaded history is long-lived: keep it out of every later collection
+        if not reload:
+            self.view, self.kind, self.kind_keys, self.query_text = 0, None, None, ""
+        elif self.kind is not None:
+            self.kind_keys = doc.model.touched_by(self.kind)
+        self._show_document(keep)
+        if reload:
+            self.notify(f"Reloaded {doc.source.name}: {len(doc.raw):,} messages.", title="Reload")
+        for note in doc.notes:
+            self.notify(note)
+        self._warm(doc)
+
+    @work(thread=True, exclusive=True, group="warm", description="prepare stage rows")
+    def _warm(self, doc: Document) -> None:
+        """Build every stage's rows in the background so later switches are instant."""
+        for view in range(1, len(VIEWS)):
+            if get_current_worker().is_cancelled or self.doc is not doc:
+                return
+            doc.model.rows(view)
+
+    def _show_document(self, keep: Any = None) -> None:
+        title = self.query_one(TitleBar)
+        table = self.query_one(DiffTable)
+        bar = self.query_one(StageBar)
+        if self.doc is None:
+            title.show(None)
+            bar.set_counts([])
+            table.empty_text = "No history open: o opens a file, g the bundled samples, q quits."
+            table.show(None, None)
+            self.query_one(RulePanel).show(0, brief=self.app.size.width < WIDE)
+            self.query_one(Summary).show({})
+            self._status()
+            return
+        doc = self.doc
+        title.show(doc.source.name, len(doc.raw), doc.result)
+        bar.set_counts([doc.model.stage_counts(v) for v in range(len(VIEWS))])
+        table.empty_text = "No rows: the history is empty." if not doc.raw else "No rows match the filters."
+        self.query_one(Summary).show(doc.model.kind_counts)
+        self._show_view(keep)
+
+    def _show_view(self, keep: Any = None) -> None:
+        if self.doc is None:
+            return
+        model = self.doc.model
+        rows = model.rows(self.view)
+        if self.query_text and len(rows) > BACKGROUND_SEARCH:
+            # Searching every message of a big history takes a moment: do it off the UI thread.
+            self.searching = True
+            self._status()
+            self._filter_worker(self.doc, self.view, self.changed_only, self.kind_keys, self.query_text, keep)
+            return
+        visible = model.filter_rows(self.view, changed_only=self.changed_only, keys=self.kind_keys,
+                                    query=self.query_text)
+        self._apply_view(rows, visible, keep)
+
+    @work(thread=True, exclusive=True, group="filter", description="search rows")
+    def _filter_worker(self, doc: Document, view: int, changed_only: bool, keys: set[Any] | None,
+                       query: str, keep: Any) -> None:
+        visible = doc.model.filter_rows(view, changed_only=changed_only, keys=keys, query=query)
+        if get_current_worker().is_cancelled:
+            return
+
+        def apply() -> None:
+            still = (self.doc is doc and self.view == view and self.query_text == query
+                     and self.changed_only == changed_only and self.kind_keys is keys)
+            if still:
+                self._apply_view(doc.model.rows(view), visible, keep)
+
+        self.app.call_from_thread(apply)
+
+    def _apply_view(self, rows: Any, visible: list[int] | None, keep: Any) -> None:
+        self.searching = False
+        table = self.query_one(DiffTable)
+        table.show(rows, visible, split=self.split, keep=keep)
+        if self.view == 0:
+            table.border_title = "0 input: the entries as given"
+        else:
+            table.border_title = (f"{self.view} {VIEWS[self.view]}: "
+                                  f"{VIEWS[self.view - 1] if self.view > 1 else 'input'} → {VIEWS[self.view]}")
+        self.query_one(StageBar).current = self.view
+        self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE)
+        self._status()
+        if self.query_text and table.row_count == 0:
+            self.notify(f"No row in {VIEWS[self.view]} matches {self.query_text!r}.", severity="warning")
+
+    def _status(self) -> None:
+        table = self.query_one(DiffTable)
+        parts = []
+        if self.doc is not None:
+            total = len(table.rows) if table.rows is not None else 0
+            shown = table.row_count
+            parts.append(f"{VIEWS[self.view]}: {shown:,} of {total:,} rows" if shown != total
+                         else f"{VIEWS[self.view]}: {total:,} rows")
+            if self.changed_only:
+                parts.append("only changed")
+            if self.kind:
+                label = KINDS[self.kind].label if self.kind in KINDS else self.kind
+                parts.append(f"kind: {self.kind} ({label})")
+            if self.query_text:
+                parts.append(f"search: {self.query_text!r}" + (" (searching…)" if self.searching else ""))
+            if self.changed_only or self.kind or self.query_text:
+                parts.append("esc clears")
+            parts.append("split" if self.split else "unified")
+        self.query_one("#status", Static).update(Text(inert(" · ".join(parts))))
+
+    def current_key(self) -> Any:
+        row = self.query_one(DiffTable).current
+        return row.key if row is not None else None
+
+    # -- row panes ------------------------------------------------------------------
+    @on(DiffTable.Highlighted)
+    def _highlighted(self, event: DiffTable.Highlighted) -> None:
+        self._show_row(event.row)
+
+    def _show_row(self, row: Row | None) -> None:
+        self.query_one(Details).show(row, self.view)
+        steps = self.doc.model.journey(row.key) if (row is not None and self.doc is not None) else []
+        self.query_one(Journey).show(row, steps)
+
+    @on(StageBar.Picked)
+    def _picked(self, event: StageBar.Picked) -> None:
+        self.action_stage(event.view)
+
+    @on(Summary.KindChosen)
+    def _kind_chosen(self, event: Summary.KindChosen) -> None:
+        self.filter_kind(event.kind)
+
+    def filter_kind(self, kind: str | None) -> None:
+        """Show only the messages events of ``kind`` touched, starting where it happens."""
+        if self.doc is None:
+            return
+        if kind is None:
+            self.kind, self.kind_keys = None, None
+            self._show_view(self.current_key())
+            return
+        self.kind = kind
+        self.kind_keys = self.doc.model.touched_by(kind)
+        first = self.doc.model.first_view_of(kind)
+        if first is not None:
+            self.view = first
+        self._show_view()
+        self.query_one(DiffTable).focus()
+
+    # -- actions ----------------------------------------------------------------------
+    def action_stage(self, view: int) -> None:
+        if self.doc is None or not 0 <= view < len(VIEWS):
+            return
+        keep = self.current_key()
+        self.view = view
+        self._show_view(keep)
+
+    def action_step(self, delta: int) -> None:
+        self.action_stage(max(0, min(len(VIEWS) - 1, self.view + delta)))
+
+    def _open_tab(self, tab: str, widget: Any) -> None:
+        """Show a pane; on a narrow screen it takes the whole body until escape."""
+        self.query_one(TabbedContent).active = tab
+        widget.focus()
+        if self.app.size.width < WIDE:
+            self.maximize(self.query_one(SidePanel), container=False)
+
+    def action_details(self) -> None:
+        self._open_tab("tab-details", self.query_one(Details))
+
+    def action_journey(self) -> None:
+        self._open_tab("tab-journey", self.query_one(Journey))
+
+    def action_summary(self) -> None:
+        self.query_one(TabbedContent).active = "tab-summary"
+        self.query_one(Summary).focus()
+
+    def action_changed_only(self) -> None:
+        self.changed_only = not self.changed_only
+        self._show_view(self.current_key())
+
+    def action_split(self) -> None:
+        self.split = not self.split
+        self._show_view(self.current_key())
+
+    def action_search(self) -> None:
+        if self.doc is None:
+            return
+        search = self.query_one("#search", Input)
+        search.value = self.query_text
+        search.display = True
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.search(event.value)
+
+    def search(self, text: str) -> None:
+        self.query_text = text.strip()
+        search = self.query_one("#search", Input)
+        search.display = False
+        self._show_view(self.current_key())
+        self.query_one(DiffTable).focus()
+
+    def action_back(self) -> None:
+        table = self.query_one(DiffTable)
+        search = self.query_one("#search", Input)
+        if search.display:
+            search.display = False
+            table.focus()
+        elif self.focused is not table:
+            self.minimize()
+            table.focus()
+        elif self.changed_only or self.kind or self.query_text:
+            self.clear_filters()
+
+    def clear_filters(self) -> None:
+        self.changed_only, self.kind, self.kind_keys, self.query_text = False, None, None, ""
+        self._show_view(self.current_key())
+
+    def action_export(self) -> None:
+        if self.doc is None:
+            self.notify("Open a history first.", severity="warning")
+            return
+        source = self.doc.source
+        if source.path is None:
+            default = default_export_path(None)
+        elif source.sample:  # the samples folder may not be writable: the current folder
+            default = default_export_path(Path(source.path).name)
+        else:
+            default = default_export_path(source.path)
+        inputs = export_inputs(source.path)
+
+        def done(message: str | None) -> None:
+            if message:
+                self.notify(message, title="Exported")
+
+        self.app.push_screen(ExportDialog(self.doc.result, default, inputs), done)
+
+    def action_open(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.load(Source.file(path))
+
+        start = None
+        if self.doc is not None and self.doc.source.path and not self.doc.source.sample:
+            start = str(Path(self.doc.source.path).resolve().parent)
+        self.app.push_screen(OpenFileDialog(start), chosen)
+
+    def action_gallery(self) -> None:
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.load(Source.file(path, sample=True))
+
+        self.app.push_screen(GalleryScreen(), chosen)
+
+    def action_reload(self) -> None:
+        if self.doc is None:
+            self.notify("Nothing to reload: open a file first.", severity="warning")
+        elif not self.doc.source.reloadable:
+            self.notify("Standard input was read once; it cannot be reloaded.", severity="warning")
+        else:
+            self.load(self.doc.source)
+
+    def action_copy(self) -> None:
+        row = self.query_one(DiffTable).current
+        if row is None:
+            return
+        try:
+            data = orjson.dumps(row.message, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+        except (TypeError, orjson.JSONEncodeError):
+            data = repr(row.message)
+        self.app.copy_to_clipboard(data)
+        where = f"#{row.origin}" if row.origin is not None else "the synthesized row"
+        self.notify(f"Copied {where} ({VIEWS[self.view]}) as JSON: {len(data):,} characters.")
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))

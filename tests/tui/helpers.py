@@ -1,0 +1,65 @@
+"""Helpers for the TUI tests: a history with known breakage, and ways to read the screen."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from textual.geometry import Region
+
+from inspector.tui.app import make_app
+from inspector.tui.widgets.diff_table import DiffTable
+
+# Every clause acts at least once: a non-object entry, a system message mid-list, a result
+# before its call that opens the conversation, a redeclared id, an orphan, a duplicate, and
+# a call left unanswered.
+BROKEN = [
+    {"role": "tool", "content": "early", "tool_call_id": "c0"},
+    {"role": "user", "content": "hello"},
+    "not a message",
+    {"role": "system", "content": "be brief"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"tool_call_id": "c0", "name": "f"}, {"tool_call_id": "c1", "name": "g"}]},
+    {"role": "tool", "content": {"ok": True}, "tool_call_id": "c1"},
+    {"role": "tool", "content": "again", "tool_call_id": "c1"},
+    {"role": "tool", "content": "nobody asked", "tool_call_id": "c9"},
+    {"role": "assistant", "content": "retry", "tool_calls": [
+        {"tool_call_id": "c1", "name": "g"}, {"id": "c2", "name": "h"}]},
+    {"role": "user", "content": "thanks"},
+]
+
+
+async def wait_loaded(app, pilot, tries: int = 400) -> None:
+    for _ in range(tries):
+        await pilot.pause(0.02)
+        main = app.main
+        if main.doc is not None and main.loading is None:
+            await pilot.pause()
+            return
+    raise AssertionError("the history never finished loading")
+
+
+@asynccontextmanager
+async def opened(path=None, size=(160, 50), **kwargs):
+    app = make_app(path, **kwargs)
+    async with app.run_test(size=size) as pilot:
+        if path is not None or kwargs.get("stdin_data") is not None:
+            await wait_loaded(app, pilot)
+        yield app, pilot
+
+
+def table_lines(app) -> list[str]:
+    """The diff table's visible lines as plain text, header first."""
+    table = app.main.query_one(DiffTable)
+    return [strip.text.rstrip() for strip in table.render_lines(Region(0, 0, table.size.width, table.size.height))]
+
+
+def row_lines(app) -> list[str]:
+    """The table's content lines (no border), header first: what a user reads row by row."""
+    table = app.main.query_one(DiffTable)
+    height = table.scrollable_content_region.height
+    return [table.render_line(y).text.rstrip() for y in range(height)]
+
+
+def widget_text(app, selector: str) -> str:
+    widget = app.screen.query_one(selector)
+    lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return "\n".join(strip.text.rstrip() for strip in lines)

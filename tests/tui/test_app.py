@@ -1,0 +1,248 @@
+"""The inspection screen driven like a user drives it: keys in, screen text out, compared
+with the engine's own result for the same history."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+from inspector.engine import CLAUSES, KINDS, RULE_SOURCE, STAGES, normalize
+from inspector.tui.rows import VIEWS
+from inspector.tui.screens.help import HelpScreen
+from inspector.tui.widgets.diff_table import DiffTable
+from inspector.tui.widgets.stage_bar import StageBar
+
+from .helpers import BROKEN, opened, row_lines, widget_text
+
+
+def _line_of(app, origin: int) -> str:
+    """The table line showing input #origin (the cursor is moved there first)."""
+    table = app.main.query_one(DiffTable)
+    for position in range(table.row_count):
+        row = table.row_at(position)
+        if row.origin == origin:
+            table.cursor = position
+            return table.render_line(position - round(table.scroll_y) + 1).text
+    raise AssertionError(f"#{origin} not shown")
+
+
+async def test_steps_forward_and_back_through_every_stage(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        main = app.main
+        bar = main.query_one(StageBar)
+        assert main.view == 0 and bar.current == 0
+        for view in range(1, len(VIEWS)):
+            await pilot.press("n")
+            assert main.view == view and bar.current == view
+            assert main.query_one(DiffTable).rows.name == VIEWS[view]
+            assert f"MEM-5 clause {view}" in str(main.query_one("#rule").border_title)
+        await pilot.press("n")  # stays on the last stage
+        assert main.view == 4
+        for view in reversed(range(len(VIEWS) - 1)):
+            await pilot.press("p")
+            assert main.view == view
+        await pilot.press("right", "right")
+        assert main.view == 2
+        await pilot.press("left")
+        assert main.view == 1
+        for key in "30421":
+            await pilot.press(key)
+            assert main.view == int(key)
+        # The stage bar's counts come from each stage's events.
+        result = normalize(BROKEN)
+        labels = bar.labels()
+        for view, stage in enumerate(result.stages, start=1):
+            drops = sum(e.drop for e in stage.events)
+            assert (f"−{drops}" in labels[view]) == bool(drops)
+
+
+async def test_markers_and_clause_tags_match_engine_events(broken_file):
+    result = normalize(BROKEN)
+    async with opened(broken_file) as (app, pilot):
+        for view, stage in enumerate(result.stages, start=1):
+            await pilot.press(str(view))
+            for event in stage.events:
+                if event.origin is None:
+                    continue
+                first = next(e for e in stage.events if e.origin == event.origin)
+                line = _line_of(app, event.origin)
+                if any(e.drop and e.call is None for e in stage.events if e.origin == event.origin):
+                    assert line.startswith("- "), line
+                elif event.kind == "system-hoisted":
+                    assert line.startswith("↑ "), line
+                else:
+                    assert line.startswith("~ "), line
+                assert f"({first.clause}) {first.kind}" in line
+            synthesized = [e for e in stage.events if e.kind == "result-synthesized"]
+            lines = [line for line in row_lines(app)[1:] if line.startswith("+ ")]
+            assert len(lines) == len(synthesized)
+            for line, event in zip(lines, synthesized):
+                assert "(3) result-synthesized" in line and event.tool_call_id in line
+        # An input row no stage touched has no marker and no tag in any stage.
+        await pilot.press("3")
+        assert _line_of(app, 1).startswith("  ") and "(" not in _line_of(app, 1).split("hello")[1]
+
+
+async def test_details_and_journey_of_a_dropped_row(broken_file):
+    result = normalize(BROKEN)
+    orphan = next(e for e in result.events if e.kind == "result-orphan")
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("3")
+        _line_of(app, orphan.origin)
+        await pilot.press("enter")
+        details = widget_text(app, "#details-body")
+        assert f"#{orphan.origin} · repair · dropped" in details
+        assert "(3) result-orphan" in details and KINDS["result-orphan"].label in details
+        assert orphan.message.split(":")[0] in details
+        assert '"nobody asked"' in details and "(dropped by this stage)" in details
+        await pilot.press("escape", "j")
+        journey = widget_text(app, "#journey-body")
+        lines = {line.split()[0]: line for line in journey.splitlines() if line.strip() and line.split()[0] in STAGES}
+        assert "unchanged" in lines["coerce"] and "dropped" in lines["repair"] and "gone" in lines["strip"]
+        assert "In the output: no" in journey
+
+
+async def test_journey_of_a_synthesized_row(broken_file):
+    result = normalize(BROKEN)
+    synth = [e for e in result.events if e.kind == "result-synthesized"]
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press(str(STAGES.index(synth[0].stage) + 1))
+        table = app.main.query_one(DiffTable)
+        table.cursor = next(p for p in range(table.row_count) if table.row_at(p).mark == "+")
+        await pilot.press("j")
+        journey = widget_text(app, "#journey-body")
+        assert "synthesized" in journey and "In the output: yes" in journey
+        assert synth[0].tool_call_id in journey
+
+
+async def test_filters_changed_only_kind_and_search(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        main = app.main
+        table = main.query_one(DiffTable)
+        await pilot.press("3", "d")
+        marks = [table.row_at(p).mark for p in range(table.row_count)]
+        assert marks and " " not in marks
+        await pilot.press("d")
+        assert " " in [table.row_at(p).mark for p in range(table.row_count)]
+        # Summary: choosing a kind filters to what it touched and jumps to where it acts.
+        main.filter_kind("result-duplicate")
+        await pilot.pause()
+        assert main.view == 3
+        result = normalize(BROKEN)
+        dup = [e.origin for e in result.events if e.kind == "result-duplicate"]
+        assert [table.row_at(p).origin for p in range(table.row_count)] == dup
+        await pilot.press("escape")
+        assert main.kind is None and table.row_count == len(table.rows)
+        # Search: text, and a tool call id.
+        await pilot.press("0", "slash")
+        await pilot.press(*"THANKS", "enter")
+        assert [table.row_at(p).origin for p in range(table.row_count)] == [9]
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"c9", "enter")
+        assert [table.row_at(p).origin for p in range(table.row_count)] == [7]
+        assert "search: 'c9'" in widget_text(app, "#status")
+        await pilot.press("escape")
+        assert main.query_text == ""
+
+
+async def test_summary_selection_filters(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        main = app.main
+        main.action_summary()
+        await pilot.pause()
+        summary = main.query_one("#summary")
+        kinds = [summary.get_option_at_index(i).id for i in range(summary.option_count)]
+        assert set(kinds) == {e.kind for e in normalize(BROKEN).events}
+        summary.highlighted = kinds.index("result-orphan")
+        await pilot.press("enter")
+        assert main.kind == "result-orphan"
+        table = main.query_one(DiffTable)
+        assert [table.row_at(p).origin for p in range(table.row_count)] == [7]
+
+
+async def test_split_view_shows_before_and_after(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("3", "s")
+        lines = row_lines(app)
+        assert "before repair" in lines[0] and "after repair" in lines[0]
+        orphan = next(line for line in lines if "nobody asked" in line)
+        left, right = orphan.split(" │ ", 1)
+        assert "#7" in left and "(3) result-orphan" in right
+        await pilot.press("s")
+        assert "clause · kind" in row_lines(app)[0]
+
+
+async def test_copy_selected_message_as_json(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("1")
+        _line_of(app, 5)
+        await pilot.press("c")
+        assert json.loads(app.clipboard) == normalize(BROKEN).stages[0].messages[4]
+
+
+async def test_help_lists_keys_and_every_clause(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.markdown
+        for clause in CLAUSES.values():
+            assert clause.title in text and clause.summary in text
+        for kind in KINDS:
+            assert f"`{kind}`" in text
+        assert RULE_SOURCE in text and "`e`" in text and "Export the repaired JSON" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_reload_reads_the_file_again(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("3")
+        broken_file.write_text(json.dumps(BROKEN + [{"role": "tool", "content": "x", "tool_call_id": "zz"}]))
+        await pilot.press("r")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if len(app.main.doc.raw) == len(BROKEN) + 1:
+                break
+        assert len(app.main.doc.raw) == len(BROKEN) + 1
+        assert app.main.view == 3  # the stage is kept
+        assert "zz" in "\n".join(row_lines(app))
+        assert f"{len(BROKEN) + 1} in" in widget_text(app, "#title")
+
+
+async def test_command_palette_entries(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("export: repaired JSON", "stage: repair", "stage: input", "open: samples gallery",
+                      "filter: kind result-orphan", "help: keys and MEM-5"):
+            assert title in titles
+        command = next(c for c in app.get_system_commands(app.screen) if c.title == "stage: strip")
+        command.callback()
+        assert app.main.view == 4
+
+
+def test_every_binding_has_an_id_and_tooltip():
+    from inspector.tui.screens.main import MainScreen
+
+    for binding in [*MainScreen.BINDINGS, *DiffTable.BINDINGS]:
+        assert binding.id and binding.tooltip, binding
+
+
+async def test_stdin_history_opens(tmp_path):
+    data = orjson.dumps(BROKEN)
+    async with opened(stdin_data=data) as (app, pilot):
+        assert app.main.doc.source.name == "<stdin>"
+        assert "<stdin>" in widget_text(app, "#title")
+        await pilot.press("r")  # standard input cannot be read twice: a notice, no crash
+        await pilot.pause()
+        assert app.main.doc is not None
+
+
+async def test_narrow_screen_stacks_and_maximizes_details(broken_file):
+    async with opened(broken_file, size=(80, 24)) as (app, pilot):
+        assert app.main.has_class("-narrow")
+        await pilot.press("3", "enter")
+        assert app.main.maximized is app.main.query_one("#side")
+        await pilot.press("escape")
+        assert app.main.maximized is None and app.main.focused is app.main.query_one(DiffTable)

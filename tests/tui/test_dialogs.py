@@ -1,0 +1,249 @@
+"""Export, errors, the gallery and hostile content: the paths where data could be lost or
+the screen broken."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Input, OptionList
+
+from inspector.cli import main as cli_main
+from inspector.formats import import_history
+from inspector.io import InputError, load_json
+from inspector.tui.loader import Source
+from inspector.tui.screens.error import ErrorDialog
+from inspector.tui.screens.export import ExportDialog
+from inspector.tui.screens.gallery import GalleryScreen, list_samples
+from inspector.tui.screens.open_file import OpenFileDialog
+from inspector.tui.widgets.diff_table import DiffTable
+
+from .helpers import BROKEN, opened, row_lines, wait_loaded, widget_text
+
+
+async def _wait_error(pilot, app) -> None:
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if isinstance(app.screen, ErrorDialog):
+            await pilot.pause()
+            return
+    raise AssertionError("no error dialog")
+
+
+async def _export(app, pilot, path) -> None:
+    await pilot.press("e")
+    assert isinstance(app.screen, ExportDialog)
+    field = app.screen.query_one(Input)
+    field.value = str(path)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_export_equals_cli_output_and_leaves_input_alone(broken_file, tmp_path):
+    before = broken_file.read_bytes(), broken_file.stat().st_mtime_ns
+    cli_out = tmp_path / "cli.json"
+    assert cli_main(["normalize", str(broken_file), "-o", str(cli_out), "-q"]) == 0
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("e")
+        default = app.screen.query_one(Input).value
+        assert default == str(broken_file.with_name("broken.normalized.json"))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportDialog)
+        exported = broken_file.with_name("broken.normalized.json")
+        assert exported.read_bytes() == cli_out.read_bytes()
+        assert any(str(exported) in n.message and "dropped" in n.message for n in app._notifications)
+    assert (broken_file.read_bytes(), broken_file.stat().st_mtime_ns) == before
+
+
+async def test_export_refuses_the_input_and_asks_before_replacing(broken_file, tmp_path):
+    original = broken_file.read_bytes()
+    existing = tmp_path / "existing.json"
+    existing.write_text("keep me")
+    async with opened(broken_file) as (app, pilot):
+        await _export(app, pilot, broken_file)
+        assert isinstance(app.screen, ExportDialog)  # still open, with the reason
+        assert "input file" in widget_text(app, "#export-note")
+        assert broken_file.read_bytes() == original
+        app.screen.query_one(Input).value = str(existing)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "exists" in widget_text(app, "#export-note")
+        assert existing.read_text() == "keep me"
+        assert str(app.screen.query_one("#export", Button).label) == "Replace"
+        await pilot.press("escape")
+        assert existing.read_text() == "keep me"
+        await _export(app, pilot, existing)
+        await pilot.press("enter")  # the second enter confirms
+        await pilot.pause()
+        assert json.loads(existing.read_text()) == json.loads(
+            (lambda: (cli_main(["normalize", str(broken_file), "-q", "-o", str(tmp_path / "x.json")]),
+                      (tmp_path / "x.json").read_text())[1])())
+    assert broken_file.read_bytes() == original
+
+
+async def test_export_of_stdin_goes_to_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with opened(stdin_data=json.dumps(BROKEN).encode()) as (app, pilot):
+        await pilot.press("e")
+        assert app.screen.query_one(Input).value == "stdin.normalized.json"
+        await pilot.press("enter")
+        await pilot.pause()
+    assert json.loads((tmp_path / "stdin.normalized.json").read_text())
+
+
+async def test_bad_json_opens_an_error_dialog_with_line_and_column(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bad = Path("bad.json")
+    bad.write_text('[\n  {"role": "user",\n   "content": oops}\n]\n')
+    with pytest.raises(InputError) as expected:
+        load_json(bad)
+    assert expected.value.line == 3
+    async with opened(size=(100, 30), gallery=False) as (app, pilot):
+        app.main.load(Source.file(bad))
+        await _wait_error(pilot, app)
+        assert app.screen.message == str(expected.value)
+        message = widget_text(app, "#dialog-message")
+        assert message.startswith(f"bad.json:{expected.value.line}:{expected.value.column}: ")
+        assert f"bad.json:{expected.value.line}:{expected.value.column}" in message
+        assert app.screen.focused is app.screen.query_one("#ok", Button)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ErrorDialog)
+        # Still usable: the gallery opens and a sample loads.
+        await pilot.press("g")
+        assert isinstance(app.screen, GalleryScreen)
+        await pilot.press("enter")
+        await wait_loaded(app, pilot)
+        assert app.main.doc.source.sample
+
+
+@pytest.mark.parametrize("content", [b"", b'{"messages": 3}', b"\xff\xfe[]", b"42"],
+                         ids=["empty", "messages-not-array", "not-utf8", "scalar"])
+async def test_other_unreadable_files(tmp_path, content):
+    path = tmp_path / "h.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as expected:  # what the command line would say
+        import_history(load_json(path), str(path))
+    async with opened(size=(100, 30), gallery=False) as (app, pilot):
+        app.main.load(Source.file(path))
+        await _wait_error(pilot, app)
+        assert app.screen.message == str(expected.value)
+        await pilot.press("enter")
+        assert not isinstance(app.screen, ErrorDialog)
+
+
+async def test_missing_file_from_the_command_line(tmp_path):
+    app_path = tmp_path / "nope.json"
+    from inspector.tui.app import make_app
+
+    app = make_app(app_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait_error(pilot, app)
+        assert "no such file" in widget_text(app, "#dialog-message")
+        await pilot.press("escape")
+        assert "No history open" in "\n".join(row_lines(app))
+
+
+async def test_gallery_lists_the_samples_and_opens_one():
+    samples = list_samples()
+    assert samples
+    from inspector.tui.app import make_app
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, GalleryScreen)
+        options = app.screen.query_one(OptionList)
+        assert options.option_count == len(samples)
+        assert samples[0].title in str(options.get_option_at_index(0).prompt)
+        await pilot.press("down", "enter")
+        await wait_loaded(app, pilot)
+        assert app.main.doc.source.path == str(samples[1].path)
+        assert samples[1].path.name in widget_text(app, "#title")
+
+
+HOSTILE = [
+    {"role": "user", "content": "[bold red]x[/]"},
+    {"role": "user", "content": "[/]"},
+    {"role": "user", "content": "\x1b[2J\x1b[31mred\r\x07"},
+    {"role": "user", "content": "abc\u202edef\u2066ghi"},
+    {"role": "[link=http://x]y[/link]", "content": "role is markup"},
+    {"role": "user", "content": "A" * 1_000_000},
+    {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": "[b]id[/b]", "name": "f"}]},
+]
+
+
+async def test_hostile_content_renders_literally(tmp_path):
+    path = tmp_path / "[red]hostile[x].json"
+    path.write_text(json.dumps(HOSTILE))
+    async with opened(path) as (app, pilot):
+        text = "\n".join(row_lines(app))
+        assert "[bold red]x[/]" in text and "  [/]" in text
+        assert "\\x1b[2J\\x1b[31mred\\x0d\\x07" in text
+        assert "abc\\u202edef\\u2066ghi" in text
+        assert "[link=htt…" in text  # the role, cut to its column, still literal
+        assert "[b]id[/b]" in text
+        for line in text.splitlines():
+            assert "\x1b" not in line and "\u202e" not in line and "\r" not in line
+        assert "[red]hostile[x].json" in widget_text(app, "#title")
+        table = app.main.query_one(DiffTable)
+        table.cursor = 5  # the 1 MB line: the preview is cut, the details clipped
+        started = time.perf_counter()
+        await pilot.press("enter")
+        details = widget_text(app, "#details-body")
+        assert time.perf_counter() - started < 5
+        assert "more characters" in details and len(details) < 50_000
+        table.cursor = 2
+        await pilot.press("enter")
+        assert "\\u001b[2J" in widget_text(app, "#details-body")  # JSON's own escape, inert
+        await pilot.press("escape", "3", "s", "0")
+        assert "[bold red]x[/]" in "\n".join(row_lines(app))
+
+
+async def test_large_history_stays_responsive(tmp_path):
+    """Not a benchmark (bench/tui.py is): 30,000 rows load, switch and scroll to the end."""
+    messages = []
+    for i in range(10_000):
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": f"c{i}", "name": "f"}]},
+            {"role": "tool", "content": f"result {i}", "tool_call_id": f"c{i}" if i % 50 else f"x{i}"},
+            {"role": "user", "content": f"next {i}"},
+        ]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(messages))
+    async with opened(path, size=(120, 40)) as (app, pilot):
+        await pilot.press("3", "end")
+        table = app.main.query_one(DiffTable)
+        assert table.cursor == table.row_count - 1
+        assert "next 9999" in "\n".join(row_lines(app))
+        await pilot.press("d")
+        assert table.row_count == 2 * len(range(0, 10_000, 50))  # each orphan, and its call's synthesized result
+        assert not app.main.query("DiffTable *")  # no widget per row
+        # A search this big runs in a worker; its result replaces the rows when it arrives.
+        await pilot.press("d", "slash", *"next 9999", "enter")
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if not app.main.searching:
+                break
+        assert [table.row_at(p).origin for p in range(table.row_count)] == [len(messages) - 1]
+
+
+async def test_open_another_file(broken_file, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"role": "user", "content": "second file"}]))
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("3", "o")
+        assert isinstance(app.screen, OpenFileDialog)
+        app.screen.query_one(Input).value = str(other)
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.main.doc.source.path == str(other):
+                break
+        assert app.main.doc.source.path == str(other)
+        assert app.main.view == 0  # a new file starts at its input
+        assert "second file" in "\n".join(row_lines(app))
+        await pilot.press("o", "escape")
+        assert not isinstance(app.screen, OpenFileDialog) and app.main.doc.source.path == str(other)
