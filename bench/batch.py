@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -106,8 +107,10 @@ def floor(src: str, dst: str) -> None:
                 pass
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of a command and all its children."""
+def measure(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, all processes) and peak resident memory
+    (MB, summed over the command and its children) of a command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
@@ -127,7 +130,9 @@ def measure(cmd: list[str]) -> tuple[float, float]:
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read().decode()}")
-    return seconds, peak / 2**20
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu, peak / 2**20
 
 
 def main() -> None:
@@ -161,20 +166,23 @@ def main() -> None:
         if not args.no_dask:
             runs.append(("batch --dask local (2 workers)",
                          inspector + [str(data), "-o", out, "--workers", "2", "-q", "--dask", "local",
-                                      "--blocksize", f"{max(1, int(mb // 16))}MiB"]))
+                                      "--blocksize", f"{max(1, int(mb // 16))}MiB",
+                                      "--report", str(work / "dask-report.json")]))
         figures = {}
         for label, cmd in runs:
-            seconds, peak = measure(cmd)
+            seconds, cpu, peak = measure(cmd)
             figures[label] = seconds
             print(f"  {label:<32} {seconds:7.2f} s  {count / seconds:9,.0f} histories/s  "
-                  f"{mb / seconds:7.1f} MB/s  peak memory {peak:6.1f} MB")
+                  f"{mb / seconds:7.1f} MB/s  cpu {cpu:6.2f} s  peak memory {peak:6.1f} MB")
         floor_s = figures["orjson floor (read+write)"]
         w1, w2 = figures["batch --workers 1"], figures["batch --workers 2"]
         print(f"  --workers 1 / floor: {w1 / floor_s:.2f}x   (goal: at most 3x)")
         print(f"  --workers 2 speed-up over --workers 1: {w1 / w2:.2f}x   (goal: at least 1.7x)")
         if not args.no_dask:
+            job = orjson.loads((work / "dask-report.json").read_bytes())["seconds"]
             print(f"  dask local / --workers 2: {figures['batch --dask local (2 workers)'] / w2:.2f}x the time "
-                  f"(includes starting the cluster)")
+                  f"(wall, cluster start-up included; the job alone took {job:.2f} s, "
+                  f"{count / job:,.0f} histories/s)")
         os.unlink(out)
     print(f"\nload average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -20,6 +20,7 @@ SHOTS = [
     ("repair-wide", "09-redeclared-id-after-restart.json", (160, 45), ["3", "down", "down", "down"]),
     ("strip-split", "02-result-before-call.json", (160, 45), ["4", "s", "down", "down", "down"]),
     ("journey-narrow", "09-redeclared-id-after-restart.json", (80, 24), ["3", "down", "down", "down", "j"]),
+    ("repair-narrow", "05-compaction-cut-call.json", (80, 24), ["3", "down", "down"]),
     ("details-narrow", "05-compaction-cut-call.json", (80, 24), ["3", "down", "down", "enter"]),
     ("gallery", None, (100, 30), []),
     ("help", "01-falsy-id.json", (120, 40), ["question_mark"]),
@@ -37,7 +38,7 @@ async def shoot(name: str, sample: str | None, size: tuple[int, int], keys: list
     async with app.run_test(size=size) as pilot:
         for _ in range(200):
             await pilot.pause(0.02)
-            if sample is None or (app.main.doc is not None and app.main.loading is None):
+            if sample is None or (app.main.doc is not None and app.main.loading_source is None):
                 break
         for key in keys:
             await pilot.press(key)

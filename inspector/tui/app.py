@@ -12,7 +12,6 @@ from textual.screen import Screen
 from ..engine import KINDS
 from .loader import Source
 from .rows import VIEWS
-from .screens.gallery import GalleryScreen
 from .screens.main import MainScreen
 
 
@@ -32,8 +31,8 @@ class InspectorApp(App[int]):
     def on_mount(self) -> None:
         self.install_screen(MainScreen(), "main")
         self.push_screen("main")
-        if self.source is not None:
-            self.main.load(self.source)
+        if self.source is not None:  # after the first paint, so the screen is there while it loads
+            self.call_after_refresh(self.main.load, self.source)
         elif self.open_gallery:
             self.main.action_gallery()
 

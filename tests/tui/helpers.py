@@ -31,7 +31,7 @@ async def wait_loaded(app, pilot, tries: int = 400) -> None:
     for _ in range(tries):
         await pilot.pause(0.02)
         main = app.main
-        if main.doc is not None and main.loading is None:
+        if main.doc is not None and main.loading_source is None:
             await pilot.pause()
             return
     raise AssertionError("the history never finished loading")

@@ -246,3 +246,34 @@ async def test_narrow_screen_stacks_and_maximizes_details(broken_file):
         assert app.main.maximized is app.main.query_one("#side")
         await pilot.press("escape")
         assert app.main.maximized is None and app.main.focused is app.main.query_one(DiffTable)
+
+
+async def test_mouse_picks_stage_and_row(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        bar = app.main.query_one(StageBar)
+        start, _, view = next(span for span in bar._spans if span[2] == 3)
+        await pilot.click(StageBar, offset=(start + 1, 0))
+        assert app.main.view == 3
+        table = app.main.query_one(DiffTable)
+        await pilot.click(DiffTable, offset=(5, 3))  # border, header, then the second row
+        assert table.cursor == 1
+        await pilot.click(DiffTable, offset=(5, 3), times=2)
+        assert app.main.focused is app.main.query_one("#details")
+
+
+async def test_empty_and_clean_histories(tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    async with opened(empty) as (app, pilot):
+        assert "the history is empty" in "\n".join(row_lines(app))
+        await pilot.press("n", "enter", "j", "d", "s")  # nothing to show, nothing breaks
+        assert app.main.view == 1
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
+    async with opened(clean) as (app, pilot):
+        app.main.action_summary()
+        await pilot.pause()
+        assert "Nothing to change" in str(app.main.query_one("#summary").get_option_at_index(0).prompt)
+        await pilot.press("escape", "3", "d")
+        assert app.main.query_one(DiffTable).row_count == 0
+        assert "No rows match the filters." in "\n".join(row_lines(app))

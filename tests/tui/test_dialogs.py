@@ -247,3 +247,16 @@ async def test_open_another_file(broken_file, tmp_path):
         assert "second file" in "\n".join(row_lines(app))
         await pilot.press("o", "escape")
         assert not isinstance(app.screen, OpenFileDialog) and app.main.doc.source.path == str(other)
+
+
+async def test_notifications_show_markup_literally(tmp_path):
+    path = tmp_path / "[b]x[-b].json"
+    path.write_text(json.dumps(BROKEN))
+    async with opened(path) as (app, pilot):
+        await pilot.press("slash", *"[/]", "enter")  # no match: a warning quoting the search
+        await pilot.press("e", "enter")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("'[/]'" in m for m in messages)
+        assert any("[b]x[-b].normalized.json" in m for m in messages)
+        assert all(not n.markup for n in app._notifications)

@@ -7,6 +7,7 @@ only draw what it hands them. Loading and normalizing run in a worker thread.
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,17 @@ from .open_file import OpenFileDialog
 
 WIDE = 120  # columns from which the side panel sits beside the table instead of under it
 BACKGROUND_SEARCH = 20_000  # rows from which a search runs in a worker thread
+BIG_FILE = 2_000_000  # bytes from which the progress panel shows at once
+PANE_DELAY = 0.08  # seconds between pane updates while the cursor keeps moving
+
+
+def _size(source: Source) -> int:
+    if source.data is not None:
+        return len(source.data)
+    try:
+        return os.path.getsize(source.path) if source.path else 0
+    except OSError:
+        return 0
 
 
 class SidePanel(Vertical):
@@ -91,8 +103,11 @@ class MainScreen(Screen[None]):
         self.kind_keys: set[Any] | None = None
         self.query_text = ""
         self.searching = False
-        self.loading: Source | None = None
+        self.loading_source: Source | None = None
         self._loading_timer = None
+        self._pane_timer = None
+        self._pending_row: Row | None = None
+        self._shown_row: Row | None = None
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -130,14 +145,23 @@ class MainScreen(Screen[None]):
     # -- loading ----------------------------------------------------------------------
     def load(self, source: Source) -> None:
         """Load in a worker; the progress panel appears only if it takes more than a moment."""
-        self.loading = source
+        self.loading_source = source
         if self._loading_timer is not None:
             self._loading_timer.stop()
-        self._loading_timer = self.set_timer(0.15, self._reveal_loading)
+        if self.doc is None:
+            self.query_one(TitleBar).show(source.name)
+            table = self.query_one(DiffTable)
+            table.empty_text = f"Loading {inert(source.name)}…"
+            table.refresh()
+        self._progress(f"Loading {source.name}", 0.0)
+        if _size(source) >= BIG_FILE:  # parsing holds the interpreter: show progress before it starts
+            self._reveal_loading()
+        else:
+            self._loading_timer = self.set_timer(0.15, self._reveal_loading)
         self._load_worker(source)
 
     def _reveal_loading(self) -> None:
-        if self.loading is not None:
+        if self.loading_source is not None:
             self.query_one("#loading").display = True
 
     def _progress(self, phase: str, fraction: float) -> None:
@@ -158,21 +182,25 @@ class MainScreen(Screen[None]):
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._failed, source, str(exc))
             return
-        except (MemoryError, RecursionError, ValueError, TypeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._failed, source, f"{source.name}: {exc}")
+                self.app.call_from_thread(self._failed, source,
+                                          f"{source.name}: could not be read as a history "
+                                          f"({type(exc).__name__}: {exc})")
             return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._install, doc)
 
     def _done_loading(self) -> None:
-        self.loading = None
+        self.loading_source = None
         if self._loading_timer is not None:
             self._loading_timer.stop()
         self.query_one("#loading").display = False
 
     def _failed(self, source: Source, message: str) -> None:
         self._done_loading()
+        if self.doc is None:
+            self._show_document()  # back to the empty state, ready for o or g
         self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", message))
 
     def _install(self, doc: Document) -> None:
@@ -292,12 +320,26 @@ class MainScreen(Screen[None]):
     # -- row panes ------------------------------------------------------------------
     @on(DiffTable.Highlighted)
     def _highlighted(self, event: DiffTable.Highlighted) -> None:
-        self._show_row(event.row)
+        """Panes follow the cursor at once, then at most every PANE_DELAY while keys repeat."""
+        self._pending_row = event.row
+        if self._pane_timer is None:
+            self._show_row(event.row)
+            self._shown_row = event.row
+            self._pane_timer = self.set_timer(PANE_DELAY, self._pane_cooldown)
+
+    def _pane_cooldown(self) -> None:
+        self._pane_timer = None
+        if self._pending_row is not self._shown_row:
+            self._highlighted(DiffTable.Highlighted(self._pending_row))
 
     def _show_row(self, row: Row | None) -> None:
         self.query_one(Details).show(row, self.view)
         steps = self.doc.model.journey(row.key) if (row is not None and self.doc is not None) else []
         self.query_one(Journey).show(row, steps)
+
+    @on(DiffTable.Chosen)
+    def _chosen(self, event: DiffTable.Chosen) -> None:
+        self.action_details()
 
     @on(StageBar.Picked)
     def _picked(self, event: StageBar.Picked) -> None:
@@ -394,6 +436,11 @@ class MainScreen(Screen[None]):
     def clear_filters(self) -> None:
         self.changed_only, self.kind, self.kind_keys, self.query_text = False, None, None, ""
         self._show_view(self.current_key())
+
+    def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
+        """Notifications quote file names and search text: never read them as markup."""
+        kwargs.setdefault("markup", False)
+        super().notify(inert(message), **kwargs)
 
     def action_export(self) -> None:
         if self.doc is None:

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...engine import CLAUSES
-from ..rows import ADD, CHANGE, DROP, MOVE, SAME, Row, StageRows, call_ids, role_of
+from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, role_of
 from ..text import inert, preview
 
 ROLE_WIDTH = 10
@@ -67,6 +67,8 @@ def tag_of(row: Row, view: int) -> str:
 class DiffTable(ScrollView, can_focus=True):
     """Rows of the current stage; a cursor row drives the details and journey panes."""
 
+    DEFAULT_CSS = "DiffTable { overflow-x: hidden; }"
+
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False, id="table.up", tooltip="Previous row"),
         Binding("down", "cursor(1)", "Down", show=False, id="table.down", tooltip="Next row"),
@@ -92,7 +94,7 @@ class DiffTable(ScrollView, can_focus=True):
             self.row = row
 
     class Chosen(Message):
-        """Enter on a row: show its details."""
+        """A double click on a row: show its details (enter is the screen's binding)."""
 
         def __init__(self, row: Row) -> None:
             super().__init__()
@@ -122,7 +124,7 @@ class DiffTable(ScrollView, can_focus=True):
         target = 0
         if keep is not None and rows is not None:
             target = self._find(keep)
-        self.virtual_size = Size(self.size.width, self.row_count + 1)
+        self.virtual_size = Size(0, self.row_count + 1)  # no horizontal scrolling: columns fit the width
         self._refresh_scrollbars()
         self.cursor = min(target, max(self.row_count - 1, 0))
         self.refresh()
@@ -160,8 +162,13 @@ class DiffTable(ScrollView, can_focus=True):
 
     # -- cursor ---------------------------------------------------------------------
     def watch_cursor(self, old: int, new: int) -> None:
+        top = round(self.scroll_y)
         self._scroll_to_cursor()
-        self.refresh()
+        if round(self.scroll_y) == top and old != new:
+            self.refresh_line(old + 1)  # only the two rows that changed look: line 0 is the header
+            self.refresh_line(new + 1)
+        else:
+            self.refresh()
         self.post_message(self.Highlighted(self.current))
 
     def validate_cursor(self, value: int) -> int:
@@ -185,19 +192,15 @@ class DiffTable(ScrollView, can_focus=True):
     def action_edge(self, end: int) -> None:
         self.cursor = self.row_count - 1 if end else 0
 
-    def key_enter(self) -> None:
-        row = self.current
-        if row is not None:
-            self.post_message(self.Chosen(row))
-
     def on_click(self, event: events.Click) -> None:
-        if event.y >= 1:
-            self.cursor = round(self.scroll_y) + event.y - 1
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y >= 1:  # line 0 is the header
+            self.cursor = round(self.scroll_y) + offset.y - 1
             if event.chain == 2 and self.current is not None:
                 self.post_message(self.Chosen(self.current))
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(event.size.width, self.row_count + 1)
+        self.virtual_size = Size(0, self.row_count + 1)
 
     # -- rendering ------------------------------------------------------------------
     def _style(self, name: str) -> Style:
