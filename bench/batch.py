@@ -6,8 +6,10 @@ lines, many histories with MEM-5 damage) and measures, each as its own process:
 - the floor: orjson-only read + write of the same file (loads/dumps per line);
 - ``inspector batch --workers 1``, ``--workers 2`` (and the speed-up), and
   ``--dask local --workers 2``;
-- peak memory of each (resident memory summed over the process and its children,
-  sampled every 20 ms), at 20,000 and at 100,000 histories.
+- peak memory of each (proportional resident memory summed over the process and its
+  children, sampled every 50 ms in a separate run), at 20,000 and at 100,000 histories;
+- CPU seconds of each (all processes), which the other load on a shared machine does
+  not inflate the way it inflates wall time.
 
 Goals (issue 5): --workers 1 within 3x the floor, --workers 2 at least 1.7x faster than
 --workers 1, peak memory under 200 MB whatever the dataset size.
@@ -107,32 +109,51 @@ def floor(src: str, dst: str) -> None:
                 pass
 
 
-def measure(cmd: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system, all processes) and peak resident memory
-    (MB, summed over the command and its children) of a command."""
+def footprint(process: psutil.Process) -> int:
+    """Proportional set size: resident memory with shared pages split among the processes
+    sharing them, so a tree's total counts shared memory (forked pages, the batch's
+    shared output slots) once. Falls back to RSS where the kernel does not say."""
+    try:
+        with open(f"/proc/{process.pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return process.memory_info().rss
+    except psutil.NoSuchProcess:
+        return 0
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, every process) of a command, with
+    nothing sampling it: on two cores a sampler would steal time from the workers."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.decode()}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def peak_memory(cmd: list[str]) -> float:
+    """Peak memory (MB of PSS summed over the command and its children), sampled every
+    50 ms in a run of its own."""
     proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     while proc.poll() is None:
-        total = 0
         try:
             procs = [proc, *proc.children(recursive=True)]
         except psutil.NoSuchProcess:
             break
-        for p in procs:
-            try:
-                total += p.memory_info().rss
-            except psutil.NoSuchProcess:
-                pass
-        peak = max(peak, total)
-        time.sleep(0.02)
-    seconds = time.perf_counter() - start
+        peak = max(peak, sum(footprint(p) for p in procs))
+        time.sleep(0.05)
     if proc.returncode != 0:
         sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read().decode()}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return seconds, cpu, peak / 2**20
+    return peak / 2**20
 
 
 def main() -> None:
@@ -140,6 +161,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="20000,100000", help="histories per dataset (comma-separated)")
     parser.add_argument("--no-dask", action="store_true")
     parser.add_argument("--keep", metavar="DIR", help="keep generated datasets here between runs")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each command; the fastest counts (default 3: the machine is shared)")
     parser.add_argument("--floor", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
@@ -150,7 +173,8 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     inspector = [sys.executable, "-m", "inspector", "batch"]
     print(f"inspector batch benchmark: {os.cpu_count()} cores, load average "
-          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; each figure is the fastest of "
+          f"{max(1, args.repeat)} runs; peak memory is measured in one more run")
     for count in sizes:
         data = work / f"histories-{count}.jsonl"
         if not data.exists():
@@ -170,7 +194,8 @@ def main() -> None:
                                       "--report", str(work / "dask-report.json")]))
         figures = {}
         for label, cmd in runs:
-            seconds, cpu, peak = measure(cmd)
+            seconds, cpu = min(timed(cmd) for _ in range(max(1, args.repeat)))
+            peak = peak_memory(cmd)
             figures[label] = seconds
             print(f"  {label:<32} {seconds:7.2f} s  {count / seconds:9,.0f} histories/s  "
                   f"{mb / seconds:7.1f} MB/s  cpu {cpu:6.2f} s  peak memory {peak:6.1f} MB")
@@ -178,7 +203,7 @@ def main() -> None:
         w1, w2 = figures["batch --workers 1"], figures["batch --workers 2"]
         print(f"  --workers 1 / floor: {w1 / floor_s:.2f}x   (goal: at most 3x)")
         print(f"  --workers 2 speed-up over --workers 1: {w1 / w2:.2f}x   (goal: at least 1.7x)")
-        if not args.no_dask:
+        if not args.no_dask:  # the report is the last Dask run's
             job = orjson.loads((work / "dask-report.json").read_bytes())["seconds"]
             print(f"  dask local / --workers 2: {figures['batch --dask local (2 workers)'] / w2:.2f}x the time "
                   f"(wall, cluster start-up included; the job alone took {job:.2f} s, "

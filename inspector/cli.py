@@ -250,7 +250,11 @@ def run_tui(argv: list[str]) -> int:
     parser = _Parser(prog="inspector", description="Open the inspection TUI on FILE, standard input (-), "
                      "or the gallery of bundled samples when no file is given.")
     parser.add_argument("file", nargs="?", metavar="FILE|-")
+    parser.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
+                        help="input format (default: detect)")
+    parser.add_argument("--strict", action="store_true",
+                        help="start with the strict stage on (an extension beyond MEM-5; t toggles it)")
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 
-    return run(args.file)
+    return run(args.file, fmt=args.fmt, strict=args.strict)

@@ -10,6 +10,7 @@ megabyte each. With one worker everything runs in-process (no pickling at all).
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 import shutil
@@ -27,10 +28,12 @@ from ..io import InputError
 from .progress import Progress
 from .reader import TASK_BYTES, LineCounter, Source, Task, classify, plan, total_bytes
 from .report import Health
+from . import worker
 from .worker import ChunkResult, ignore_interrupts, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
 
-WINDOW = 4  # tasks in flight per worker
+WINDOW = 4       # tasks in flight per worker
+SLOT_FACTOR = 4  # a slot holds four times a task's input; a larger output uses the pipe
 
 
 def default_workers() -> int:
@@ -98,13 +101,17 @@ class Sink:
         self.lines = LineCounter()
         self.bytes_done = 0
 
-    def consume(self, task: Task, result: ChunkResult) -> None:
+    def consume(self, task: Task, result: ChunkResult, shared: mmap.mmap | None = None) -> None:
         entries = self.health.add_chunk(result, self.health.read, self.lines.base(task))
         self.lines.advance(task, result.lines)
         self.bytes_done += task.size
-        if result.part is not None:
-            self.out.append_file(result.part)  # type: ignore[union-attr]
-            os.unlink(result.part)
+        handoff = result.handoff
+        if handoff is not None and handoff[0] == "slot":
+            with memoryview(shared)[handoff[1]:handoff[1] + handoff[2]] as view:  # type: ignore[arg-type,misc]
+                self.out.write(view)  # type: ignore[union-attr, arg-type]
+        elif handoff is not None:
+            self.out.append_file(handoff[1])  # type: ignore[union-attr, arg-type]
+            os.unlink(handoff[1])  # type: ignore[arg-type]
         elif result.output:
             self.out.write(result.output)  # type: ignore[union-attr]
         if self.errors is not None and entries:
@@ -144,8 +151,15 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
         live = sys.stderr.isatty()
     with ExitStack() as stack:
         stack.enter_context(interrupts_as_keyboard())
-        pool = None
+        pool = shared = None
+        limit = job.workers * WINDOW
+        slot = max(1, int(SLOT_FACTOR * job.task_bytes))
         if job.workers > 1:
+            if multiprocessing.get_start_method() == "fork" and not job.mirror:
+                # Workers inherit this mapping: outputs come back through memory, no copies
+                # through pipes or files. Only pages actually written are ever allocated.
+                shared = worker.SHARED = stack.enter_context(mmap.mmap(-1, limit * slot))
+                stack.callback(setattr, worker, "SHARED", None)
             # Start the workers before any thread exists (the progress bar has one): fork
             # and threads do not mix.
             pool = stack.enter_context(multiprocessing.Pool(job.workers, initializer=ignore_interrupts))
@@ -157,19 +171,21 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
                 sink.consume(task, run_task(task, job.fmt, sink.mirror))
                 progress.update(sink.health.read, sink.bytes_done)
         else:
-            scratch = None if job.mirror else stack.enter_context(scratch_folder(job.output))
+            scratch = None if job.mirror or shared else stack.enter_context(scratch_folder(job.output))
             window: deque = deque()
-            limit = job.workers * WINDOW
             for number, task in enumerate(tasks):
-                part = None if scratch is None else os.path.join(scratch, f"{number:09d}.part")
-                window.append((task, pool.apply_async(run_task, (task, job.fmt, sink.mirror, part))))
+                # A task's slot is free again: the task that used it, ``limit`` tasks ago,
+                # has been consumed (the window never holds more than ``limit``).
+                handoff = (("slot", (number % limit) * slot, slot) if shared is not None else
+                           ("part", os.path.join(scratch, f"{number:09d}.part")) if scratch is not None else None)
+                window.append((task, pool.apply_async(run_task, (task, job.fmt, sink.mirror, handoff))))
                 if len(window) >= limit:
                     done, pending = window.popleft()
-                    sink.consume(done, pending.get())
+                    sink.consume(done, pending.get(), shared)
                     progress.update(sink.health.read, sink.bytes_done)
             while window:
                 done, pending = window.popleft()
-                sink.consume(done, pending.get())
+                sink.consume(done, pending.get(), shared)
                 progress.update(sink.health.read, sink.bytes_done)
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed

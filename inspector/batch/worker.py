@@ -2,16 +2,19 @@
 
 A task names about a megabyte of input (a byte range of a file, a block of lines, or a
 few files) and the worker reads it itself, so the parent neither reads nor pickles the
-input; a task's output comes back as one joined buffer (or a part file) and a small
-tally, so the parent only copies bytes and adds numbers up. Every tally is read off the
+input; a task's output comes back as one joined buffer, through shared memory (or a
+part file) rather than the pool's pipe, with a small tally, so the parent only writes
+bytes and adds numbers up. Every tally is read off the
 engine's events.
 """
 
 from __future__ import annotations
 
+import mmap
 import signal
 from pathlib import Path
 from dataclasses import dataclass, field
+from typing import Union
 
 from ..engine import normalize
 from ..formats import import_history
@@ -19,6 +22,7 @@ from ..io import InputError, dump_messages, parse_json
 from .reader import Record, Task, mirrored_name, task_records
 
 FAILED = -1
+Handoff = Union[tuple[str, int, int], tuple[str, str], None]
 
 
 @dataclass(slots=True)
@@ -39,7 +43,7 @@ class ChunkResult:
     drops: list[int]                      # per record; FAILED for a failed record
     where: list[tuple[str, int | None]] = field(default_factory=list)  # task-local lines
     lines: int = 0                        # physical lines the task read
-    part: str | None = None               # the file holding ``output`` instead, if any
+    handoff: Handoff = None               # where ``output`` was put instead, if anywhere
     changed: int = 0
     failures: list[Failure] = field(default_factory=list)
     # (clause, kind) -> [events, records having at least one]
@@ -63,21 +67,33 @@ def _excerpt(item: bytes | str) -> str:
     return item[:EXCERPT * 4].decode("utf-8", errors="replace").strip()[:EXCERPT]
 
 
-def run_task(task: Task, fmt: str = "auto", mirror: str | None = None, part: str | None = None) -> ChunkResult:
+# Shared memory the parent maps before forking its pool: one slot per task in flight.
+SHARED: mmap.mmap | None = None
+
+
+def run_task(task: Task, fmt: str = "auto", mirror: str | None = None, handoff: Handoff = None) -> ChunkResult:
     """Read a task's records and process them. With ``mirror``, each good record is
-    written to its mirrored path under that folder; with ``part``, the output goes to that
-    file, which the parent appends to the output with ``sendfile``: piping megabytes back
-    through the pool costs the parent more CPU than the copy does."""
+    written to its mirrored path under that folder. ``handoff`` says where the parent
+    wants the output: ``("slot", offset, capacity)`` in ``SHARED``, or ``("part", path)``
+    a file it appends with ``sendfile``. Piping megabytes back through the pool would cost
+    the parent (the one serial process) more CPU than either."""
     count = [0]
     records = list(task_records(task, count))
     result = process_records(records, fmt, mirror)
     result.lines = count[0]
-    if part is not None:
-        with open(part, "wb") as handle:
-            handle.write(result.output)
+    size = len(result.output)
+    if handoff is None or not size:
+        return result
+    if handoff[0] == "slot" and SHARED is not None and size <= handoff[2]:
+        SHARED[handoff[1]:handoff[1] + size] = result.output
+        result.handoff = ("slot", handoff[1], size)
         result.output = b""
-        result.part = part
-    return result
+    elif handoff[0] == "part":
+        with open(handoff[1], "wb") as handle:
+            handle.write(result.output)
+        result.handoff = handoff
+        result.output = b""
+    return result  # an output too large for its slot travels back through the pipe
 
 
 def process_records(records: list[Record], fmt: str = "auto", mirror: str | None = None) -> ChunkResult:

@@ -9,6 +9,7 @@ interrupted run leaves neither a partial file nor a stray temporary behind.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import shutil
 import sys
@@ -47,8 +48,9 @@ class StreamTarget:
     def __init__(self, path: str):
         self.path = path
         self._tmp: str | None = None
-        self._raw: BinaryIO | None = None
-        self._out: BinaryIO | None = None
+        self._raw: io.FileIO | None = None          # the temporary file itself
+        self._buffered: io.BufferedWriter | None = None  # complete writes, even when large
+        self._out: BinaryIO | None = None           # what records are written to (maybe gzip)
 
     def __enter__(self) -> StreamTarget:
         if self.path == "-":
@@ -59,25 +61,27 @@ class StreamTarget:
             fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         except OSError as exc:
             raise InputError(self.path, f"cannot write here: {exc.strerror or exc}") from None
-        self._raw = os.fdopen(fd, "wb", buffering=0)  # writes come in large pieces already
-        self._out = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6, mtime=0) \
-            if self.path.endswith(".gz") else self._raw
+        self._raw = io.FileIO(fd, "wb")
+        self._buffered = io.BufferedWriter(self._raw, 1 << 16)
+        self._out = gzip.GzipFile(fileobj=self._buffered, mode="wb", compresslevel=6, mtime=0) \
+            if self.path.endswith(".gz") else self._buffered
         return self
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | memoryview) -> None:
         self._out.write(data)  # type: ignore[union-attr]
 
     def append_file(self, path: str) -> None:
         """Append a file's bytes: in the kernel (``sendfile``) when nothing needs encoding."""
         with open(path, "rb") as source:
             size = os.fstat(source.fileno()).st_size
-            if self._out is self._raw and self._raw is not None:
+            if self._raw is not None and self._out is self._buffered:
+                self._buffered.flush()  # type: ignore[union-attr]
                 sent = 0
                 try:
                     while sent < size:
                         n = os.sendfile(self._raw.fileno(), source.fileno(), sent, size - sent)
                         if n == 0:
-                            break
+                            raise OSError(f"{path}: ended after {sent} of {size} bytes")
                         sent += n
                     return
                 except OSError:
@@ -93,11 +97,11 @@ class StreamTarget:
             return
         try:
             if exc_type is None:
-                if self._out is not self._raw:
+                if self._out is not self._buffered:
                     self._out.close()  # type: ignore[union-attr]  # writes the gzip trailer
-                self._raw.flush()  # type: ignore[union-attr]
+                self._buffered.flush()  # type: ignore[union-attr]
                 os.fsync(self._raw.fileno())  # type: ignore[union-attr]
-                self._raw.close()  # type: ignore[union-attr]
+                self._buffered.close()  # type: ignore[union-attr]
                 target = Path(self.path)
                 mode = target.stat().st_mode & 0o7777 if target.exists() else _umask_mode(0o666)
                 os.chmod(self._tmp, mode)

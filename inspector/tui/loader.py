@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Result, normalize
+from ..engine.strict import normalize_strict
 from ..formats import Imported, import_history
 from ..io import InputError, parse_json, read_bytes
 from .rows import Model
@@ -52,6 +53,7 @@ class Document:
     model: Model
     imported: Imported | None = None  # the parsed document and its format: the seam for exports
     notes: list[str] = field(default_factory=list)
+    strict: bool = False  # normalized with the strict stage (an extension beyond MEM-5)
 
 
 def _read(path: str, name: str, progress: Progress) -> bytes:
@@ -75,20 +77,21 @@ def _read(path: str, name: str, progress: Progress) -> bytes:
     return b"".join(parts)
 
 
-def load_document(source: Source, progress: Progress = lambda phase, fraction: None) -> Document:
+def load_document(source: Source, progress: Progress = lambda phase, fraction: None,
+                  strict: bool = False) -> Document:
     """Millions of small acyclic objects are born here: the cyclic collector would walk them
     all again and again (seconds on 200,000 messages), so it pauses until the caller has
     the document and can ``gc.freeze()`` it out of later collections."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _load(source, progress)
+        return _load(source, progress, strict)
     finally:
         if collecting:
             gc.enable()
 
 
-def _load(source: Source, progress: Progress) -> Document:
+def _load(source: Source, progress: Progress, strict: bool) -> Document:
     name = source.name
     if source.data is not None:
         data = source.data
@@ -100,8 +103,24 @@ def _load(source: Source, progress: Progress) -> Document:
     document = parse_json(data, name)
     del data
     imported = import_history(document, name, source.fmt)
+    return _normalized(source, imported, progress, strict)
+
+
+def renormalize(doc: Document, strict: bool, progress: Progress = lambda phase, fraction: None) -> Document:
+    """The same imported history, normalized again with or without the strict stage."""
+    assert doc.imported is not None
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _normalized(doc.source, doc.imported, progress, strict)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _normalized(source: Source, imported: Imported, progress: Progress, strict: bool) -> Document:
     raw = imported.messages
-    progress(f"Normalizing {len(raw):,} messages", 0.55)
-    result = normalize(raw)
+    progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
+    result = (normalize_strict if strict else normalize)(raw)
     progress("Preparing the view", 0.9)
-    return Document(source, raw, result, Model(raw, result), imported, list(imported.notes))
+    return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict)

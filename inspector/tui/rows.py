@@ -16,9 +16,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import STAGES, Event, Result
+from ..engine import KINDS, STAGES, Event, Result
+from ..engine.rule import Kind
+from ..engine.strict import STRICT_KINDS
 
 VIEWS = ("input", *STAGES)  # 0 is the input as given, 1-4 the four MEM-5 stages
+IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
+# Kinds that add or move a message, whichever stage records them (``strict`` is an extension).
+ADD_KINDS = frozenset({"result-synthesized", "strict-healed", "strict-restored"})
+MOVE_KINDS = frozenset({"system-hoisted", "strict-moved"})
+
+
+def kind_info(kind: str) -> Kind | None:
+    """MEM-5's kinds, then the strict stage's own (never MEM-5 clauses)."""
+    return KINDS.get(kind) or STRICT_KINDS.get(kind)
+
+
+def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
+    """View 0 (the input, or the import step for a provider format), then every stage the
+    result has: the four MEM-5 stages and, with ``--strict``, Inspector's ``strict``."""
+    first = IMPORT_VIEW if imported is not None and getattr(imported, "format", "flat") != "flat" else "input"
+    return (first, *(s.name for s in result.stages))
 
 SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"
 _CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE}
@@ -56,9 +74,12 @@ class StageRows:
 
     def __init__(self, view: int, before: Sequence[Any] | None, after: Sequence[Any],
                  src: Sequence[int], dst: Sequence[int], marks: bytearray, origins: Sequence[int | None],
-                 events_at: Mapping[int, list[Event]], synth: dict[int, Event], none_out: set[int]):
+                 events_at: Mapping[int, list[Event]], synth: dict[int, Event], none_out: set[int],
+                 name: str | None = None, imported: Any = None):
         self.view = view
-        self.name = VIEWS[view]
+        self.name = name or VIEWS[view]
+        self.imported = imported  # view 0 of a provider format: where each row came from
+        self.import_at: Mapping[int, list[Event]] = {}  # and the import's events, by flat index
         self.before = before
         self.after = after
         self.src = src
@@ -101,9 +122,15 @@ class StageRows:
 class Model:
     """The engine's result arranged for viewing; stage rows are built lazily and cached."""
 
-    def __init__(self, raw: list[Any], result: Result):
+    def __init__(self, raw: list[Any], result: Result, imported: Any = None):
         self.raw = raw
         self.result = result
+        self.views = view_names(result, imported)
+        self.imported = imported if self.views[0] == IMPORT_VIEW else None
+        self.import_at: dict[int, list[Event]] = {}
+        for e in getattr(self.imported, "events", ()):
+            if e.origin is not None:
+                self.import_at.setdefault(e.origin, []).append(e)
         self._views: dict[int, StageRows] = {}
         self._lock = threading.Lock()
         self.by_origin: dict[int, list[Event]] = {}
@@ -119,8 +146,8 @@ class Model:
             return {"messages": len(self.raw)}
         events = self.result.stages[view - 1].events
         drops = sum(1 for e in events if e.drop)
-        added = sum(1 for e in events if e.kind == "result-synthesized")
-        moved = sum(1 for e in events if e.kind == "system-hoisted")
+        added = sum(1 for e in events if e.kind in ADD_KINDS)
+        moved = sum(1 for e in events if e.kind in MOVE_KINDS)
         return {"dropped": drops, "synthesized": added, "moved": moved,
                 "other": len(events) - drops - added - moved,
                 "messages": len(self.result.stages[view - 1].messages)}
@@ -142,8 +169,10 @@ class Model:
         raw = self.raw
         if view == 0:
             n = len(raw)
-            return StageRows(0, None, raw, range(n), range(n), bytearray(b" ") * n, range(n),
-                             self.by_origin, {}, set())
+            rows = StageRows(0, None, raw, range(n), range(n), bytearray(b" ") * n, range(n),
+                             self.by_origin, {}, set(), self.views[0], self.imported)
+            rows.import_at = self.import_at
+            return rows
         stage = self.result.stages[view - 1]
         if view == 1:
             before: Sequence[Any] = raw
@@ -156,15 +185,17 @@ class Model:
         for e in stage.events:
             if e.origin is not None:
                 events_at.setdefault(e.origin, []).append(e)
-        synth_events = [e for e in stage.events if e.kind == "result-synthesized"]
+        synth_events = [e for e in stage.events if e.kind in ("result-synthesized", "strict-healed")]
         none_out = {id(after[j]) for j, o in enumerate(a_orig) if o is None}
-        space, change, move = ord(SAME), ord(CHANGE), ord("^")
+        space, change, move, plus = ord(SAME), ord(CHANGE), ord("^"), ord(ADD)
 
         def mark_of(origin: int) -> int:
             evs = events_at.get(origin)
             if not evs:
                 return space
-            return move if any(e.kind == "system-hoisted" for e in evs) else change
+            if any(e.kind in MOVE_KINDS for e in evs):
+                return move
+            return plus if any(e.kind == "strict-restored" for e in evs) else change
 
         # Same provenance in and out: one row per message, no drops, no insertions, no moves.
         if len(before) == len(after) and not synth_events and list(b_orig) == list(a_orig):
@@ -174,7 +205,8 @@ class Model:
                 row_of = {o: r for r, o in enumerate(a_orig) if o is not None and o in events_at}
                 for o, r in row_of.items():
                     marks[r] = mark_of(o)
-            return StageRows(view, before, after, range(n), range(n), marks, a_orig, events_at, {}, none_out)
+            return StageRows(view, before, after, range(n), range(n), marks, a_orig, events_at, {}, none_out,
+                             stage.name)
 
         n_in, n_out = len(before), len(after)
         if view == 1:
@@ -196,6 +228,8 @@ class Model:
                     continue
             else:
                 i = o if pos is None else pos[o]
+                if i < 0:  # back from an earlier stage's drop (strict restores a result): no input row
+                    continue
             out_src[j] = i
             in_dst[i] = j
         # The k-th new origin-less row is the k-th result-synthesized event of the stage.
@@ -206,7 +240,7 @@ class Model:
         origins: list[int | None] = []
         marks = bytearray()
         add_s, add_d, add_o, add_m = src.append, dst.append, origins.append, marks.append
-        drop, plus = ord(DROP), ord(ADD)
+        drop = ord(DROP)
         p = 0
         for j in range(n_out):
             i = out_src[j]
@@ -221,28 +255,33 @@ class Model:
                 add_s(i); add_d(j); add_o(o)
                 add_m(space if o is None else mark_of(o))
             else:
-                add_s(-1); add_d(j); add_o(None); add_m(plus)
+                o = a_orig[j]
+                add_s(-1); add_d(j); add_o(o); add_m(plus)
         while p < n_in:
             if in_dst[p] < 0:
                 add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
             p += 1
-        return StageRows(view, before, after, src, dst, marks, origins, events_at, synth, none_out)
+        return StageRows(view, before, after, src, dst, marks, origins, events_at, synth, none_out, stage.name)
 
     # -- journeys and filters ------------------------------------------------------
     def journey(self, key: Any) -> list[Step]:
         """What each stage did to one message: read from its events and the stage outputs."""
         steps: list[Step] = []
+        stages = self.views[1:]
         if isinstance(key, int):
             events = self.by_origin.get(key, [])
             gone = False
-            for name in STAGES:
+            for name in stages:
                 evs = [e for e in events if e.stage == name]
-                if gone:
+                if any(e.kind == "strict-restored" for e in evs):
+                    steps.append(Step(name, "restored", evs))
+                    gone = False
+                elif gone:
                     steps.append(Step(name, "gone", []))
                 elif any(e.drop and e.call is None for e in evs):
                     steps.append(Step(name, "dropped", evs))
                     gone = True
-                elif any(e.kind == "system-hoisted" for e in evs):
+                elif any(e.kind in MOVE_KINDS for e in evs):
                     steps.append(Step(name, "moved", evs))
                 elif evs:
                     steps.append(Step(name, "changed", evs))
@@ -251,7 +290,7 @@ class Model:
             return steps
         ident = key[1]
         born = False
-        for v, name in enumerate(STAGES, start=1):
+        for v, name in enumerate(stages, start=1):
             rows = self.rows(v)
             if not born:
                 event = rows.synth.get(ident)
@@ -267,10 +306,10 @@ class Model:
     def touched_by(self, kind: str) -> set[Any]:
         """Keys of the messages events of one kind touched (origins, or synthesized ids)."""
         keys: set[Any] = {e.origin for e in self.result.events if e.kind == kind and e.origin is not None}
-        if kind == "result-synthesized":
-            for v, name in enumerate(STAGES, start=1):
+        if kind in ("result-synthesized", "strict-healed"):
+            for v, name in enumerate(self.views[1:], start=1):
                 if any(e.kind == kind for e in self.result.stages[v - 1].events):
-                    keys.update(("+", ident) for ident in self.rows(v).synth)
+                    keys.update(("+", ident) for ident, e in self.rows(v).synth.items() if e.kind == kind)
         return keys
 
     def first_view_of(self, kind: str) -> int | None:
@@ -308,9 +347,13 @@ class Model:
 
 
 def matches(rows: StageRows, r: int, query: str) -> bool:
-    """Search is over what a row shows: its text and its call ids, ignoring case."""
+    """Search is over what a row shows: its text and its call ids, ignoring case (and, on
+    the import view, where it came from, e.g. ``content[3]``)."""
     d, s = rows.dst[r], rows.src[r]
     query = query.casefold()
+    if rows.imported is not None and rows.origins[r] is not None \
+            and query in rows.imported.where(rows.origins[r]).casefold():
+        return True
     for msg in (rows.after[d] if d >= 0 else None, rows.before[s] if rows.before is not None and s >= 0 else None):
         if not isinstance(msg, Mapping):
             continue
@@ -320,6 +363,19 @@ def matches(rows: StageRows, r: int, query: str) -> bool:
         if any(query in ident.casefold() for ident, _ in call_ids(msg)):
             return True
     return False
+
+
+def original_part(imported: Any, index: int) -> Any:
+    """The original blocks flat message ``index`` was read from (its whole message when it
+    maps as a whole), from the import's provenance: what the import view previews."""
+    original = imported.original(index)
+    loc = imported.sources[index]
+    if loc.blocks and loc.key and isinstance(original, Mapping):
+        blocks = original.get(loc.key)
+        if isinstance(blocks, list) and all(0 <= b < len(blocks) for b in loc.blocks):
+            picked = [blocks[b] for b in loc.blocks]
+            return picked[0] if len(picked) == 1 else picked
+    return original
 
 
 def role_of(msg: Any) -> str:

@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from inspector import cli
+from inspector.batch import job as job_module
 from inspector.batch.job import Job, run_local
 from inspector.batch.reader import classify, plan
 from inspector.bundled import samples_dir
@@ -40,15 +41,29 @@ def lines_of(path: Path) -> list[bytes]:
     return [line + b"\n" for line in path.read_bytes().splitlines()]
 
 
-@pytest.mark.parametrize("workers", [1, 4])
-def test_output_is_in_input_order_whatever_the_workers(tmp_path, workers):
-    # Small tasks (about 40 of them) and four processes: tasks finish out of order, and
-    # the output must still be record for record the engine's output in input order.
+@pytest.mark.parametrize("workers,handoff", [(1, "in-process"), (4, "slot"), (4, "part"), (3, "pipe")])
+def test_output_is_in_input_order_whatever_the_workers(tmp_path, monkeypatch, workers, handoff):
+    # Small tasks (about 40 of them) and several processes: tasks finish out of order, and
+    # the output must still be record for record the engine's output in input order, by
+    # every way a worker can hand its output back (shared memory, part file, pipe).
+    if handoff == "part":  # what a platform without fork gets
+        monkeypatch.setattr(job_module.multiprocessing, "get_start_method", lambda: "spawn")
+    if handoff == "pipe":  # every output larger than its slot
+        monkeypatch.setattr(job_module, "SLOT_FACTOR", 0.0001)  # one-byte slots
+    seen = set()
+    consume = job_module.Sink.consume
+
+    def spy(self, task, result, shared=None):
+        seen.add("in-process" if workers == 1 else result.handoff[0] if result.handoff else "pipe")
+        return consume(self, task, result, shared)
+
+    monkeypatch.setattr(job_module.Sink, "consume", spy)
     lines = dataset_lines(600, seed=7)
     data = write_jsonl(tmp_path / "in.jsonl", lines)
     health = run_job([data], tmp_path / "out.jsonl", workers=workers, task_bytes=4096)
     expected = oracle(lines)
     assert lines_of(tmp_path / "out.jsonl") == expected.output
+    assert seen == {handoff}
     assert health.read == 600 and health.failed == 0
     assert len(list(plan(classify([str(data)]), task_bytes=4096))) > 20
 

@@ -1,14 +1,14 @@
-"""Export the final messages: a path, a confirmation before replacing, never the input.
+"""Export the repaired history: a format, a path, a confirmation before replacing, never the input.
 
-The bytes come from :func:`inspector.io.dump_messages`, exactly what `inspector normalize`
-writes. ``EXPORTERS`` is the seam for other output formats: a name, a label and a
-function from the engine's result to bytes; the dialog lists it when there is more than one.
+The bytes are exactly what `inspector normalize FILE --to NAME` writes:
+:func:`inspector.formats.export_history` applies the engine's decisions to the original
+objects, :func:`inspector.io.dump_messages` serializes them. ``EXPORTERS`` lists the
+output formats (``same`` first, the default) with a label each.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +17,41 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, Select, Static
 
 from ...engine import Result
+from ...formats import TARGETS, Imported, export_history
 from ...io import InputError, atomic_write, dump_messages, same_file
 from ..text import inert
 
-EXPORTERS: dict[str, tuple[str, Callable[[Result], bytes]]] = {
-    "flat": ("a flat JSON array, the same bytes as 'inspector normalize'", lambda r: dump_messages(r.messages)),
+EXPORTERS: dict[str, str] = {
+    "same": "the input's own format",
+    "flat": "FlowDrop flat messages",
+    "openai-chat": "OpenAI Chat Completions messages",
+    "openai-responses": "OpenAI Responses input items",
+    "anthropic": "an Anthropic Messages request",
+    "gemini": "Gemini contents",
+    "bedrock": "Bedrock Converse messages",
 }
+assert tuple(EXPORTERS) == TARGETS, "one label per export target, in the CLI's order"
 
 
-def default_export_path(source: str | None) -> str:
-    """Beside the input as NAME.normalized.json; stdin and samples go to the current folder."""
+def export_bytes(imported: Imported | None, result: Result, to: str = "same") -> bytes:
+    """What `inspector normalize FILE --to TO` writes for the same input."""
+    if imported is None:  # no provenance: the flat messages, as before formats existed
+        return dump_messages(result.messages)
+    return dump_messages(export_history(imported, result, to), compact=False)
+
+
+def default_export_path(source: str | None, to: str = "same") -> str:
+    """Beside the input as NAME.normalized.json (NAME.normalized.FORMAT.json in another
+    format); stdin and samples go to the current folder."""
+    suffix = "normalized.json" if to == "same" else f"normalized.{to}.json"
     if source is None:
-        return "stdin.normalized.json"
+        return f"stdin.{suffix}"
     path = Path(source)
     stem = path.name[:-5] if path.name.endswith(".json") else path.name
-    return str(path.with_name(f"{stem}.normalized.json"))
+    return str(path.with_name(f"{stem}.{suffix}"))
 
 
 class ExportDialog(ModalScreen[str | None]):
@@ -42,19 +59,35 @@ class ExportDialog(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without writing")]
 
-    def __init__(self, result: Result, default: str, inputs: tuple[str, ...], fmt: str = "flat") -> None:
+    def __init__(self, result: Result, default: str, inputs: tuple[str, ...], to: str = "same", *,
+                 imported: Imported | None = None, strict: bool = False, source: str | None = None) -> None:
+        """``default`` is the path for ``same``; ``source`` is what it derives from (None for
+        standard input), so the path follows the chosen format until the user edits it."""
         super().__init__()
         self.result = result
         self.default = default
         self.inputs = inputs
-        self.fmt = fmt
+        self.to = to
+        self.imported = imported
+        self.strict = strict
+        self.source = source
         self._confirm: str | None = None  # the existing path the user was asked about
+
+    def _describe(self) -> Text:
+        fmt = self.imported.format if self.imported is not None else "flat"
+        label = EXPORTERS[self.to] + (f" ({fmt})" if self.to == "same" else "")
+        text = Text(f"{len(self.result.messages):,} messages, as {label}", "dim")
+        if self.strict:
+            text.append(", with the strict stage (beyond MEM-5)", "dim")
+        text.append(".", "dim")
+        return text
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog"):
             yield Static("Export repaired JSON", id="dialog-title")
-            yield Static(Text(f"{len(self.result.messages):,} messages, as {EXPORTERS[self.fmt][0]}.",
-                              "dim"))
+            yield Select([(f"{name}: {label}", name) for name, label in EXPORTERS.items()], value=self.to,
+                         allow_blank=False, id="export-format", disabled=self.imported is None)
+            yield Static(self._describe(), id="export-what")
             yield Input(self.default, id="export-path", placeholder="path to write")
             yield Static("", id="export-note")
             with Horizontal(classes="buttons"):
@@ -63,6 +96,20 @@ class ExportDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value is Select.BLANK or event.value == self.to:
+            return
+        field = self.query_one(Input)
+        follow = field.value == self._path_for(self.to)  # the user has not typed a path of their own
+        self.to = str(event.value)
+        self.query_one("#export-what", Static).update(self._describe())
+        if follow:
+            field.value = self._path_for(self.to)
+
+    def _path_for(self, to: str) -> str:
+        return self.default if to == "same" else default_export_path(self.source, to)
 
     def _note(self, message: str, error: bool = True) -> None:
         note = self.query_one("#export-note", Static)
@@ -103,7 +150,7 @@ class ExportDialog(ModalScreen[str | None]):
             self._note(f"{path} exists. Press enter (or Replace) again to replace it, or change the path.")
             return
         try:
-            data = EXPORTERS[self.fmt][1](self.result)
+            data = export_bytes(self.imported, self.result, self.to)
             atomic_write(path, data, inputs=self.inputs)
         except InputError as exc:
             self._note(str(exc))
@@ -112,8 +159,10 @@ class ExportDialog(ModalScreen[str | None]):
             self._note(f"{path}: {exc.strerror or exc}")
             return
         r = self.result
-        self.dismiss(f"Wrote {len(r.messages):,} messages to {path} "
-                     f"(dropped {r.dropped:,}, synthesized {r.synthesized:,}, moved {r.moved:,}).")
+        fmt = self.imported.format if self.to == "same" and self.imported is not None else self.to
+        self.dismiss(f"Wrote {len(r.messages):,} messages as {fmt} to {path} "
+                     f"(dropped {r.dropped:,}, synthesized {r.synthesized:,}, moved {r.moved:,}"
+                     f"{', strict' if self.strict else ''}).")
 
     def action_cancel(self) -> None:
         self.dismiss(None)

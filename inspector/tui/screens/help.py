@@ -12,6 +12,7 @@ from textual.widgets import Markdown
 
 from ...engine import CLAUSES, KINDS, RULE_ID, RULE_SOURCE
 from ...engine.rule import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE
+from ...engine.strict import STRICT_CLAUSES, STRICT_KINDS
 
 
 def _key(binding: Binding) -> str:
@@ -31,6 +32,23 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
     for b in bindings:
         lines.append(f"| {_key(b)} | {_cell(b.tooltip or b.description)} |")
     lines += ["| `ctrl+p` | command palette: every action by name |", "",
+              "## Provider formats", "",
+              "A file in a provider's format (OpenAI chat or Responses, Anthropic, Gemini, Bedrock; detected, "
+              "or chosen with `inspector --from NAME FILE`) opens on the **import** step, view `0`, before "
+              "coerce: each flat message MEM-5 reads, with where it came from (`messages[2].content[1]`) and "
+              "the original; enter shows the original object above its flat form, and the rule panel lists "
+              "the import's notes and events. `e` exports in the input's own format (`same`, the default) "
+              "or any other, the same bytes as `inspector normalize FILE --to NAME`.", "",
+              "## The strict stage (an extension beyond MEM-5)", "",
+              "`t` (or `inspector --strict FILE`) adds stage `5`, **strict**: Inspector's own repairs of what "
+              "the literal rule leaves, so a provider accepts the history. It is not part of MEM-5 and its "
+              "clause names are Inspector's:", ""]
+    for clause, meaning in STRICT_CLAUSES.items():
+        lines.append(f"- `{clause}`: {meaning}")
+    lines += ["", "| clause | kind | drop | meaning |", "|---|---|---|---|"]
+    for kind in STRICT_KINDS.values():
+        lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")
+    lines += ["",
               f"## {RULE_ID}: {RULE_TITLE}", "",
               f"{RULE_SPEC}, rule {RULE_ID}: <{RULE_SOURCE}>. What follows is this project's summary "
               "of each clause, not the rule's text.", ""]

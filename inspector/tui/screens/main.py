@@ -21,10 +21,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ...engine import KINDS
 from ...io import InputError
-from ..loader import Document, Source, load_document
-from ..rows import VIEWS, Row
+from ..loader import Document, Source, load_document, renormalize
+from ..rows import VIEWS, Row, kind_info
 from ..text import inert
 from ..widgets.details import Details
 from ..widgets.diff_table import DiffTable
@@ -54,6 +53,10 @@ def _size(source: Source) -> int:
         return 0
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 class SidePanel(Vertical):
     """Rule, details, journey and summary; maximizable so a narrow screen can read them."""
 
@@ -62,7 +65,9 @@ class SidePanel(Vertical):
 
 def _stage_binding(view: int) -> Binding:
     return Binding(str(view), f"stage({view})", VIEWS[view], show=False, id=f"stage.{VIEWS[view]}",
-                   tooltip=f"Jump to stage {view}: {VIEWS[view]}" + (" (the input as given)" if not view else ""))
+                   tooltip=f"Jump to stage {view}: {VIEWS[view]}" + (
+                       " (the input as given; the import step when the file is in a provider format)"
+                       if not view else ""))
 
 
 class MainScreen(Screen[None]):
@@ -73,6 +78,10 @@ class MainScreen(Screen[None]):
         Binding("n,right", "step(1)", "Next", key_display="n/→", id="stage.next", tooltip="Next stage"),
         Binding("p,left", "step(-1)", "Prev", key_display="p/←", id="stage.previous", tooltip="Previous stage"),
         *[_stage_binding(v) for v in range(len(VIEWS))],
+        Binding("5", "stage(5)", "strict", show=False, id="stage.strict",
+                tooltip="Jump to stage 5: strict (Inspector's extension beyond MEM-5; on with t)"),
+        Binding("t", "strict", "Strict", show=False, id="view.strict",
+                tooltip="Strict on/off: add the strict stage, an extension beyond MEM-5 (normalizes again)"),
         Binding("enter", "details", "Details", id="row.details",
                 tooltip="Details of the selected row: before, after, every event"),
         Binding("d", "changed_only", "Changed", id="filter.changed", tooltip="Show only changed rows (toggle)"),
@@ -93,9 +102,10 @@ class MainScreen(Screen[None]):
                 tooltip="Back to the table; clear search and filters"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool = False) -> None:
         super().__init__()
         self.doc: Document | None = None
+        self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
         self.view = 0
         self.split = False
         self.changed_only = False
@@ -139,12 +149,26 @@ class MainScreen(Screen[None]):
         self.query_one("#table", DiffTable).focus()
         self._show_document()
 
+    @property
+    def views(self) -> tuple[str, ...]:
+        """This document's views: input or import, the four stages, and strict when it is on."""
+        return self.doc.model.views if self.doc is not None else VIEWS
+
+    def _show_rule(self) -> None:
+        self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE,
+                                       name=self.views[self.view] if self.view < len(self.views) else None,
+                                       imported=self.doc.model.imported if self.doc is not None else None)
+
     def on_resize(self) -> None:
-        self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE)
+        self._show_rule()
 
     # -- loading ----------------------------------------------------------------------
     def load(self, source: Source) -> None:
         """Load in a worker; the progress panel appears only if it takes more than a moment."""
+        self._begin_loading(source)
+        self._load_worker(source, self.strict)
+
+    def _begin_loading(self, source: Source) -> None:
         self.loading_source = source
         if self._loading_timer is not None:
             self._loading_timer.stop()
@@ -158,7 +182,6 @@ class MainScreen(Screen[None]):
             self._reveal_loading()
         else:
             self._loading_timer = self.set_timer(0.15, self._reveal_loading)
-        self._load_worker(source)
 
     def _reveal_loading(self) -> None:
         if self.loading_source is not None:
@@ -169,7 +192,9 @@ class MainScreen(Screen[None]):
         self.query_one("#loading-bar", ProgressBar).update(progress=round(fraction * 100))
 
     @work(thread=True, exclusive=True, group="load", description="load a history")
-    def _load_worker(self, source: Source) -> None:
+    def _load_worker(self, source: Source, strict: bool, again: Document | None = None) -> None:
+        """Read, import and normalize ``source``; or, given ``again``, normalize that document's
+        imported history again (the strict toggle) without reading the file."""
         worker = get_current_worker()
 
         def progress(phase: str, fraction: float) -> None:
@@ -177,7 +202,7 @@ class MainScreen(Screen[None]):
                 self.app.call_from_thread(self._progress, phase, fraction)
 
         try:
-            doc = load_document(source, progress)
+            doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
         except InputError as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._failed, source, str(exc))
@@ -205,25 +230,37 @@ class MainScreen(Screen[None]):
 
     def _install(self, doc: Document) -> None:
         reload = self.doc is not None and self.doc.source == doc.source
+        toggled = reload and self.doc.imported is doc.imported  # the strict toggle: same history
         keep = self.current_key() if reload else None
         self._done_loading()
         self.doc = doc
         gc.freeze()  # a loaded history is long-lived: keep it out of every later collection
         if not reload:
             self.view, self.kind, self.kind_keys, self.query_text = 0, None, None, ""
-        elif self.kind is not None:
-            self.kind_keys = doc.model.touched_by(self.kind)
+        else:
+            if doc.strict and toggled:
+                self.view = len(doc.model.views) - 1  # show what the strict stage did
+            self.view = min(self.view, len(doc.model.views) - 1)
+            if self.kind is not None:
+                self.kind_keys = doc.model.touched_by(self.kind)
         self._show_document(keep)
-        if reload:
+        if toggled:
+            if doc.strict:
+                self.notify("Strict on: the strict stage, Inspector's extension beyond MEM-5, now runs "
+                            f"after strip ({_count(len(doc.result.stages[-1].events), 'event')}).", title="Strict")
+            else:
+                self.notify("Strict off: the four MEM-5 stages only.", title="Strict")
+        elif reload:
             self.notify(f"Reloaded {doc.source.name}: {len(doc.raw):,} messages.", title="Reload")
-        for note in doc.notes:
-            self.notify(note)
+        if not toggled:
+            for note in doc.notes:
+                self.notify(note)
         self._warm(doc)
 
     @work(thread=True, exclusive=True, group="warm", description="prepare stage rows")
     def _warm(self, doc: Document) -> None:
         """Build every stage's rows in the background so later switches are instant."""
-        for view in range(1, len(VIEWS)):
+        for view in range(1, len(doc.model.views)):
             if get_current_worker().is_cancelled or self.doc is not doc:
                 return
             doc.model.rows(view)
@@ -234,16 +271,16 @@ class MainScreen(Screen[None]):
         bar = self.query_one(StageBar)
         if self.doc is None:
             title.show(None)
-            bar.set_counts([])
+            bar.set_counts([], VIEWS)
             table.empty_text = "No history open: o opens a file, g the bundled samples, q quits."
             table.show(None, None)
-            self.query_one(RulePanel).show(0, brief=self.app.size.width < WIDE)
+            self._show_rule()
             self.query_one(Summary).show({})
             self._status()
             return
         doc = self.doc
         title.show(doc.source.name, len(doc.raw), doc.result)
-        bar.set_counts([doc.model.stage_counts(v) for v in range(len(VIEWS))])
+        bar.set_counts([doc.model.stage_counts(v) for v in range(len(doc.model.views))], doc.model.views)
         table.empty_text = "No rows: the history is empty." if not doc.raw else "No rows match the filters."
         self.query_one(Summary).show(doc.model.kind_counts)
         self._show_view(keep)
@@ -282,16 +319,21 @@ class MainScreen(Screen[None]):
         self.searching = False
         table = self.query_one(DiffTable)
         table.show(rows, visible, split=self.split, keep=keep)
-        if self.view == 0:
+        views = self.views
+        imported = self.doc.model.imported if self.doc is not None else None
+        if self.view == 0 and imported is not None:
+            table.border_title = f"0 import: {imported.format} → flat messages"
+        elif self.view == 0:
             table.border_title = "0 input: the entries as given"
         else:
-            table.border_title = (f"{self.view} {VIEWS[self.view]}: "
-                                  f"{VIEWS[self.view - 1] if self.view > 1 else 'input'} → {VIEWS[self.view]}")
+            name = views[self.view] + (" (ext.)" if self.view > len(VIEWS) - 1 else "")
+            table.border_title = (f"{self.view} {name}: "
+                                  f"{views[self.view - 1] if self.view > 1 else 'input'} → {views[self.view]}")
         self.query_one(StageBar).current = self.view
-        self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE)
+        self._show_rule()
         self._status()
         if self.query_text and table.row_count == 0:
-            self.notify(f"No row in {VIEWS[self.view]} matches {self.query_text!r}.", severity="warning")
+            self.notify(f"No row in {views[self.view]} matches {self.query_text!r}.", severity="warning")
 
     def _status(self) -> None:
         table = self.query_one(DiffTable)
@@ -299,12 +341,15 @@ class MainScreen(Screen[None]):
         if self.doc is not None:
             total = len(table.rows) if table.rows is not None else 0
             shown = table.row_count
-            parts.append(f"{VIEWS[self.view]}: {shown:,} of {total:,} rows" if shown != total
-                         else f"{VIEWS[self.view]}: {total:,} rows")
+            name = self.views[self.view]
+            parts.append(f"{name}: {shown:,} of {total:,} rows" if shown != total else f"{name}: {total:,} rows")
+            if self.doc.strict:
+                parts.append("strict on (beyond MEM-5)")
             if self.changed_only:
                 parts.append("only changed")
             if self.kind:
-                label = KINDS[self.kind].label if self.kind in KINDS else self.kind
+                info = kind_info(self.kind)
+                label = info.label if info is not None else self.kind
                 parts.append(f"kind: {self.kind} ({label})")
             if self.query_text:
                 parts.append(f"search: {self.query_text!r}" + (" (searching…)" if self.searching else ""))
@@ -333,9 +378,15 @@ class MainScreen(Screen[None]):
             self._highlighted(DiffTable.Highlighted(self._pending_row))
 
     def _show_row(self, row: Row | None) -> None:
-        self.query_one(Details).show(row, self.view)
+        model = self.doc.model if self.doc is not None else None
+        self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
+                                     model.imported if model is not None else None,
+                                     model.import_at if model is not None else None)
         steps = self.doc.model.journey(row.key) if (row is not None and self.doc is not None) else []
-        self.query_one(Journey).show(row, steps)
+        where = None
+        if model is not None and model.imported is not None and row is not None and row.origin is not None:
+            where = f"{model.imported.where(row.origin)} ({model.imported.format})"
+        self.query_one(Journey).show(row, steps, where)
 
     @on(DiffTable.Chosen)
     def _chosen(self, event: DiffTable.Chosen) -> None:
@@ -367,14 +418,19 @@ class MainScreen(Screen[None]):
 
     # -- actions ----------------------------------------------------------------------
     def action_stage(self, view: int) -> None:
-        if self.doc is None or not 0 <= view < len(VIEWS):
+        if self.doc is None:
+            return
+        if view == len(VIEWS) and len(self.views) == len(VIEWS):
+            self.notify("The strict stage is off: t turns it on (an extension beyond MEM-5).")
+            return
+        if not 0 <= view < len(self.views):
             return
         keep = self.current_key()
         self.view = view
         self._show_view(keep)
 
     def action_step(self, delta: int) -> None:
-        self.action_stage(max(0, min(len(VIEWS) - 1, self.view + delta)))
+        self.action_stage(max(0, min(len(self.views) - 1, self.view + delta)))
 
     def _open_tab(self, tab: str, widget: Any) -> None:
         """Show a pane; on a narrow screen it takes the whole body until escape."""
@@ -448,18 +504,20 @@ class MainScreen(Screen[None]):
             return
         source = self.doc.source
         if source.path is None:
-            default = default_export_path(None)
+            base = None
         elif source.sample:  # the samples folder may not be writable: the current folder
-            default = default_export_path(Path(source.path).name)
+            base = Path(source.path).name
         else:
-            default = default_export_path(source.path)
+            base = source.path
+        default = default_export_path(base)
         inputs = export_inputs(source.path)
 
         def done(message: str | None) -> None:
             if message:
                 self.notify(message, title="Exported")
 
-        self.app.push_screen(ExportDialog(self.doc.result, default, inputs), done)
+        self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
+                                          strict=self.doc.strict, source=base), done)
 
     def action_open(self) -> None:
         def chosen(path: str | None) -> None:
@@ -496,7 +554,20 @@ class MainScreen(Screen[None]):
             data = repr(row.message)
         self.app.copy_to_clipboard(data)
         where = f"#{row.origin}" if row.origin is not None else "the synthesized row"
-        self.notify(f"Copied {where} ({VIEWS[self.view]}) as JSON: {len(data):,} characters.")
+        self.notify(f"Copied {where} ({self.views[self.view]}) as JSON: {len(data):,} characters.")
+
+    def action_strict(self) -> None:
+        """Normalize the open history again with (or without) the strict stage, in the worker."""
+        if self.loading_source is not None:
+            self.notify("Still loading: press t again once the history is open.", severity="warning")
+            return
+        self.strict = not self.strict
+        if self.doc is None or self.doc.imported is None:
+            self.notify(f"Strict {'on' if self.strict else 'off'}: it applies to the next history opened.",
+                        title="Strict")
+            return
+        self._begin_loading(self.doc.source)
+        self._load_worker(self.doc.source, self.strict, self.doc)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))

@@ -6,14 +6,17 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...engine import KINDS, Event
-from ..rows import MARK_NAMES, VIEWS, Row
+from collections.abc import Mapping
+from typing import Any
+
+from ...engine import Event
+from ..rows import MARK_NAMES, VIEWS, Row, kind_info, original_part
 from ..text import inert, pretty_json
 
 
 def event_text(text: Text, e: Event, indent: str = "  ") -> None:
     """One event: clause, kind, its plain label, then the engine's own explanation."""
-    kind = KINDS.get(e.kind)
+    kind = kind_info(e.kind)
     text.append(f"{indent}({e.clause}) {e.kind}", "bold")
     if kind is not None:
         text.append(f"  {kind.label}", "italic")
@@ -28,14 +31,21 @@ def event_text(text: Text, e: Event, indent: str = "  ") -> None:
         text.append(f"{indent}  {kind.meaning}\n", "dim")
 
 
-def details_text(row: Row | None, view: int) -> Text:
+def details_text(row: Row | None, view: int, name: str | None = None, imported: Any = None,
+                 import_at: Mapping[int, list[Event]] | None = None) -> Text:
+    """``imported`` (view 0 of a provider format) adds where the row came from, its import
+    events and the original object above its flat form."""
     text = Text()
     if row is None:
         text.append("No row selected.", "dim")
         return text
-    name = VIEWS[view]
+    name = name or VIEWS[view]
     where = f"#{row.origin}" if row.origin is not None else "synthesized row"
     text.append(f"{where} · {name} · {MARK_NAMES[row.mark] if view else 'as given'}\n", "bold")
+    if view >= len(VIEWS):
+        text.append("An extension beyond MEM-5: Inspector's strict stage, not the rule.\n", "italic")
+    if view == 0 and imported is not None and row.origin is not None:
+        return _import_details(text, row, imported, (import_at or {}).get(row.origin, []))
     if view == 0:
         text.append("\nEverything the four stages will do to it:\n", "bold")
     else:
@@ -59,10 +69,42 @@ def details_text(row: Row | None, view: int) -> Text:
     return text
 
 
+def _import_details(text: Text, row: Row, imported: Any, events: list[Event]) -> Text:
+    i = row.origin
+    assert i is not None
+    text.append("From ", "bold")
+    text.append(inert(imported.where(i)))
+    text.append(f" ({imported.format})\n")
+    text.append("\nImport events:\n", "bold")
+    if events:
+        for e in events:
+            event_text(text, e)
+    else:
+        text.append("  none: a direct mapping\n", "dim")
+    text.append("\nEverything the stages will do to it:\n", "bold")
+    if row.events:
+        for e in row.events:
+            text.append(f"  {e.stage}\n", "underline")
+            event_text(text, e)
+    else:
+        text.append("  none: it goes through unchanged\n", "dim")
+    whole = imported.original(i)
+    part = original_part(imported, i)
+    text.append(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):\n", "bold")
+    text.append(pretty_json(part))
+    text.append("\n\nFlat form (what MEM-5 reads):\n", "bold")
+    text.append(pretty_json(row.after))
+    if part is not whole:  # a block of a larger message: show the message it sits in too
+        text.append("\n\nThe whole original message:\n", "bold")
+        text.append(pretty_json(whole))
+    return text
+
+
 class Details(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(id="details-body")
 
-    def show(self, row: Row | None, view: int) -> None:
-        self.query_one("#details-body", Static).update(details_text(row, view))
+    def show(self, row: Row | None, view: int, name: str | None = None, imported: Any = None,
+             import_at: Mapping[int, list[Event]] | None = None) -> None:
+        self.query_one("#details-body", Static).update(details_text(row, view, name, imported, import_at))
         self.scroll_home(animate=False)

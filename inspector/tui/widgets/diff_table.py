@@ -20,12 +20,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...engine import CLAUSES
-from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, role_of
-from ..text import inert, preview
+from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, original_part, role_of
+from ..text import describe_original, inert, preview
 
 ROLE_WIDTH = 10
 IDS_WIDTH = 16
 TAG_WIDTH = 24
+WHERE_WIDTH = 24  # the import view's source path column (messages[3].content[1])
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
                CHANGE: "diff-table--change"}
@@ -48,7 +49,8 @@ def tag_of(row: Row, view: int) -> str:
         drops = [e for e in row.events if e.drop and e.call is None]
         if drops:
             e = drops[0]
-            where = "" if CLAUSES[e.clause].stage == e.stage else f"{e.stage} "
+            clause = CLAUSES.get(e.clause)
+            where = "" if clause is not None and clause.stage == e.stage else f"{e.stage} "
             return f"→ {where}({e.clause}) {e.kind}"
         stages = []
         for e in row.events:
@@ -57,7 +59,8 @@ def tag_of(row: Row, view: int) -> str:
         return "→ ~ " + ", ".join(stages)
     events = row.events
     first = events[0]  # events are in the order the stage acted: the cause comes first
-    text = f"({first.clause}) {first.kind}"
+    # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
+    text = f"({first.clause}) {first.kind}" if first.clause in CLAUSES else first.kind
     if first.call is not None and first.tool_call_id:
         text += f" {first.tool_call_id}"
     more = len(events) - 1
@@ -237,12 +240,27 @@ class DiffTable(ScrollView, can_focus=True):
             segments.append(Segment(" " * (width - used), style))
         return Strip(segments).crop(0, width)
 
+    @property
+    def importing(self) -> bool:
+        """The import view of a provider format: rows say where they came from."""
+        return self.rows is not None and self.rows.imported is not None
+
+    def _where_width(self, width: int) -> int:
+        if not self.importing:
+            return 0
+        return WHERE_WIDTH if width >= 100 else 22 if width >= 70 else 16 if width >= 50 else 0
+
     def _widths(self, width: int) -> tuple[int, int, int, int, int]:
         index = max(len(str(len(self.rows.before or self.rows.after) if self.rows else 0)), 3) + 1
         tag = TAG_WIDTH if width >= 70 else 0
         ids = IDS_WIDTH if width >= 90 else (10 if width >= 60 else 0)
         role = ROLE_WIDTH if width >= 50 else 6
-        fixed = 2 + index + 1 + role + 1 + (ids + 1 if ids else 0) + (tag + 1 if tag else 0)
+        if self.importing:  # the where column takes the room: ids and fate only on a wide table
+            ids = IDS_WIDTH if width >= 130 else 0
+            tag = TAG_WIDTH if width >= 100 else 0
+        where = self._where_width(width)
+        fixed = (2 + index + 1 + role + 1 + (ids + 1 if ids else 0) + (tag + 1 if tag else 0)
+                 + (where + 1 if where else 0))
         return index, role, max(width - fixed, 8), ids, tag
 
     def _header(self, width: int) -> list[tuple[str, Style | None]]:
@@ -252,10 +270,15 @@ class DiffTable(ScrollView, can_focus=True):
             half = (width - 3) // 2
             left = "before " + self.rows.name if self.rows.view else "input"
             right = "after " + self.rows.name if self.rows.view else ""
+            if self.importing:
+                left, right = f"original ({self.rows.imported.format})", "flat (what MEM-5 reads)"
             return [("  ", None), (set_cell_size(left, half), None), (" │ ", None), (set_cell_size(right, half), None)]
         index, role, text, ids, tag = self._widths(width)
-        cells = [("  ", None), (set_cell_size("#in", index), None), (" ", None), (set_cell_size("role", role), None),
-                 (" ", None), (set_cell_size("content", text), None)]
+        cells = [("  ", None), (set_cell_size("#in", index), None), (" ", None), (set_cell_size("role", role), None)]
+        where = self._where_width(width)
+        if where:
+            cells += [(" ", None), (set_cell_size("from", where), None)]
+        cells += [(" ", None), (set_cell_size("original" if self.importing else "content", text), None)]
         if ids:
             cells += [(" ", None), (set_cell_size("call ids", ids), None)]
         if tag:
@@ -301,14 +324,22 @@ class DiffTable(ScrollView, can_focus=True):
             (set_cell_size(self._index_text(row).rjust(index - 1) + " ", index), dim),
             (" ", None),
             (fit(inert(role_of(message)), role), None),
-            (" ", None),
-            (fit(self._preview(message), text), None),
         ]
+        where = self._where_width(width)
+        if where and row.origin is not None:
+            imported = self.rows.imported
+            cells += [(" ", None), (fit(inert(imported.where(row.origin)), where), dim),
+                      (" ", None), (fit(preview(describe_original(original_part(imported, row.origin))), text), None)]
+        else:
+            cells += [(" ", None), (fit(self._preview(message), text), None)]
         if ids:
             cells.append((" ", None))
             cells.extend(self._ids_cells(row, ids))
         if tag:
-            cells += [(" ", None), (fit(tag_of(row, self.rows.view), tag), None)]
+            text_tag = tag_of(row, self.rows.view)
+            if not text_tag and row.origin is not None and self.rows.import_at.get(row.origin):
+                text_tag = f"import: {self.rows.import_at[row.origin][0].kind}"
+            cells += [(" ", None), (fit(text_tag, tag), None)]
         return cells
 
     def _split_cells(self, row: Row, width: int) -> list[tuple[str, Style | None]]:
@@ -325,7 +356,12 @@ class DiffTable(ScrollView, can_focus=True):
         tag = tag_of(row, view)
         left = side(row.before, row.before is not None, "" if view else "")
         right = side(row.after, row.after is not None, tag)
-        if view == 0:
+        if view == 0 and self.importing and row.origin is not None:
+            imported = self.rows.imported
+            head = inert(imported.where(row.origin)) + ": "
+            left = [(fit(head + preview(describe_original(original_part(imported, row.origin))), half), None)]
+            right = side(row.after, True, "")
+        elif view == 0:
             left, right = side(row.after, True, ""), [(fit(tag, half), dim)]
         return [(row.mark + " ", None), *left, (" │ ", dim), *right]
 

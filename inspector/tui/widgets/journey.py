@@ -8,19 +8,23 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ...engine import STAGES
 from ..rows import Row, Step, role_of
 from ..text import inert
 
-_STATUS_STYLE = {"dropped": "bold", "synthesized": "bold", "changed": "", "moved": "",
+_STATUS_STYLE = {"dropped": "bold", "synthesized": "bold", "restored": "bold", "changed": "", "moved": "",
                  "unchanged": "dim", "gone": "dim", "not yet": "dim"}
 
 
-def journey_text(row: Row | None, steps: list[Step]) -> Group:
+def journey_text(row: Row | None, steps: list[Step], where: str | None = None) -> Group:
     """A two-column grid (stage | what happened) so explanations wrap under their stage."""
     if row is None:
         return Group(Text("No row selected.", "dim"))
     who = f"#{row.origin}" if row.origin is not None else "a synthesized result"
     head = Text(f"Journey of {who} ({inert(role_of(row.message))})", "bold")
+    if where is not None:  # a provider format: the import step comes first
+        head.append("\nimported from ", "")
+        head.append(inert(where), "")
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1)
@@ -29,8 +33,8 @@ def journey_text(row: Row | None, steps: list[Step]) -> Group:
         for e in step.events:
             what.append(f"\n({e.clause}) {e.kind}: ")
             what.append(inert(e.message), "dim")
-        grid.add_row(Text(step.stage, "bold"), what)
-    last = steps[-1].status if steps else ""
+        grid.add_row(Text(step.stage if step.stage in STAGES else f"{step.stage} (ext.)", "bold"), what)
+    last = steps[-1].status if steps else ""  # "restored" by strict: back in the output
     tail = Text.assemble(("In the output: ", "bold"), "no" if last in ("dropped", "gone") else "yes")
     return Group(head, grid, Text(""), tail)
 
@@ -39,5 +43,5 @@ class Journey(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(id="journey-body")
 
-    def show(self, row: Row | None, steps: list[Step]) -> None:
-        self.query_one("#journey-body", Static).update(journey_text(row, steps))
+    def show(self, row: Row | None, steps: list[Step], where: str | None = None) -> None:
+        self.query_one("#journey-body", Static).update(journey_text(row, steps, where))

@@ -1,4 +1,7 @@
-"""The five views as one line of chips with their counts; the current one highlighted."""
+"""The views as one line of chips with their counts; the current one highlighted.
+
+View 0 is the input (``import`` when the file was in a provider format), 1-4 the MEM-5
+stages, and 5 the ``strict`` stage when it is on, marked as an extension beyond MEM-5."""
 
 from __future__ import annotations
 
@@ -11,11 +14,13 @@ from textual.widget import Widget
 from ..rows import VIEWS
 
 
-def chip_label(view: int, counts: dict[str, int]) -> str:
+def chip_label(view: int, counts: dict[str, int], name: str | None = None, compact: bool = False) -> str:
     """`3 repair −2 +1` : drops, insertions, moves and other changes of one stage."""
-    name = VIEWS[view]
+    name = name or VIEWS[view]
     if view == 0:
-        return f"0 input {counts.get('messages', 0):,}"
+        return f"0 {name} {counts.get('messages', 0):,}"
+    if view >= len(VIEWS):  # not a MEM-5 stage: say so on the chip itself
+        name += " (ext.)"
     parts = []
     if counts.get("dropped"):
         parts.append(f"−{counts['dropped']:,}")
@@ -25,11 +30,13 @@ def chip_label(view: int, counts: dict[str, int]) -> str:
         parts.append(f"↑{counts['moved']:,}")
     if counts.get("other"):
         parts.append(f"~{counts['other']:,}")
-    return f"{view} {name} " + (" ".join(parts) if parts else "·")
+    if not parts:
+        return f"{view} {name}" if compact else f"{view} {name} ·"
+    return f"{view} {name} " + " ".join(parts)
 
 
 class StageBar(Widget):
-    """Click a chip, or use n/p/0-4, to change stage."""
+    """Click a chip, or use n/p/0-5, to change stage."""
 
     COMPONENT_CLASSES = {"stage-bar--current", "stage-bar--chip", "stage-bar--active"}
     DEFAULT_CSS = "StageBar { height: 1; }"
@@ -44,20 +51,28 @@ class StageBar(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.counts: list[dict[str, int]] = []
+        self.names: tuple[str, ...] = VIEWS
         self._spans: list[tuple[int, int, int]] = []
 
-    def set_counts(self, counts: list[dict[str, int]]) -> None:
+    def set_counts(self, counts: list[dict[str, int]], names: tuple[str, ...] = VIEWS) -> None:
         self.counts = counts
+        self.names = names
         self.refresh()
 
-    def labels(self) -> list[str]:
-        return [chip_label(v, self.counts[v]) for v in range(len(self.counts))]
+    def labels(self, compact: bool = False) -> list[str]:
+        return [chip_label(v, self.counts[v], self.names[v], compact) for v in range(len(self.counts))]
 
     def render(self) -> Text:
+        """Full chips when they fit; on a narrow screen, no `·` and no gaps, so every chip
+        (and the strict chip's `(ext.)`) stays visible."""
         text = Text(no_wrap=True, overflow="ellipsis")
         self._spans = []
-        for view, label in enumerate(self.labels()):
-            if view:
+        labels = self.labels()
+        compact = sum(len(label) + 3 for label in labels) - 1 > self.size.width
+        if compact:
+            labels = self.labels(compact=True)
+        for view, label in enumerate(labels):
+            if view and not compact:
                 text.append(" ")
             start = text.cell_len
             if view == self.current:

@@ -10,6 +10,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...engine import KINDS
+from ...engine.strict import STRICT_KINDS
+from ..rows import kind_info
 
 
 class Summary(OptionList):
@@ -20,14 +22,14 @@ class Summary(OptionList):
 
     def show(self, counts: Counter) -> None:
         self.clear_options()
-        order = {name: n for n, name in enumerate(KINDS)}
+        order = {name: n for n, name in enumerate([*KINDS, *STRICT_KINDS])}
         kinds = sorted(counts, key=lambda k: order.get(k, len(order)))
         if not kinds:
             self.add_option(Option(Text("Nothing to change: every entry is already sendable.", "dim"),
                                    disabled=True))
             return
         for kind in kinds:
-            info = KINDS.get(kind)
+            info = kind_info(kind)  # strict kinds name their own clauses (an extension beyond MEM-5)
             label = Text()
             label.append(f"{counts[kind]:>7,} ", "bold")
             label.append(f"({info.clause if info else '?'}) {kind}")
