@@ -25,6 +25,9 @@ SHOTS = [
     ("gallery", None, (100, 30), []),
     ("help", "01-falsy-id.json", (120, 40), ["question_mark"]),
     ("export", "04-duplicate-after-retry.json", (100, 30), ["e"]),
+    ("import-anthropic", "13-anthropic-retry-and-parallel-call.json", (160, 45), ["0", "down", "down", "down", "down"]),
+    ("repair-anthropic", "13-anthropic-retry-and-parallel-call.json", (160, 45), ["3", "down", "down", "down"]),
+    ("strict", "11-known-limit-separated-result.json", (160, 45), ["t", "down", "down"]),
 ]
 
 
@@ -42,6 +45,10 @@ async def shoot(name: str, sample: str | None, size: tuple[int, int], keys: list
                 break
         for key in keys:
             await pilot.press(key)
+            for _ in range(200):  # some keys (t, r) normalize again in the worker
+                if sample is None or app.main.loading_source is None:
+                    break
+                await pilot.pause(0.02)
         await pilot.pause(0.3)
         path = DOCS / f"{name}.svg"
         app.save_screenshot(str(path))

@@ -63,3 +63,14 @@ def widget_text(app, selector: str) -> str:
     widget = app.screen.query_one(selector)
     lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
     return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+async def finish_export(app, pilot) -> None:
+    """Let the export dialog's thread worker finish and its result reach the screen."""
+    for worker in [w for w in app.workers if w.group == "export"]:
+        try:
+            await worker.wait()
+        except Exception:  # a failed export is the test's to check, through the dialogs
+            pass
+    for _ in range(3):
+        await pilot.pause()

@@ -4,6 +4,7 @@ the screen broken."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -15,12 +16,13 @@ from inspector.formats import import_history
 from inspector.io import InputError, load_json
 from inspector.tui.loader import Source
 from inspector.tui.screens.error import ErrorDialog
+from inspector.tui.screens import export as export_module
 from inspector.tui.screens.export import ExportDialog
 from inspector.tui.screens.gallery import GalleryScreen, list_samples
 from inspector.tui.screens.open_file import OpenFileDialog
 from inspector.tui.widgets.diff_table import DiffTable
 
-from .helpers import BROKEN, opened, row_lines, wait_loaded, widget_text
+from .helpers import BROKEN, finish_export, opened, row_lines, wait_loaded, widget_text
 
 
 async def _wait_error(pilot, app) -> None:
@@ -38,7 +40,7 @@ async def _export(app, pilot, path) -> None:
     field = app.screen.query_one(Input)
     field.value = str(path)
     await pilot.press("enter")
-    await pilot.pause()
+    await finish_export(app, pilot)
 
 
 async def test_export_equals_cli_output_and_leaves_input_alone(broken_file, tmp_path):
@@ -50,7 +52,7 @@ async def test_export_equals_cli_output_and_leaves_input_alone(broken_file, tmp_
         default = app.screen.query_one(Input).value
         assert default == str(broken_file.with_name("broken.normalized.json"))
         await pilot.press("enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
         assert not isinstance(app.screen, ExportDialog)
         exported = broken_file.with_name("broken.normalized.json")
         assert exported.read_bytes() == cli_out.read_bytes()
@@ -77,11 +79,83 @@ async def test_export_refuses_the_input_and_asks_before_replacing(broken_file, t
         assert existing.read_text() == "keep me"
         await _export(app, pilot, existing)
         await pilot.press("enter")  # the second enter confirms
-        await pilot.pause()
+        await finish_export(app, pilot)
         assert json.loads(existing.read_text()) == json.loads(
             (lambda: (cli_main(["normalize", str(broken_file), "-q", "-o", str(tmp_path / "x.json")]),
                       (tmp_path / "x.json").read_text())[1])())
     assert broken_file.read_bytes() == original
+
+
+async def test_export_writes_in_a_worker_thread_and_locks_the_dialog(broken_file, tmp_path, monkeypatch):
+    release = threading.Event()
+    threads = []
+    real = export_module.export_bytes
+
+    def held(*args, **kwargs):
+        threads.append(threading.current_thread())
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export_module, "export_bytes", held)
+    target = tmp_path / "out.json"
+    expected = tmp_path / "cli.json"
+    assert cli_main(["normalize", str(broken_file), "-o", str(expected), "-q"]) == 0
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("e")
+        dialog = app.screen
+        dialog.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        for _ in range(100):
+            if threads:
+                break
+            await pilot.pause(0.01)
+        # The serialization runs on another thread while the UI keeps answering.
+        assert threads and threads[0] is not threading.main_thread()
+        await pilot.pause()
+        assert app.screen is dialog and dialog.writing == str(target)
+        assert dialog.query_one("#export", Button).disabled and dialog.query_one(Input).disabled
+        assert "Writing" in widget_text(app, "#export-note")
+        await pilot.press("escape")  # a running write is not abandoned half way
+        assert app.screen is dialog and not target.exists()
+        release.set()
+        await finish_export(app, pilot)
+        assert not isinstance(app.screen, ExportDialog)
+        assert any(n.title == "Exported" and str(target) in n.message for n in app._notifications)
+    assert target.read_bytes() == expected.read_bytes()
+
+
+async def test_failed_export_opens_an_error_dialog_and_lets_the_user_retry(broken_file, tmp_path):
+    target = tmp_path / "missing" / "out.json"
+    async with opened(broken_file) as (app, pilot):
+        await _export(app, pilot, target)
+        assert isinstance(app.screen, ErrorDialog)
+        assert app.screen.title_text == "Export failed"
+        assert app.screen.message.startswith(str(target)) and "does not exist" in app.screen.message
+        await pilot.press("escape")
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog) and dialog.writing is None
+        assert not dialog.query_one(Input).disabled and not dialog.query_one("#export", Button).disabled
+        assert "does not exist" in widget_text(app, "#export-note")
+        assert not any(n.title == "Exported" for n in app._notifications)
+        dialog.query_one(Input).value = str(tmp_path / "out.json")
+        await pilot.press("enter")
+        await finish_export(app, pilot)
+        assert not isinstance(app.screen, (ExportDialog, ErrorDialog))
+    assert (tmp_path / "out.json").is_file() and not target.parent.exists()
+
+
+async def test_an_os_error_while_writing_is_reported_with_the_path(broken_file, tmp_path, monkeypatch):
+    def refuse(path, data, *, inputs=()):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(export_module, "atomic_write", refuse)
+    target = tmp_path / "out.json"
+    async with opened(broken_file) as (app, pilot):
+        await _export(app, pilot, target)
+        assert isinstance(app.screen, ErrorDialog)
+        assert app.screen.message == f"{target}: Permission denied"
+        assert "Permission denied" in widget_text(app, "#dialog-message")
+    assert not target.exists()
 
 
 async def test_export_of_stdin_goes_to_the_current_folder(tmp_path, monkeypatch):
@@ -90,7 +164,7 @@ async def test_export_of_stdin_goes_to_the_current_folder(tmp_path, monkeypatch)
         await pilot.press("e")
         assert app.screen.query_one(Input).value == "stdin.normalized.json"
         await pilot.press("enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
     assert json.loads((tmp_path / "stdin.normalized.json").read_text())
 
 
@@ -255,7 +329,7 @@ async def test_notifications_show_markup_literally(tmp_path):
     async with opened(path) as (app, pilot):
         await pilot.press("slash", *"[/]", "enter")  # no match: a warning quoting the search
         await pilot.press("e", "enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
         messages = [n.message for n in app._notifications]
         assert any("'[/]'" in m for m in messages)
         assert any("[b]x[-b].normalized.json" in m for m in messages)

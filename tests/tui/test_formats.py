@@ -19,7 +19,7 @@ from inspector.tui.screens.export import EXPORTERS, ExportDialog
 from inspector.tui.widgets.diff_table import DiffTable
 from inspector.tui.widgets.stage_bar import StageBar
 
-from .helpers import opened, row_lines, widget_text
+from .helpers import finish_export, opened, row_lines, widget_text
 
 # An Anthropic Messages request as the API documents it: a top-level system, tool_use blocks
 # in assistant turns, tool_result blocks in user turns. Broken the usual ways: a retried
@@ -154,7 +154,7 @@ async def test_export_same_writes_what_the_cli_writes(request_file, tmp_path):
         assert dialog.query_one(Select).value == "same"
         assert dialog.query_one(Input).value == str(request_file.with_name("claude.normalized.json"))
         await pilot.press("enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
         assert not isinstance(app.screen, ExportDialog)
         written = request_file.with_name("claude.normalized.json").read_bytes()
         assert any("as anthropic" in n.message for n in app._notifications)
@@ -176,7 +176,7 @@ async def test_export_to_another_format_writes_what_the_cli_writes(request_file,
         assert to in widget_text(app, "#export-what") or EXPORTERS[to] in widget_text(app, "#export-what")
         dialog.query_one(Input).focus()
         await pilot.press("enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
         assert not isinstance(app.screen, ExportDialog)
     assert target.read_bytes() == expected
     assert expected != _cli_bytes(tmp_path, str(request_file))
@@ -226,7 +226,7 @@ async def test_strict_toggle_adds_the_strict_stage_as_an_extension(request_file,
         expected = _cli_bytes(tmp_path, str(request_file), "--strict")
         await pilot.press("e")
         await pilot.press("enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
         assert request_file.with_name("claude.normalized.json").read_bytes() == expected
         # And off again: back to the four stages, on the last one.
         await pilot.press("t")

@@ -4,6 +4,9 @@ The bytes are exactly what `inspector normalize FILE --to NAME` writes:
 :func:`inspector.formats.export_history` applies the engine's decisions to the original
 objects, :func:`inspector.io.dump_messages` serializes them. ``EXPORTERS`` lists the
 output formats (``same`` first, the default) with a label each.
+
+Serializing and writing a large history takes seconds, so it runs in a thread worker; the
+dialog stays up, greyed out, until the file is in place, and a failure opens an error dialog.
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual import work
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
+from textual.worker import Worker, WorkerState
 
 from ...engine import Result
 from ...formats import TARGETS, Imported, export_history
 from ...io import InputError, atomic_write, dump_messages, same_file
 from ..text import inert
+from .error import ErrorDialog
 
 EXPORTERS: dict[str, str] = {
     "same": "the input's own format",
@@ -72,6 +78,7 @@ class ExportDialog(ModalScreen[str | None]):
         self.strict = strict
         self.source = source
         self._confirm: str | None = None  # the existing path the user was asked about
+        self.writing: str | None = None   # the path a worker is writing, while it runs
 
     def _describe(self) -> Text:
         fmt = self.imported.format if self.imported is not None else "flat"
@@ -131,9 +138,11 @@ class ExportDialog(ModalScreen[str | None]):
         if event.button.id == "export":
             self.attempt()
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def attempt(self) -> None:
+        if self.writing is not None:
+            return
         path = os.path.expanduser(self.query_one(Input).value.strip())
         if not path:
             self._note("Give a path to write to.")
@@ -149,23 +158,57 @@ class ExportDialog(ModalScreen[str | None]):
             self.query_one("#export", Button).label = "Replace"
             self._note(f"{path} exists. Press enter (or Replace) again to replace it, or change the path.")
             return
+        self._busy(path)
+        self.write(path)
+
+    def _busy(self, path: str | None) -> None:
+        """Lock the form while a write runs: a second export or a cancel would race it."""
+        self.writing = path
+        for widget in (self.query_one(Input), self.query_one(Select), *self.query(Button)):
+            widget.disabled = path is not None or (widget.id == "export-format" and self.imported is None)
+        if path is not None:
+            self._note(f"Writing {path}…", error=False)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
+    def write(self, path: str) -> str:
+        """Off the UI thread: build the document, serialize it, write it atomically."""
         try:
             data = export_bytes(self.imported, self.result, self.to)
             atomic_write(path, data, inputs=self.inputs)
-        except InputError as exc:
-            self._note(str(exc))
-            return
         except OSError as exc:
-            self._note(f"{path}: {exc.strerror or exc}")
-            return
+            raise InputError(path, exc.strerror or str(exc)) from None
         r = self.result
         fmt = self.imported.format if self.to == "same" and self.imported is not None else self.to
-        self.dismiss(f"Wrote {len(r.messages):,} messages as {fmt} to {path} "
-                     f"(dropped {r.dropped:,}, synthesized {r.synthesized:,}, moved {r.moved:,}"
-                     f"{', strict' if self.strict else ''}).")
+        return (f"Wrote {len(r.messages):,} messages as {fmt} to {path} "
+                f"(dropped {r.dropped:,}, synthesized {r.synthesized:,}, moved {r.moved:,}"
+                f"{', strict' if self.strict else ''}).")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "export":
+            return
+        event.stop()
+        if event.state == WorkerState.SUCCESS:
+            self.writing = None
+            self.dismiss(event.worker.result)
+        elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
+            path = self.writing
+            self._busy(None)
+            self._confirm = None
+            self.query_one("#export", Button).label = "Export"
+            error = event.worker.error
+            if isinstance(error, InputError):
+                message = str(error)
+            elif error is not None:  # a bug, not bad input: say so rather than hide it
+                message = f"{path}: export failed: {type(error).__name__}: {error}"
+            else:
+                message = f"{path}: the export was cancelled"
+            self._note(message)
+            self.query_one(Input).focus()
+            self.app.push_screen(ErrorDialog("Export failed", message))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if self.writing is None:  # a running write finishes first; then the dialog closes itself
+            self.dismiss(None)
 
 
 def export_inputs(source: Any) -> tuple[str, ...]:

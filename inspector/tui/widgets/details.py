@@ -53,7 +53,7 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
     if row.events:
         for e in row.events:
             if view == 0:
-                text.append(f"  {e.stage}\n", "underline")
+                text.append("  ").append(e.stage, "underline").append("\n")
             event_text(text, e)
     else:
         text.append("  none: the stage left it as it was\n" if view else "  none: it goes through unchanged\n",
@@ -84,7 +84,7 @@ def _import_details(text: Text, row: Row, imported: Any, events: list[Event]) ->
     text.append("\nEverything the stages will do to it:\n", "bold")
     if row.events:
         for e in row.events:
-            text.append(f"  {e.stage}\n", "underline")
+            text.append("  ").append(e.stage, "underline").append("\n")
             event_text(text, e)
     else:
         text.append("  none: it goes through unchanged\n", "dim")
