@@ -131,12 +131,17 @@ class BlockSpec:
                 im.add({"role": role, "content": join_text(texts)}, Loc(i, self.key, tuple(run)))
         return im
 
+    def result_order(self, rows: list[tuple[dict[str, Any], int | None]], im: Imported) -> list[tuple[dict[str, Any], int | None]]:
+        """The final rows in the order to write them; the engine's order unless a format pairs
+        results by position (Gemini without ids)."""
+        return rows
+
     def export_same(self, im: Imported, result: Result) -> Any:
         d = Decisions.of(result)
         pieces: list[Piece] = []
         folded: list[str] = []
         history = im.history
-        for msg, o in d.rows:
+        for msg, o in self.result_order(d.rows, im):
             if o is None:
                 cid = msg["tool_call_id"]
                 block = self.result_block(cid, msg["content"], True, d.calls_by_id.get(cid), im)
@@ -176,7 +181,7 @@ class BlockSpec:
         d = Decisions.of(result)
         pieces: list[Piece] = []
         systems: list[str] = []
-        for msg, o in d.rows:
+        for msg, o in self.result_order(d.rows, im):
             role = msg["role"]
             if role in ("system", "developer"):      # OpenAI's developer role is its system prompt
                 systems.append(msg["content"])

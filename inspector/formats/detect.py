@@ -31,6 +31,9 @@ RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file", "in
 OPENAI_PARTS = {"image_url", "input_audio", "file", "refusal"}
 GEMINI_PARTS = {"functionCall", "functionResponse", "function_call", "function_response", "inlineData",
                 "inline_data", "fileData", "file_data", "executableCode", "codeExecutionResult", "thoughtSignature"}
+# Keys that every chat format shares; a message with only these (and text content) is plain.
+PLAIN_KEYS = frozenset(("role", "content", "tool_call_id", "name"))
+CALL_KEYS = frozenset(("role", "content", "tool_calls"))
 # Part vocabularies, to see which formats a list of content parts could belong to.
 PART_TYPES = {"openai-chat": {"text", *OPENAI_PARTS}, "anthropic": {"text", "image", *ANTHROPIC_BLOCKS},
               "openai-responses": RESPONSES_PARTS | {"refusal", "summary_text"}}
@@ -69,6 +72,12 @@ def _scan(document: Any) -> tuple[dict[str, str], set[str], bool]:
     if not isinstance(history, list):
         return found, parts_seen, has_list
     for m in history:
+        if type(m) is dict and type(m.get("content")) is not list:
+            if m.keys() <= PLAIN_KEYS:
+                continue  # a plain message carries no marker of any format: skip it fast
+            if m.keys() <= CALL_KEYS and type(calls := m.get("tool_calls")) is list:
+                _scan_calls(calls, mark)
+                continue
         if not isinstance(m, Mapping):
             continue
         kind = m.get("type")
@@ -84,13 +93,7 @@ def _scan(document: Any) -> tuple[dict[str, str], set[str], bool]:
             mark("flat", "stored buffer rows with tool pairing in metadata")
         calls = m.get("tool_calls")
         if isinstance(calls, list):
-            for c in calls:
-                if not isinstance(c, Mapping):
-                    continue
-                if "tool_call_id" in c or ("name" in c and "function" not in c):
-                    mark("flat", "calls in the flat spelling (tool_call_id / name)")
-                elif isinstance(c.get("function"), Mapping):
-                    mark("openai-chat", 'calls with "function": {name, arguments}')
+            _scan_calls(calls, mark)
         content = m.get("content")
         if isinstance(content, list):
             has_list = True
@@ -111,6 +114,16 @@ def _scan(document: Any) -> tuple[dict[str, str], set[str], bool]:
                 elif "text" in b or "image" in b or "document" in b:
                     mark("bedrock", "content blocks without a type key")
     return found, parts_seen, has_list
+
+
+def _scan_calls(calls: list[Any], mark: Any) -> None:
+    for c in calls:
+        if not isinstance(c, Mapping):
+            continue
+        if "tool_call_id" in c or ("name" in c and "function" not in c):
+            mark("flat", "calls in the flat spelling (tool_call_id / name)")
+        elif isinstance(c.get("function"), Mapping):
+            mark("openai-chat", 'calls with "function": {name, arguments}')
 
 
 def detect(document: Any, name: str) -> str:

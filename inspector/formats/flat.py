@@ -6,7 +6,7 @@ always has.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine import Result
@@ -31,11 +31,39 @@ def import_(document: Any, name: str) -> Imported:
         raise InputError(name, f'expected a JSON array of messages or an object with a "messages" array, '
                                f"got {kind_of(document)}")
     im = Imported(NAME, history, document, container=container, history=history)
-    for i, m in enumerate(history):
-        calls = m.get("tool_calls") if isinstance(m, Mapping) else None
-        im.sources.append(Loc(i))
-        im.calls.append([Loc(i, "tool_calls", (j,)) for j in range(len(calls))] if isinstance(calls, list) else [])
+    # Flat provenance is the identity: computed when asked, not for every record of a batch.
+    im.sources = _Identity(history, _source_of)
+    im.calls = _Identity(history, _calls_of)
     return im
+
+
+def _source_of(index: int, message: Any) -> Loc:
+    return Loc(index)
+
+
+def _calls_of(index: int, message: Any) -> list[Loc]:
+    calls = message.get("tool_calls") if isinstance(message, Mapping) else None
+    return [Loc(index, "tool_calls", (j,)) for j in range(len(calls))] if isinstance(calls, list) else []
+
+
+class _Identity(Sequence):
+    """A read-only list whose item ``i`` is ``make(i, history[i])``."""
+
+    __slots__ = ("_history", "_make")
+
+    def __init__(self, history: list[Any], make: Any) -> None:
+        self._history = history
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        return self._make(index, self._history[index])
 
 
 def export_same(im: Imported, result: Result) -> Any:

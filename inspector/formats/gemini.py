@@ -117,6 +117,26 @@ class Gemini(BlockSpec):
                             "name (see the import events); derived ids are not written back.")
         return im
 
+    def result_order(self, rows, im):
+        """Without ids Gemini pairs responses with calls by name and order, so a synthetic
+        response for an id-less call (the engine puts it ahead of the real ones) is written in
+        its call's place among the turn's responses. Runs without one keep their order."""
+        derived = im.extra.get("derived", ())
+        out = list(rows)
+        i = 0
+        while i < len(out):
+            msg = out[i][0]
+            calls = [c.get("tool_call_id") for c in msg.get("tool_calls") or ()] if msg.get("role") == "assistant" else []
+            j = i + 1
+            while j < len(out) and out[j][0].get("role") == "tool":
+                j += 1
+            run = out[i + 1:j]
+            if calls and any(o is None and m.get("tool_call_id") in derived for m, o in run):
+                place = {cid: k for k, cid in enumerate(calls)}
+                out[i + 1:j] = sorted(run, key=lambda row: place.get(row[0].get("tool_call_id"), len(calls)))
+            i = j if j > i + 1 else i + 1
+        return out
+
     def _keys(self, im: Imported) -> tuple[str, str]:
         return ("function_call", "function_response") if im.extra.get("snake") else ("functionCall", "functionResponse")
 

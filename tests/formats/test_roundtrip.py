@@ -92,9 +92,11 @@ def test_gemini_interrupted_call_gets_a_function_response_without_a_made_up_id()
     doc = clone(CLEAN["gemini"])
     del doc["contents"][2]["parts"][1]
     im, _, out = roundtrip(doc)
-    assert out["contents"][2]["parts"][0] == {
+    # Same-named calls without ids pair by order: Paris's response stays first, Rome's
+    # interrupted one takes the second place.
+    assert out["contents"][2]["parts"][0] == doc["contents"][2]["parts"][0]
+    assert out["contents"][2]["parts"][1] == {
         "functionResponse": {"name": "get_weather", "response": {"error": INTERRUPTED}}}
-    assert out["contents"][2]["parts"][1] == doc["contents"][2]["parts"][0]
     assert any(e.kind == "id-derived" for e in im.events)
 
 
@@ -284,3 +286,27 @@ def test_openai_chat_empty_tool_calls_array_is_removed_and_nothing_else():
     _, result, out = roundtrip(doc)
     assert [e.kind for e in result.events] == ["field-discarded"]
     assert out == CLEAN["openai-chat"]
+
+
+def test_gemini_synthetic_response_without_ids_takes_its_calls_place():
+    """Without ids, order is the pairing: the interrupted response for the second of two
+    same-named calls must come second, or the first call would read it as its own."""
+    doc = {"contents": [
+        {"role": "user", "parts": [{"text": "weather in Oslo and Rome"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "forecast", "args": {"city": "Oslo"}}},
+                                    {"functionCall": {"name": "forecast", "args": {"city": "Rome"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "forecast", "response": {"city": "Oslo"}}}]},
+    ]}
+    im, result, out = roundtrip(clone(doc))
+    assert result.synthesized == 1
+    parts = out["contents"][2]["parts"]
+    assert parts[0] == doc["contents"][2]["parts"][0]
+    assert "error" in parts[1]["functionResponse"]["response"]
+    # Read again, Oslo's call still gets Oslo's response.
+    back = import_history(out, "t")
+    oslo = next(m for m in back.messages if m.get("role") == "tool" and "Oslo" in m["content"])
+    first_call = next(m for m in back.messages if m.get("tool_calls"))["tool_calls"][0]
+    assert oslo["tool_call_id"] == first_call["tool_call_id"]
+    # Another format writes the same order.
+    again = export_history(import_history(out, "t"), normalize(import_history(out, "t").messages), "gemini")
+    assert again == out
