@@ -288,3 +288,19 @@ def test_roles_trimmed_case_kept_unknown_kept():
 
 def test_nan_in_php_float_is_not_a_number_text():
     assert math.isnan(float("nan")) and php_float(float("nan")) == "NAN"
+
+
+def test_kind_effects_describe_what_each_kind_does_to_a_row():
+    """Views mark rows from these effects, so they must agree with what the passes do."""
+    from inspector.engine.strict import STRICT_KINDS
+
+    kinds = {**KINDS, **STRICT_KINDS}
+    assert {k for k, v in kinds.items() if v.effect == "drop"} == {k for k, v in kinds.items() if v.drop}
+    assert {k for k, v in kinds.items() if v.effect == "add"} == {"result-synthesized", "strict-healed"}
+    assert {k for k, v in kinds.items() if v.effect == "move"} == {"system-hoisted", "strict-moved"}
+    result = normalize([{"role": "user", "content": "q"}, {"role": "system", "content": "s"},
+                        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1"}]}])
+    by_effect = {KINDS[e.kind].effect for e in result.events}
+    assert by_effect == {"move", "add"}
+    added = [i for i, o in enumerate(result.origins) if o is None]
+    assert len(added) == sum(1 for e in result.events if KINDS[e.kind].effect == "add")

@@ -74,11 +74,23 @@ DROP_COUNT_NOTE = (
 
 @dataclass(frozen=True, slots=True)
 class Kind:
+    """What an event kind does to a row, so views mark rows without a table of their own.
+
+    ``effect``: ``drop`` (the row or call is gone), ``add`` (a new synthesized row),
+    ``restore`` (a row dropped earlier comes back), ``move``, or ``change`` (edited in place,
+    or a note about how it was read).
+    """
+
     name: str
     clause: str
     drop: bool
     label: str
     meaning: str
+    effect: str = "change"
+
+    def __post_init__(self) -> None:
+        if self.drop and self.effect != "drop":
+            object.__setattr__(self, "effect", "drop")
 
 
 _KINDS = [
@@ -91,7 +103,7 @@ _KINDS = [
     Kind("id-cast", "1", False, "id cast", "A result's tool_call_id was not a string and was cast to one."),
     Kind("metadata-lifted", "1", False, "metadata lifted", "A stored row kept its pairing field in metadata; it was read from there."),
     Kind("field-discarded", "1", False, "fields discarded", "Fields that the flat shape has no place for were left out."),
-    Kind("system-hoisted", "2", False, "system moved", "A system message was moved to the front."),
+    Kind("system-hoisted", "2", False, "system moved", "A system message was moved to the front.", "move"),
     Kind("call-malformed", "3", True, "call malformed", "A call inside tool_calls is not an object."),
     Kind("call-unusable-id", "3", True, "call id unusable", "A call's id is empty or '0', so nothing can be paired with it."),
     Kind("call-redeclared", "3", True, "call redeclared", "An id was declared again after its first declaration; the first owns the pairing."),
@@ -99,7 +111,7 @@ _KINDS = [
     Kind("result-unusable-id", "3", True, "result id unusable", "A result's id is empty or '0', so it can answer no call."),
     Kind("result-orphan", "3", True, "orphan result", "No turn declares the id this result answers."),
     Kind("result-duplicate", "3", True, "duplicate result", "The call already has an earlier result; the first result wins."),
-    Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn."),
+    Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn.", "add"),
     Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
 ]
 

@@ -40,14 +40,14 @@ STRICT_CLAUSES = {
 
 STRICT_KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("strict-moved", ADJACENT, False, "result moved",
-         "A result separated from its call was moved next to it (strict, beyond MEM-5)."),
+         "A result separated from its call was moved next to it (strict, beyond MEM-5).", "move"),
     Kind("strict-early-result", EARLY, True, "early result",
          "A result before its call was dropped as if it were an orphan (strict, beyond MEM-5)."),
     Kind("strict-restored", RESTORE, False, "result restored",
          "A later result clause 3 had dropped as a duplicate of an early one now answers the call "
-         "(strict, beyond MEM-5)."),
+         "(strict, beyond MEM-5).", "restore"),
     Kind("strict-healed", HEAL, False, "result synthesized",
-         "The call that lost its early result got an interrupted result (strict, beyond MEM-5)."),
+         "The call that lost its early result got an interrupted result (strict, beyond MEM-5).", "add"),
 )}
 
 

@@ -22,9 +22,12 @@ from ..engine.strict import STRICT_KINDS
 
 VIEWS = ("input", *STAGES)  # 0 is the input as given, 1-4 the four MEM-5 stages
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
-# Kinds that add or move a message, whichever stage records them (``strict`` is an extension).
-ADD_KINDS = frozenset({"result-synthesized", "strict-healed", "strict-restored"})
-MOVE_KINDS = frozenset({"system-hoisted", "strict-moved"})
+# Kinds that add or move a message, whichever stage records them (``strict`` is an
+# extension): read from the engine's own description of each kind.
+_ALL_KINDS = {**KINDS, **STRICT_KINDS}
+SYNTH_KINDS = frozenset(k for k, v in _ALL_KINDS.items() if v.effect == "add")
+ADD_KINDS = SYNTH_KINDS | {k for k, v in _ALL_KINDS.items() if v.effect == "restore"}
+MOVE_KINDS = frozenset(k for k, v in _ALL_KINDS.items() if v.effect == "move")
 
 
 def kind_info(kind: str) -> Kind | None:
@@ -185,7 +188,7 @@ class Model:
         for e in stage.events:
             if e.origin is not None:
                 events_at.setdefault(e.origin, []).append(e)
-        synth_events = [e for e in stage.events if e.kind in ("result-synthesized", "strict-healed")]
+        synth_events = [e for e in stage.events if e.kind in SYNTH_KINDS]
         none_out = {id(after[j]) for j, o in enumerate(a_orig) if o is None}
         space, change, move, plus = ord(SAME), ord(CHANGE), ord("^"), ord(ADD)
 
@@ -306,7 +309,7 @@ class Model:
     def touched_by(self, kind: str) -> set[Any]:
         """Keys of the messages events of one kind touched (origins, or synthesized ids)."""
         keys: set[Any] = {e.origin for e in self.result.events if e.kind == kind and e.origin is not None}
-        if kind in ("result-synthesized", "strict-healed"):
+        if kind in SYNTH_KINDS:
             for v, name in enumerate(self.views[1:], start=1):
                 if any(e.kind == kind for e in self.result.stages[v - 1].events):
                     keys.update(("+", ident) for ident, e in self.rows(v).synth.items() if e.kind == kind)
