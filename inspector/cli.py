@@ -13,7 +13,8 @@ from typing import Any, Sequence
 import orjson
 
 from . import __version__
-from .engine import CLAUSES, KINDS, RULE_ID, RULE_SOURCE, STAGES, Result, normalize
+from .engine import KINDS, RULE_ID, RULE_SOURCE, STAGES, Result, normalize
+from .engine.rule import CLAUSE_BY_STAGE
 from .engine.strict import STRICT_CLAUSES, STRICT_KINDS, normalize_strict
 from .engine.targets import TARGETS as CHECK_TARGETS, check_target
 from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history, import_history
@@ -72,11 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(path: str, fmt: str) -> tuple[list[Any], Result]:
-    imported, result = _import(path, fmt)
-    return imported.messages, result
-
-
 def _import(path: str, fmt: str, strict: bool = False) -> tuple[Imported, Result]:
     document = load_json(path)
     imported = import_history(document, display_name(path), fmt)
@@ -116,7 +112,7 @@ def explain_text(name: str, messages: list[Any], result: Result) -> str:
     ]
     for stage in result.stages:
         if stage.name in STAGES:
-            clause = CLAUSES[str(STAGES.index(stage.name) + 1)]
+            clause = CLAUSE_BY_STAGE[stage.name]
             title = f"clause {clause.number}: {clause.title}"
         else:
             title = f"Inspector's extension beyond MEM-5, clauses {', '.join(STRICT_CLAUSES)}"

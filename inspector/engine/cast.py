@@ -84,6 +84,5 @@ def to_id(value: Any) -> str:
     return value if type(value) is str else to_text(value)[0]
 
 
-def is_unusable(tool_call_id: str) -> bool:
-    """The runtime's falsy strings: these ids can pair with nothing."""
-    return tool_call_id == "" or tool_call_id == "0"
+# The runtime's falsy strings: ids spelled like this can pair with nothing.
+UNUSABLE = frozenset(("", "0"))

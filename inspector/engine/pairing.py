@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .cast import WHITESPACE, to_id
+from .cast import UNUSABLE, WHITESPACE, to_id
 from .model import Recorder
 
 CLAUSE = "3"
@@ -52,7 +52,7 @@ def repair(
         for call in calls:
             if type(call) is dict:
                 cid = call.get("tool_call_id")
-                if type(cid) is str and cid and cid != "0" and cid not in declared:
+                if type(cid) is str and cid not in UNUSABLE and cid not in declared:
                     declare(cid)
                     first += 1
                     continue
@@ -77,7 +77,7 @@ def repair(
                 # Not yet a string: an empty tool_call_id still shadows id (semantics.md).
                 cid = to_id(call.get("id") if cid is None else cid)
                 fresh = True
-            if cid == "" or cid == "0":
+            if cid in UNUSABLE:
                 record(stage, CLAUSE, "call-unusable-id", True, origins[pos],
                        f"Dropped call {j}: its id {cid!r} is empty or '0', which the runtime treats "
                        "as no id, so no result could ever be paired with it.",
@@ -115,7 +115,7 @@ def repair(
     answer = answered.add
     for pos in tool_rows:
         cid = messages[pos]["tool_call_id"]
-        if cid == "" or cid == "0":
+        if cid in UNUSABLE:
             record(stage, CLAUSE, "result-unusable-id", True, origins[pos],
                    f"Dropped this result: its id {cid!r} is empty or '0', so it can answer no call.",
                    tool_call_id=cid)
