@@ -13,9 +13,9 @@ from typing import Any, Sequence
 import orjson
 
 from . import __version__
-from .engine import KINDS, RULE_ID, RULE_SOURCE, STAGES, Result, normalize
+from .engine import RULE_ID, RULE_SOURCE, STAGES, Result, normalize
 from .engine.rule import CLAUSE_BY_STAGE
-from .engine.strict import STRICT_CLAUSES, STRICT_KINDS, normalize_strict
+from .engine.strict import ALL_KINDS, STRICT_CLAUSES, normalize_strict
 from .engine.targets import TARGETS as CHECK_TARGETS, check_target
 from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history, import_history
 from .io import InputError, atomic_write, display_name, dump_messages, load_json
@@ -121,7 +121,7 @@ def explain_text(name: str, messages: list[Any], result: Result) -> str:
                      f"{len(stage.events) or 'no'} event{'s' if len(stage.events) != 1 else ''}")
         for e in stage.events:
             where = "new row" if e.origin is None else f"#{e.origin}"
-            known = KINDS.get(e.kind) or STRICT_KINDS.get(e.kind)
+            known = ALL_KINDS.get(e.kind)
             tag = "drop" if e.drop else known.label if known else "note"
             lines.append(f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {e.message}")
     return "\n".join(lines) + "\n"

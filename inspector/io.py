@@ -97,21 +97,40 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) -> None:
-    """Write to a temporary file in the same folder, then rename over the target.
+def new_file_mode(base: int = 0o666) -> int:
+    """The mode a new file gets under the current umask (mkstemp makes files private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return base & ~umask
 
-    Refuses to write over any of ``inputs``: an input is never lost.
-    """
+
+def check_output(
+    path: str | os.PathLike,
+    inputs: tuple | list = (),
+    refusal: str = "refusing to write over the input file; choose another output path",
+) -> Path:
+    """Refuse, before any work, an output that is an input, a folder, or in a missing folder."""
     name = str(path)
     for source in inputs:
         if same_file(source, path):
-            raise InputError(name, "refusing to write over the input file; choose another output path")
+            raise InputError(name, refusal)
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(name, f"folder {str(folder)!r} does not exist")
     if target.is_dir():
         raise InputError(name, "is a directory, not a file")
+    return folder
+
+
+def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) -> None:
+    """Write to a temporary file in the same folder, then rename over the target.
+
+    Refuses to write over any of ``inputs``: an input is never lost.
+    """
+    name = str(path)
+    folder = check_output(path, inputs)
+    target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -127,9 +146,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) ->
             except OSError:
                 pass
         else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+            os.chmod(tmp, new_file_mode())
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..io import InputError
+from ..io import BOM, InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
-BOM = b"\xef\xbb\xbf"
 FOLDER_SUFFIXES = (".json", ".json.gz")
 TASK_BYTES = 1 << 20   # about a megabyte of input per task: large pickles, small windows
 FILES_PER_TASK = 64

@@ -17,28 +17,13 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-from ..io import InputError, same_file
-
-
-def _umask_mode(base: int) -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return base & ~umask
+from ..io import InputError, check_output, new_file_mode
 
 
 def check_target(path: str, inputs: list[str], what: str = "output") -> None:
     """Refuse, before any work, a target that is an input or whose folder is missing."""
-    if path == "-":
-        return
-    for source in inputs:
-        if source != "-" and same_file(source, path):
-            raise InputError(path, f"refusing to write the {what} over an input; choose another path")
-    target = Path(path)
-    folder = target.parent
-    if not folder.is_dir():
-        raise InputError(path, f"folder {str(folder)!r} does not exist")
-    if target.is_dir():
-        raise InputError(path, "is a directory, not a file")
+    if path != "-":
+        check_output(path, inputs, f"refusing to write the {what} over an input; choose another path")
 
 
 class StreamTarget:
@@ -103,7 +88,7 @@ class StreamTarget:
                 os.fsync(self._raw.fileno())  # type: ignore[union-attr]
                 self._buffered.close()  # type: ignore[union-attr]
                 target = Path(self.path)
-                mode = target.stat().st_mode & 0o7777 if target.exists() else _umask_mode(0o666)
+                mode = target.stat().st_mode & 0o7777 if target.exists() else new_file_mode(0o666)
                 os.chmod(self._tmp, mode)
                 os.replace(self._tmp, self.path)
                 self._tmp = None
@@ -162,7 +147,7 @@ class FolderTarget:
             return
         try:
             if exc_type is None:
-                os.chmod(self._tmp, _umask_mode(0o777))  # mkdtemp made it private
+                os.chmod(self._tmp, new_file_mode(0o777))  # mkdtemp made it private
                 os.replace(self._tmp, self.path)  # an empty existing folder is replaced
                 self._tmp = None
         finally:

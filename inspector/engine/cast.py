@@ -84,5 +84,14 @@ def to_id(value: Any) -> str:
     return value if type(value) is str else to_text(value)[0]
 
 
+def call_id(call: Mapping) -> str:
+    """A call's id as MEM-11 reads it: ``tool_call_id`` unless missing or null (an empty
+    one still shadows ``id``), else ``id``; cast like any id."""
+    cid = call.get("tool_call_id")
+    if type(cid) is str:
+        return cid
+    return to_id(call.get("id") if cid is None else cid)
+
+
 # The runtime's falsy strings: ids spelled like this can pair with nothing.
 UNUSABLE = frozenset(("", "0"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .cast import UNUSABLE, WHITESPACE, to_id
+from .cast import UNUSABLE, WHITESPACE, call_id
 from .model import Recorder
 
 CLAUSE = "3"
@@ -70,13 +70,8 @@ def repair(
                        call=j)
                 lost = True
                 continue
-            cid = call.get("tool_call_id")
-            if type(cid) is str:
-                fresh = False
-            else:
-                # Not yet a string: an empty tool_call_id still shadows id (semantics.md).
-                cid = to_id(call.get("id") if cid is None else cid)
-                fresh = True
+            fresh = type(call.get("tool_call_id")) is not str  # the resolved id gets written in
+            cid = call_id(call)
             if cid in UNUSABLE:
                 record(stage, CLAUSE, "call-unusable-id", True, origins[pos],
                        f"Dropped call {j}: its id {cid!r} is empty or '0', which the runtime treats "

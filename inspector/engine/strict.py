@@ -26,7 +26,7 @@ from typing import Any
 from . import normalize
 from .model import Recorder, Result, Stage
 from .pairing import INTERRUPTED
-from .rule import Kind
+from .rule import KINDS, Kind
 
 STAGE = "strict"
 ADJACENT, EARLY, RESTORE, HEAL = "strict:adjacent", "strict:early-result", "strict:restore", "strict:heal"
@@ -51,17 +51,21 @@ STRICT_KINDS: dict[str, Kind] = {k.name: k for k in (
 )}
 
 
+# Every kind an event can have, MEM-5's first, then the strict stage's own.
+ALL_KINDS: dict[str, Kind] = {**KINDS, **STRICT_KINDS}
+
+
 @dataclass(frozen=True, slots=True)
 class StrictResult(Result):
     """A :class:`Result` whose last stage is ``strict``; its counts include strict events."""
 
     @property
     def synthesized(self) -> int:
-        return sum(1 for e in self.events if e.kind in ("result-synthesized", "strict-healed"))
+        return sum(1 for e in self.events if ALL_KINDS[e.kind].effect == "add")
 
     @property
     def moved(self) -> int:
-        return sum(1 for e in self.events if e.kind in ("system-hoisted", "strict-moved"))
+        return sum(1 for e in self.events if ALL_KINDS[e.kind].effect == "move")
 
 
 def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,

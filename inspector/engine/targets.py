@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .cast import call_id
+
 TARGETS = ("openai-chat", "openai-responses", "anthropic", "bedrock", "gemini", "mistral")
 
 MOVE = "Move each result directly after the turn that made its call (--strict does this)."
@@ -102,12 +104,7 @@ def _calls(m: Mapping) -> list[Any]:
 
 
 def _cid(call: Any) -> str | None:
-    if not isinstance(call, Mapping):
-        return None
-    raw = call.get("tool_call_id")
-    if raw is None:
-        raw = call.get("id")
-    return raw if isinstance(raw, str) else (None if raw is None else str(raw))
+    return call_id(call) if isinstance(call, Mapping) else None
 
 
 def _rows(messages: list[Any]) -> list[tuple[int, Mapping]]:

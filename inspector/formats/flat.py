@@ -70,5 +70,4 @@ def export_same(im: Imported, result: Result) -> Any:
     return result.messages
 
 
-def export_new(im: Imported, result: Result) -> Any:
-    return result.messages
+export_new = export_same  # the engine's output is already flat, whatever it came from

@@ -104,15 +104,12 @@ def import_(document: Any, name: str) -> Imported:
 def export_same(im: Imported, result: Result) -> Any:
     d = Decisions.of(result)
     out = []
-    kinds = {}
-    for o, locs in enumerate(im.calls):
-        for j, loc in enumerate(locs):
-            call = im.messages[o]["tool_calls"][j]
-            kinds[call.get("tool_call_id")] = call.get("type")
     for msg, o in d.rows:
         if o is None:
             cid = msg["tool_call_id"]
-            kind = "custom_tool_call_output" if kinds.get(cid) == "custom_tool_call" else "function_call_output"
+            # The engine's own calls, keyed by their resolved (string) ids.
+            made = (d.calls_by_id.get(cid) or {}).get("type")
+            kind = "custom_tool_call_output" if made == "custom_tool_call" else "function_call_output"
             out.append({"type": kind, "call_id": cid, "output": msg["content"]})
             continue
         loc = im.sources[o]

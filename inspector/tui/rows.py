@@ -16,23 +16,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import KINDS, STAGES, Event, Result
+from ..engine import STAGES, Event, Result
 from ..engine.rule import Kind
-from ..engine.strict import STRICT_KINDS
+from ..engine.cast import call_id, to_id
+from ..engine.strict import ALL_KINDS
 
 VIEWS = ("input", *STAGES)  # 0 is the input as given, 1-4 the four MEM-5 stages
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
 # extension): read from the engine's own description of each kind.
-_ALL_KINDS = {**KINDS, **STRICT_KINDS}
-SYNTH_KINDS = frozenset(k for k, v in _ALL_KINDS.items() if v.effect == "add")
-ADD_KINDS = SYNTH_KINDS | {k for k, v in _ALL_KINDS.items() if v.effect == "restore"}
-MOVE_KINDS = frozenset(k for k, v in _ALL_KINDS.items() if v.effect == "move")
+SYNTH_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "add")
+RESTORE_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "restore")
+ADD_KINDS = SYNTH_KINDS | RESTORE_KINDS
+MOVE_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "move")
 
 
 def kind_info(kind: str) -> Kind | None:
     """MEM-5's kinds, then the strict stage's own (never MEM-5 clauses)."""
-    return KINDS.get(kind) or STRICT_KINDS.get(kind)
+    return ALL_KINDS.get(kind)
 
 
 def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
@@ -198,7 +199,7 @@ class Model:
                 return space
             if any(e.kind in MOVE_KINDS for e in evs):
                 return move
-            return plus if any(e.kind == "strict-restored" for e in evs) else change
+            return plus if any(e.kind in RESTORE_KINDS for e in evs) else change
 
         # Same provenance in and out: one row per message, no drops, no insertions, no moves.
         if len(before) == len(after) and not synth_events and list(b_orig) == list(a_orig):
@@ -276,7 +277,7 @@ class Model:
             gone = False
             for name in stages:
                 evs = [e for e in events if e.stage == name]
-                if any(e.kind == "strict-restored" for e in evs):
+                if any(e.kind in RESTORE_KINDS for e in evs):
                     steps.append(Step(name, "restored", evs))
                     gone = False
                 elif gone:
@@ -357,7 +358,9 @@ def matches(rows: StageRows, r: int, query: str) -> bool:
     if rows.imported is not None and rows.origins[r] is not None \
             and query in rows.imported.where(rows.origins[r]).casefold():
         return True
-    for msg in (rows.after[d] if d >= 0 else None, rows.before[s] if rows.before is not None and s >= 0 else None):
+    after = rows.after[d] if d >= 0 else None
+    before = rows.before[s] if rows.before is not None and s >= 0 else None
+    for msg in (after, before if before is not after else None):
         if not isinstance(msg, Mapping):
             continue
         content = msg.get("content")
@@ -390,10 +393,6 @@ def role_of(msg: Any) -> str:
     return "(not an object)" if msg is not None else ""
 
 
-def _id_text(value: Any) -> str:
-    return value if isinstance(value, str) else repr(value)
-
-
 def call_ids(msg: Any) -> list[tuple[str, int | None]]:
     """The call ids a message shows, as written: (id text, call index or None for a result)."""
     if not isinstance(msg, Mapping):
@@ -406,10 +405,7 @@ def call_ids(msg: Any) -> list[tuple[str, int | None]]:
     if isinstance(calls, list):
         for j, call in enumerate(calls):
             if isinstance(call, Mapping):
-                value = call.get("tool_call_id")
-                if value is None:
-                    value = call.get("id")
-                out.append((_id_text(value) if value is not None else f"call {j}", j))
+                out.append((call_id(call) or f"call {j}", j))
             else:
                 out.append((f"call {j}", j))
     if msg.get("role") == "tool" or "tool_call_id" in msg:
@@ -417,5 +413,5 @@ def call_ids(msg: Any) -> list[tuple[str, int | None]]:
         if value is None and isinstance(meta, Mapping):
             value = meta.get("tool_call_id")
         if value is not None:
-            out.append((_id_text(value), None))
+            out.append((to_id(value), None))
     return out

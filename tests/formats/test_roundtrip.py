@@ -310,3 +310,12 @@ def test_gemini_synthetic_response_without_ids_takes_its_calls_place():
     # Another format writes the same order.
     again = export_history(import_history(out, "t"), normalize(import_history(out, "t").messages), "gemini")
     assert again == out
+
+
+def test_responses_heals_a_custom_call_with_a_numeric_id_with_its_own_output_type():
+    """The synthetic output's type follows the engine's call, found by its resolved id."""
+    doc = {"input": [{"type": "message", "role": "user", "content": "go"},
+                     {"type": "custom_tool_call", "call_id": 5, "name": "grep", "input": "x"}]}
+    im = import_history(doc, "h.json")
+    out = export_history(im, normalize(im.messages))["input"][-1]
+    assert out["type"] == "custom_tool_call_output" and out["call_id"] == "5"

@@ -9,8 +9,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...engine import KINDS
-from ...engine.strict import STRICT_KINDS
+from ...engine.strict import ALL_KINDS
 from ..rows import kind_info
 
 
@@ -22,7 +21,7 @@ class Summary(OptionList):
 
     def show(self, counts: Counter) -> None:
         self.clear_options()
-        order = {name: n for n, name in enumerate([*KINDS, *STRICT_KINDS])}
+        order = {name: n for n, name in enumerate(ALL_KINDS)}
         kinds = sorted(counts, key=lambda k: order.get(k, len(order)))
         if not kinds:
             self.add_option(Option(Text("Nothing to change: every entry is already sendable.", "dim"),
