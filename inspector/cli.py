@@ -13,12 +13,13 @@ from typing import Any, Sequence
 import orjson
 
 from . import __version__
-from .engine import RULE_ID, RULE_SOURCE, STAGES, Result, normalize
+from .engine import RULE_ID, RULE_SOURCE, STAGES, Result
 from .engine.rule import CLAUSE_BY_STAGE
-from .engine.strict import ALL_KINDS, STRICT_CLAUSES, normalize_strict
+from .engine.strict import ALL_KINDS, STRICT_CLAUSES
 from .engine.targets import TARGETS as CHECK_TARGETS, check_target
-from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history, import_history
-from .io import InputError, atomic_write, display_name, dump_messages, load_json
+from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history
+from .io import InputError, atomic_write, display_name
+from .pipeline import run_file
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("normalize", "explain", "check", "batch")
@@ -74,9 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _import(path: str, fmt: str, strict: bool = False) -> tuple[Imported, Result]:
-    document = load_json(path)
-    imported = import_history(document, display_name(path), fmt)
-    return imported, (normalize_strict if strict else normalize)(imported.messages)
+    outcome = run_file(path, fmt, strict=strict)
+    return outcome.imported, outcome.result
 
 
 def summary(result: Result) -> str:
@@ -84,8 +84,8 @@ def summary(result: Result) -> str:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
-    imported, result = _import(args.file, args.fmt, args.strict)
-    data = dump_messages(export_history(imported, result, args.to), compact=args.compact)
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact)
+    result, data = outcome.result, outcome.data
     if args.output and args.output != "-":
         atomic_write(args.output, data, inputs=(args.file,))
     else:

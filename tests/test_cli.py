@@ -290,7 +290,7 @@ def test_explain_json_shape(tmp_path, capsys):
     assert report["messages"] == result.messages
     assert report["events"] == [e.to_dict() for e in result.events]
     for event in report["events"]:
-        assert list(event) == ["stage", "clause", "kind", "drop", "origin", "call", "tool_call_id", "message"]
+        assert list(event) == ["stage", "clause", "kind", "drop", "origin", "call", "tool_call_id", "message", "cause"]
     assert [s["name"] for s in report["stages"]] == ["coerce", "hoist", "repair", "strip"]
     for stage, mine in zip(report["stages"], result.stages):
         assert list(stage) == ["name", "messages", "origins"]

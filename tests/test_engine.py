@@ -261,9 +261,27 @@ def test_event_to_dict_keys_and_call_index():
     result = normalize([{"role": "assistant", "content": "t", "tool_calls": ["bad", {"tool_call_id": "c1"}, {"tool_call_id": "c1"}]},
                         {"role": "tool", "content": "r", "tool_call_id": "c1"}])
     d = [e.to_dict() for e in result.events]
-    assert list(d[0]) == ["stage", "clause", "kind", "drop", "origin", "call", "tool_call_id", "message"]
+    assert list(d[0]) == ["stage", "clause", "kind", "drop", "origin", "call", "tool_call_id", "message", "cause"]
     assert [(x["kind"], x["call"], x["tool_call_id"]) for x in d] == [
         ("call-malformed", 0, None), ("call-redeclared", 2, "c1")]
+
+
+def test_events_point_at_their_cause():
+    """Each event that has a cause names the input index of the message behind it."""
+    result = normalize([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": "a"}, {"tool_call_id": "b"}]},
+        {"role": "tool", "content": "r1", "tool_call_id": "a"},
+        {"role": "tool", "content": "r2", "tool_call_id": "a"},
+        {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": "a"}]},
+    ])
+    causes = {e.kind: (e.origin, e.cause) for e in result.events}
+    assert causes["result-duplicate"] == (3, 2)       # the first result, at #2, wins
+    assert causes["call-redeclared"] == (4, 1)        # first declared by the turn at #1
+    assert causes["turn-emptied"] == (4, 1)
+    assert causes["result-synthesized"] == (None, 1)  # answers a call of the turn at #1
+    redeclared = next(e for e in result.events if e.kind == "call-redeclared")
+    assert "at #1" in redeclared.message
 
 
 def test_event_messages_name_the_orphan_like_the_issue():

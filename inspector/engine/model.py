@@ -12,6 +12,9 @@ class Event:
 
     ``origin`` is the message's index in the input list (None for a synthesized
     row); ``call`` is the call's index inside its turn's original ``tool_calls``.
+    ``cause`` is the input index of the message that made this event necessary, where
+    there is one: the first declaration of a redeclared id, the first result of a
+    duplicate, the turn whose call a synthesized result answers.
     """
 
     stage: str
@@ -22,6 +25,7 @@ class Event:
     call: int | None
     tool_call_id: str | None
     message: str
+    cause: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -33,6 +37,7 @@ class Event:
             "call": self.call,
             "tool_call_id": self.tool_call_id,
             "message": self.message,
+            "cause": self.cause,
         }
 
 
@@ -89,7 +94,8 @@ class Recorder:
         message: str,
         call: int | None = None,
         tool_call_id: str | None = None,
+        cause: int | None = None,
     ) -> None:
         if drop:
             self.dropped += 1
-        self.events.append(Event(stage, clause, kind, drop, origin, call, tool_call_id, message))
+        self.events.append(Event(stage, clause, kind, drop, origin, call, tool_call_id, message, cause))

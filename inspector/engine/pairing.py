@@ -33,9 +33,9 @@ def repair(
     tool_rows: list[int] = []
     call_rows: list[int] = []                       # turns that keep at least one call
 
-    # A: declarations. The first declaration of an id owns the pairing.
-    declared: set[str] = set()
-    declare = declared.add
+    # A: declarations. The first declaration of an id owns the pairing; each id maps to
+    # the position of the turn that declared it first (the cause of later events).
+    declared: dict[str, int] = {}
     for pos, msg in enumerate(messages):
         role = msg["role"]
         if role == "tool":
@@ -53,7 +53,7 @@ def repair(
             if type(call) is dict:
                 cid = call.get("tool_call_id")
                 if type(cid) is str and cid not in UNUSABLE and cid not in declared:
-                    declare(cid)
+                    declared[cid] = pos
                     first += 1
                     continue
             break
@@ -62,6 +62,7 @@ def repair(
             continue
         kept = calls[:first]
         lost = changed = False
+        owner: int | None = None                    # the turn owning an id this one redeclared
         for j in range(first, len(calls)):
             call = calls[j]
             if type(call) is not dict and not isinstance(call, Mapping):
@@ -80,13 +81,14 @@ def repair(
                 lost = True
                 continue
             if cid in declared:
+                owner = origins[declared[cid]]
                 record(stage, CLAUSE, "call-redeclared", True, origins[pos],
-                       f"Dropped call {j} ({cid!r}): that id was already declared earlier, and the "
-                       "first declaration owns the pairing.",
-                       call=j, tool_call_id=cid)
+                       f"Dropped call {j} ({cid!r}): {_at(owner, 'that id was already declared')}, and "
+                       "the first declaration owns the pairing.",
+                       call=j, tool_call_id=cid, cause=owner)
                 lost = True
                 continue
-            declare(cid)
+            declared[cid] = pos
             if fresh:
                 call = {**call, "tool_call_id": cid}
                 changed = True
@@ -100,14 +102,13 @@ def repair(
             else:
                 record(stage, CLAUSE, "turn-emptied", True, origins[pos],
                        "Dropped this assistant turn: it lost every call and has no text, "
-                       "so nothing of it is left to send.")
+                       "so nothing of it is left to send.", cause=owner)
                 replaced[pos] = None
                 continue
         call_rows.append(pos)
 
     # B: results. Each declared id is answered once; the first result wins.
-    answered: set[str] = set()
-    answer = answered.add
+    answered: dict[str, int] = {}                  # id -> position of its first result
     for pos in tool_rows:
         cid = messages[pos]["tool_call_id"]
         if cid in UNUSABLE:
@@ -119,12 +120,13 @@ def repair(
                    f"Dropped the result for call {cid!r}: no turn declares that id (orphan result).",
                    tool_call_id=cid)
         elif cid in answered:
+            first_result = origins[answered[cid]]
             record(stage, CLAUSE, "result-duplicate", True, origins[pos],
-                   f"Dropped this result for call {cid!r}: an earlier result already answers it "
+                   f"Dropped this result for call {cid!r}: {_at(first_result, 'an earlier result already answers it')} "
                    "(duplicate; the first result wins).",
-                   tool_call_id=cid)
+                   tool_call_id=cid, cause=first_result)
         else:
-            answer(cid)
+            answered[cid] = pos
             continue
         replaced[pos] = None
 
@@ -138,10 +140,11 @@ def repair(
                 if cid not in answered:
                     inserts.setdefault(pos, []).append(
                         {"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
+                    turn = origins[pos]
                     record(stage, CLAUSE, "result-synthesized", False, None,
-                           f"Inserted an 'interrupted' result for call {cid!r} right after its turn: "
-                           "no result answers it, and every call needs one.",
-                           tool_call_id=cid)
+                           f"Inserted an 'interrupted' result for call {cid!r} right after "
+                           f"{_at(turn, 'its turn', 'the turn')}: no result answers it, and every call needs one.",
+                           tool_call_id=cid, cause=turn)
 
     if not replaced and not inserts:
         return list(messages), list(origins)
@@ -162,3 +165,10 @@ def repair(
     out += messages[prev:]
     orig += origins[prev:]
     return out, orig
+
+
+def _at(origin: int | None, text: str, named: str | None = None) -> str:
+    """``text`` with the input position it refers to, when there is one (``... at #3``)."""
+    if origin is None:
+        return text
+    return f"{named or text} at #{origin}" if named else f"{text} at #{origin}"

@@ -96,7 +96,7 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
             rec.record(STAGE, EARLY, "strict-early-result", True, origins[q],
                        f"Dropped the result for call {m['tool_call_id']!r}: it comes before the turn that "
                        "makes the call, which no provider accepts (strict, beyond MEM-5).",
-                       tool_call_id=m["tool_call_id"])
+                       tool_call_id=m["tool_call_id"], cause=origins[p])
         else:
             placed.setdefault(p, []).append(q)
     out: list[dict[str, Any]] = []
@@ -119,7 +119,7 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
                 rec.record(STAGE, ADJACENT, "strict-moved", False, origins[q],
                            f"Moved the result for call {messages[q]['tool_call_id']!r} up next to its call: "
                            "other messages separated them (strict, beyond MEM-5).",
-                           tool_call_id=messages[q]["tool_call_id"])
+                           tool_call_id=messages[q]["tool_call_id"], cause=origins[p])
         for call in m.get("tool_calls") or ():
             cid = call["tool_call_id"]
             if cid not in early.get(p, ()):
@@ -132,14 +132,14 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
                 rec.record(STAGE, RESTORE, "strict-restored", False, late[0],
                            f"Kept this result for call {cid!r} after all: clause 3 dropped it as a duplicate of "
                            "the early result, which this stage dropped (strict, beyond MEM-5).",
-                           tool_call_id=cid)
+                           tool_call_id=cid, cause=turn)
             else:
                 out.append({"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
                 orig.append(None)
                 rec.record(STAGE, HEAL, "strict-healed", False, None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after its turn: its only "
                            "result came before it and was dropped (strict, beyond MEM-5).",
-                           tool_call_id=cid)
+                           tool_call_id=cid, cause=turn)
     return out, orig
 
 

@@ -1,0 +1,63 @@
+"""Import → normalize → export: the one path every view takes.
+
+The CLI's ``normalize``, ``explain`` and ``check``, each batch record (local and Dask) and the
+TUI's export all call :func:`run` (or :func:`run_file`), so the same input gives the same
+bytes everywhere. Nothing here decides what a rule does: the engine decides, the formats
+apply its decisions through provenance, and this module only wires them together.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from .engine import Result, normalize
+from .engine.strict import normalize_strict
+from .formats import Imported, export_history, import_history
+from .io import display_name, dump_messages, load_json, parse_json
+
+__all__ = ["Outcome", "run", "run_file"]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Everything a view needs about one history: where it came from, what the engine did,
+    and what is written back. ``data`` and ``changed`` are computed on first use."""
+
+    name: str
+    imported: Imported
+    result: Result
+    exported: Any
+    to: str
+    compact: bool = False
+    _data: bytes | None = None
+
+    @property
+    def data(self) -> bytes:
+        """The exported document as the bytes ``inspector normalize`` writes."""
+        if self._data is None:
+            self._data = dump_messages(self.exported, compact=self.compact)
+        return self._data
+
+    @property
+    def changed(self) -> bool:
+        """Whether writing the output back would change the input document."""
+        return self.exported != self.imported.document
+
+
+def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
+        strict: bool = False, compact: bool = False) -> Outcome:
+    """Run the whole pipeline on a parsed document (``bytes`` are parsed first)."""
+    if isinstance(document, (bytes, bytearray, memoryview)):
+        document = parse_json(bytes(document), name)
+    imported = import_history(document, name, fmt)
+    result = (normalize_strict if strict else normalize)(imported.messages)
+    exported = export_history(imported, result, to)
+    return Outcome(name, imported, result, exported, to, compact)
+
+
+def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,
+             compact: bool = False) -> Outcome:
+    """:func:`run` on a file, or on standard input for ``-``."""
+    return run(load_json(path), display_name(path), fmt, to, strict, compact)
