@@ -93,5 +93,37 @@ def call_id(call: Mapping) -> str:
     return to_id(call.get("id") if cid is None else cid)
 
 
+def fresh(value: Any) -> Any:
+    """A copy of a JSON value in which every list and dict is new (strings and numbers
+    cannot change, so they are shared). A loop, not recursion: any depth the parser
+    accepts is copied. Other containers (tuples, other mappings) are kept as they are."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return value
+    root = {} if kind is dict else []
+    stack = [(value, root)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        source, copy = pop()
+        if type(source) is dict:
+            for key, item in source.items():
+                kind = type(item)
+                if kind is dict or kind is list:
+                    copy[key] = new = {} if kind is dict else []
+                    push((item, new))
+                else:
+                    copy[key] = item
+        else:
+            add = copy.append
+            for item in source:
+                kind = type(item)
+                if kind is dict or kind is list:
+                    add(new := {} if kind is dict else [])
+                    push((item, new))
+                else:
+                    add(item)
+    return root
+
+
 # The runtime's falsy strings: ids spelled like this can pair with nothing.
 UNUSABLE = frozenset(("", "0"))

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ...io import InputError
+from ...io import InputError, describe_error
 from ..loader import Document, Source, load_document, renormalize
 from ..rows import VIEWS, Row, kind_info
 from ..text import inert
@@ -209,9 +209,7 @@ class MainScreen(Screen[None]):
             return
         except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._failed, source,
-                                          f"{source.name}: could not be read as a history "
-                                          f"({type(exc).__name__}: {exc})")
+                self.app.call_from_thread(self._failed, source, describe_error(exc, source.name))
             return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._install, doc)
