@@ -1,0 +1,33 @@
+"""``check`` accepts normalize's own output, in every format, with and without --strict
+(issue 12, item 14): note-only import events are no change."""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import run_every_command
+
+CASES = {
+    # A number as a system prompt in the Responses API's input: cast, noted, written back.
+    "responses-number-system.json": ('{"input":[{"role":"system","content":5}]}', "auto"),
+    # A role with spaces around it, read as OpenAI chat.
+    "chat-role-with-spaces.json": ('{"messages":[{"role":" user ","content":"hi"}]}', "openai-chat"),
+    "flat-role-with-spaces.json": ('[{"role":" user ","content":"hi"}]', "auto"),
+    # Anthropic, and a falsy id that the flat sample keeps in every format.
+    "anthropic-number-text.json": ('{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}', "auto"),
+}
+
+
+# Until the `core` branch makes Outcome.changed check's one decision (note-only events are
+# no change); then these marks go.
+PENDING = {"responses-number-system.json", "chat-role-with-spaces.json"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(reason="core: Outcome.changed", strict=True)) if n in PENDING else n
+    for n in sorted(CASES)])
+def test_check_accepts_normalize_output(name, tmp_path):
+    text, fmt = CASES[name]
+    path = tmp_path / name
+    path.write_text(text)
+    run_every_command(path, "fixed point: known cases", fmt)
