@@ -109,7 +109,7 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     except (OSError, ValueError):
         if "-" in (str(a), str(b)):
             return False
-        return Path(a).resolve() == Path(b).resolve()
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 _UMASK_LOCK = threading.Lock()
