@@ -7,12 +7,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import errno
-import os
-import signal
 import sys
-import threading
 from typing import Any, Sequence
 
 import orjson
@@ -25,6 +20,7 @@ from .engine.targets import TARGETS as CHECK_TARGETS, check_target
 from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history
 from .io import InputError, atomic_write, describe_error, display_name
 from .pipeline import run_file
+from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("normalize", "explain", "check", "batch")
@@ -230,11 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         return run_tui(argv)
-    _closed_streams()
+    mend_closed_streams()
     args = build_parser().parse_args(argv)
-    where = display_name(getattr(args, "file", None) or "-")
+    where = display_name(args.file) if getattr(args, "file", None) is not None else "inspector"
     try:
-        with _terminated_cleanly(args.command != "batch"):
+        with terminated_cleanly(args.command != "batch"):
             code = HANDLERS[args.command](args)
             if sys.stdout is not None:
                 sys.stdout.flush()  # a full disk shows here, not as a warning at exit
@@ -243,85 +239,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # what is left is standard output: full, closed, or failing
-        _silence_stdout()
+        silence_stdout()
         print(describe_error(exc, exc.filename or "<stdout>"), file=sys.stderr)
         return EXIT_ERROR
     except (orjson.JSONEncodeError, RecursionError, MemoryError) as exc:
         print(describe_error(exc, where), file=sys.stderr)
         return EXIT_ERROR
-
-
-class _ClosedStream:
-    """Stands in for a standard stream the shell closed (``>&-``): writing to it is an
-    error the CLI reports, not a silent no-op (Python sets such a stream to None)."""
-
-    def __getattr__(self, name: str) -> Any:
-        raise OSError(errno.EBADF, "standard output is closed")
-
-    def write(self, data: Any) -> int:
-        raise OSError(errno.EBADF, "standard output is closed")
-
-    buffer = property(lambda self: self)
-
-    def flush(self) -> None:
-        pass
-
-
-def _closed_streams() -> None:
-    if sys.stdout is None:
-        sys.stdout = _ClosedStream()  # type: ignore[assignment]
-    if sys.stderr is None:  # print(file=None) would write errors to standard output
-        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
-
-
-def _silence_stdout() -> None:
-    """After a failed write to standard output, point it at /dev/null so that Python's
-    final flush at exit cannot fail a second time with a traceback-like warning."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
-    except OSError:
-        pass
-
-
-@contextlib.contextmanager
-def _terminated_cleanly(active: bool):
-    """SIGTERM unwinds like Ctrl-C, so an atomic write removes its temporary file; the
-    process then ends by the signal, as the sender expects."""
-    if not active or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    except (ValueError, OSError):
-        yield
-        return
-    try:
-        yield
-    except _Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-        raise SystemExit(128 + signal.SIGTERM) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-class _Terminated(BaseException):
-    pass
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise _Terminated()
 
 
 def run_tui(argv: list[str]) -> int:
