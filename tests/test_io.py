@@ -19,6 +19,8 @@ from inspector import cli, io as iio
 from inspector.engine import normalize
 from inspector.pipeline import run_file
 
+from hostile.harness import private_device
+
 BROKEN = [
     {"role": "user", "content": "weather?"},
     {"role": "assistant", "content": "", "tool_calls": [
@@ -83,14 +85,7 @@ def test_a_link_to_the_input_is_refused(tmp_path, capsys):
 
 def test_a_device_stays_a_device(tmp_path, capsys):
     src = write(tmp_path / "h.json", BROKEN)
-    device = tmp_path / "null"  # a private /dev/null: the system's one is shared with others
-    try:
-        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-        device.write_bytes(b"probe")
-    except OSError:
-        device = Path(os.devnull)
-        if not stat.S_ISCHR(os.stat(device).st_mode):
-            pytest.skip("/dev/null is not a device on this machine")
+    device = private_device(tmp_path, "null")
     code, _, _ = run(capsys, "normalize", src, "-o", device, "-q")
     assert code == 0 and stat.S_ISCHR(os.lstat(device).st_mode)
 
@@ -121,14 +116,21 @@ def test_a_descriptor_path_writes_to_that_descriptor(tmp_path):
     assert iio.own_descriptor(tmp_path / "plain.json") is None
 
 
-def test_dev_stdout_prints(tmp_path):
+def test_dev_stdout_names_standard_output():
+    assert iio.own_descriptor("/dev/stdout") == 1 and iio.own_descriptor("/dev/stderr") == 2
+
+
+def test_a_link_to_standard_output_prints(tmp_path):
+    """``-o /dev/stdout`` through a private link of the same kind, so that a regression can
+    never replace the system's /dev/stdout."""
     src = write(tmp_path / "h.json", BROKEN)
-    done = subprocess.run([*CLI, "normalize", str(src), "-o", "/dev/stdout", "-q"],
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    done = subprocess.run([*CLI, "normalize", str(src), "-o", str(link), "-q"],
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected_output(src)
-    assert os.path.islink("/dev/stdout") or not os.path.exists("/dev/stdout") or \
-        not stat.S_ISREG(os.stat("/dev/stdout").st_mode)
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["h.json", "stdout"]
 
 
 # --- 2: standard input's file is an input ----------------------------------------------
@@ -154,11 +156,10 @@ def test_stdin_from_a_pipe_may_go_to_any_file(tmp_path):
 
 # --- 9: full disks and closed output ----------------------------------------------------
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("command", [["normalize"], ["explain"], ["explain", "--json"], ["check"]])
 def test_a_full_stdout_is_one_line_and_exit_2(tmp_path, command):
     src = write(tmp_path / "h.json", BROKEN)
-    with open("/dev/full", "wb") as full:
+    with open(private_device(tmp_path, "full"), "wb") as full:
         done = subprocess.run([*CLI, *command, str(src)], stdout=full, stderr=subprocess.PIPE, timeout=60)
     assert done.returncode == 2
     line = one_line(done.stderr.decode().replace("dropped 1, synthesized 0, moved 1\n", ""))
@@ -175,12 +176,12 @@ def test_a_closed_stdout_is_one_line_and_exit_2(tmp_path, command):
     assert line.startswith("<stdout>: ") and "closed" in line
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_output_to_a_full_device_is_one_line(tmp_path, capsys):
     src = write(tmp_path / "h.json", BROKEN)
-    code, _, err = run(capsys, "normalize", src, "-o", "/dev/full")
-    assert code == 2 and one_line(err).startswith("/dev/full: cannot write: no space left")
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    full = private_device(tmp_path, "full")
+    code, _, err = run(capsys, "normalize", src, "-o", full)
+    assert code == 2 and one_line(err).startswith(f"{full}: cannot write: no space left")
+    assert stat.S_ISCHR(os.lstat(full).st_mode)
 
 
 @pytest.mark.parametrize("where", ["write", "fsync", "replace"])

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 import pytest
 
-from .harness import RUNS
+from .harness import RUNS, private_device
 
 
 @pytest.fixture
 def null_device(tmp_path: Path) -> Path:
-    """A character device that discards writes: a private one where this user may create
-    device nodes (so a test never depends on, or damages, the system's /dev/null, which
-    other programs on a shared machine can have replaced), else /dev/null itself."""
-    node = tmp_path / "null"
-    try:
-        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-        with open(node, "wb") as handle:
-            handle.write(b"probe")
-        return node
-    except OSError:
-        pass
-    if not stat.S_ISCHR(os.stat(os.devnull).st_mode):
-        pytest.skip("/dev/null is not a device on this machine")
-    return Path(os.devnull)
+    return private_device(tmp_path, "null")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001

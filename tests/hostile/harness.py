@@ -11,8 +11,11 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import stat
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from inspector import cli
 from inspector.formats import FORMATS
@@ -96,3 +99,24 @@ def imports(path: Path, fmt: str = "auto") -> bool:
     except InputError:
         return False
     return True
+
+
+DEVICES = {"null": 3, "full": 7}  # Linux's memory devices: minor numbers under major 1
+
+
+def private_device(folder: Path, name: str) -> Path:
+    """A private twin of /dev/null or /dev/full in ``folder`` where this user may create
+    device nodes (root): a test never writes to the system's own, which other programs
+    share and a regression could replace. Others cannot replace /dev files, so they get
+    the system's device (or a skip where there is none)."""
+    node = folder / name
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, DEVICES[name]))
+        os.close(os.open(node, os.O_WRONLY))  # a file system mounted nodev refuses this
+        return node
+    except OSError:
+        node.unlink(missing_ok=True)
+    system = Path("/dev") / name
+    if not system.exists() or not stat.S_ISCHR(os.stat(system).st_mode) or os.access("/dev", os.W_OK):
+        pytest.skip(f"no safe {name} device here")
+    return system
