@@ -4,6 +4,7 @@ traceback, an output ``check`` accepts, and an untouched input."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -12,14 +13,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine import normalize
+from inspector.io import InputError
 from inspector.formats import FORMATS
 from inspector.pipeline import run
 
 from .harness import RUNS, run_every_command
 from .strategies import SAMPLES, VALUE, flat_histories, sample_mutations, to_text
 
-SETTINGS = dict(deadline=None, derandomize=True, database=None,
+# CI runs a fixed, small set (derandomized: the same cases every run, well under a minute).
+# HOSTILE_SCALE=20 HOSTILE_SEED=random pytest tests/hostile explores further by hand.
+SCALE = max(1, int(os.environ.get("HOSTILE_SCALE", "1")))
+SETTINGS = dict(deadline=None, derandomize=os.environ.get("HOSTILE_SEED") != "random", database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -29,14 +33,14 @@ def _file(folder: str, name: str, data: bytes) -> Path:
     return path
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=60 * SCALE, **SETTINGS)
 @given(flat_histories())
 def test_any_field_of_a_flat_history_may_hold_anything(history):
     with tempfile.TemporaryDirectory() as folder:
         run_every_command(_file(folder, "flat.json", to_text(history)), "hostile: flat fields")
 
 
-@settings(max_examples=70, **SETTINGS)
+@settings(max_examples=70 * SCALE, **SETTINGS)
 @given(sample_mutations())
 def test_mutated_provider_samples(mutation):
     name, doc = mutation
@@ -44,7 +48,7 @@ def test_mutated_provider_samples(mutation):
         run_every_command(_file(folder, name, to_text(doc)), "hostile: sample mutations")
 
 
-@settings(max_examples=25, **SETTINGS)
+@settings(max_examples=25 * SCALE, **SETTINGS)
 @given(st.lists(VALUE, max_size=4) | VALUE, st.sampled_from(FORMATS))
 def test_any_document_read_as_any_format(doc, fmt):
     with tempfile.TemporaryDirectory() as folder:
@@ -56,28 +60,27 @@ def test_every_sample_as_is(name, tmp_path):
     run_every_command(_file(str(tmp_path), name, orjson.dumps(SAMPLES[name])), "hostile: samples")
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=60 * SCALE, **SETTINGS)
 @given(st.one_of(flat_histories(), sample_mutations().map(lambda m: m[1])), st.booleans())
 def test_the_api_never_edits_its_input(doc, strict):
-    """In-process callers hand over their objects: the pipeline reads them, never writes."""
+    """In-process callers hand over their objects: the pipeline reads them and never writes
+    them, and editing what it returns leaves them alone too (issue 12, item 16)."""
     data = to_text(doc)
-    mine, theirs = orjson.loads(data) if _parsable(data) else None, None
-    if mine is None:
+    if not _parsable(data):
         return
-    theirs = orjson.loads(data)
+    mine, theirs = orjson.loads(data), orjson.loads(data)
+    RUNS["hostile: api"] += 1
     try:
         outcome = run(mine, "api.json", strict=strict)
-    except Exception as exc:  # noqa: BLE001 - only a user-facing error may come out
-        from inspector.io import InputError
-
-        assert isinstance(exc, InputError), repr(exc)
-        RUNS["hostile: api"] += 1
+    except InputError:
         return
-    RUNS["hostile: api"] += 1
     assert _equal(mine, theirs)
-    if isinstance(outcome.imported.messages, list):
-        again = normalize(outcome.imported.messages)
-        assert [e.kind for e in again.events] == [e.kind for e in outcome.result.events] or strict
+    for message in outcome.result.messages:
+        for call in message.get("tool_calls", ()):
+            if isinstance(call, dict):
+                call.clear()
+        message.clear()
+    assert _equal(mine, theirs)
 
 
 def _parsable(data: bytes) -> bool:
