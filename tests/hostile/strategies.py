@@ -62,8 +62,9 @@ def flat_histories(draw) -> Any:
         msg = _message_template(role)
         for field in draw(st.lists(st.sampled_from(FIELDS), max_size=2, unique=True)):
             msg[field] = draw(VALUE)
-        if role == "assistant" and isinstance(msg.get("tool_calls"), list) and msg["tool_calls"]:
-            call = msg["tool_calls"][0]
+        calls = msg.get("tool_calls") if role == "assistant" else None
+        if isinstance(calls, list) and calls and isinstance(calls[0], dict):
+            call = calls[0]
             for field in draw(st.lists(st.sampled_from(["id", "tool_call_id", "type", "function", "name",
                                                         "arguments"]), max_size=2, unique=True)):
                 call[field] = draw(VALUE)
