@@ -12,8 +12,10 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -206,75 +208,97 @@ def check_output(
 
 
 def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) -> None:
-    """Write ``data`` to ``path`` without ever leaving a half-written file or replacing what
-    is not a regular file.
+    """Write ``data`` to ``path`` as :func:`atomic_stream` does. A failed write raises
+    :class:`OutputError` naming ``path``; the old file, if any, is left as it was."""
+    with atomic_stream(path, inputs=inputs) as handle, _failing_as(str(path)):
+        handle.write(data)
 
-    A regular (or new) file gets a temporary file in its folder, renamed over it: through
-    symlinks, at the path they resolve to, so the link stays a link. A device, a FIFO or a
-    socket (``/dev/null``, a named pipe) is written straight into; ``/dev/stdout`` and other
-    names of this process's own descriptors write to that descriptor. Refuses to write over
-    any of ``inputs``. A failed write raises :class:`OutputError` naming ``path``.
+
+@contextmanager
+def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[BinaryIO]:
+    """A binary file to write ``path``'s new content to, in as many pieces as needed; it
+    never leaves a half-written file and never replaces what is not a regular file.
+
+    A regular (or new) file gets a temporary file in its folder, renamed over it when the
+    block ends without an exception (any exception, Ctrl-C included, removes it instead);
+    through symlinks, at the path they resolve to, so a link stays a link. A device, a FIFO
+    or a socket (``/dev/null``, a named pipe) is written straight into; ``/dev/stdout`` and
+    other names of this process's own descriptors write to that descriptor. Refuses to write
+    over any of ``inputs``. Opening, flushing and renaming raise :class:`OutputError`.
     """
     name = str(path)
     folder = check_output(path, inputs)
-    try:
+    with _failing_as(name):
         fd = own_descriptor(name)
         if fd is not None:
-            _write_descriptor(fd, data)
-            return
-        try:
-            st = os.stat(name)
-        except FileNotFoundError:
-            st = None
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            _write_special(name, data)
-            return
-        _replace(name, Path(os.path.realpath(name)), folder, data, st)
-    except OSError as exc:
-        if isinstance(exc, OutputError):
-            raise
-        raise OutputError(name, f"cannot write: {describe_os_error(exc)}") from None
-
-
-def _write_descriptor(fd: int, data: bytes) -> None:
-    for stream in (sys.stdout, sys.stderr):  # keep order with what was printed before
-        try:
-            if stream is not None and stream.fileno() == fd:
-                stream.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _write_special(name: str, data: bytes) -> None:
-    """Devices and pipes: no temporary file, no rename, never created or truncated here."""
-    fd = os.open(name, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        _write_descriptor(fd, data)
-    finally:
-        os.close(fd)
-
-
-def _replace(name: str, target: Path, folder: Path, data: bytes, st: os.stat_result | None) -> None:
-    try:
+            _flush_streams(fd)
+            fd = os.dup(fd)
+        else:
+            try:
+                st: os.stat_result | None = os.stat(name)
+            except FileNotFoundError:
+                st = None
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                # Devices and pipes: no temporary file, no rename, never created or truncated.
+                fd = os.open(name, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    if fd is not None:
+        with _closing(os.fdopen(fd, "wb")) as handle:
+            yield handle
+            with _failing_as(name):
+                handle.flush()
+        return
+    target = Path(os.path.realpath(name))
+    with _failing_as(name, "cannot write here"):
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise OutputError(name, f"cannot write here: {describe_os_error(exc)}") from None
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, st.st_mode & 0o7777 if st is not None else new_file_mode())
-        os.replace(tmp, target)
+        with _closing(os.fdopen(fd, "wb")) as handle:
+            yield handle
+            with _failing_as(name):
+                handle.flush()
+                os.fsync(handle.fileno())
+        with _failing_as(name):
+            os.chmod(tmp, st.st_mode & 0o7777 if st is not None else new_file_mode())
+            os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+@contextmanager
+def _failing_as(name: str, what: str = "cannot write") -> Iterator[None]:
+    """An OSError in the block becomes an :class:`OutputError` naming the output."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise OutputError(name, f"{what}: {describe_os_error(exc)}") from None
+
+
+@contextmanager
+def _closing(handle: BinaryIO) -> Iterator[BinaryIO]:
+    """Close ``handle`` at the end; a failure to close (a full disk makes ``close`` try the
+    failed flush again) is not raised a second time: the block has reported it."""
+    try:
+        yield handle
+    finally:
+        try:
+            handle.close()
+        except OSError:
+            pass
+
+
+def _flush_streams(fd: int) -> None:
+    """Before writing to a standard stream's descriptor, flush what was printed to it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 _OS_REASONS = {

@@ -201,11 +201,14 @@ def test_a_file_system_that_fills_up_keeps_the_old_output(tmp_path, capsys, monk
             def __init__(self, handle):
                 self.handle = handle
 
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
+            def close(self):
                 self.handle.close()
+
+            def fileno(self):
+                return self.handle.fileno()
+
+            def flush(self):
+                pass
 
             def write(self, data):
                 raise full
@@ -356,3 +359,33 @@ def iio_fresh(value):
     from inspector.engine.cast import fresh
 
     return fresh(value)
+
+
+# --- atomic_stream: the same rules for output written in pieces ---------------------------
+
+def test_a_stream_replaces_only_when_complete(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    with pytest.raises(KeyboardInterrupt):
+        with iio.atomic_stream(out) as handle:
+            handle.write(b"half\n")
+            raise KeyboardInterrupt
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(out.name)
+    with iio.atomic_stream(link) as handle:
+        handle.write(b"a\n")
+        handle.write(b"b\n")
+    assert out.read_text() == "a\nb\n" and link.is_symlink()
+
+
+def test_a_stream_into_a_device_or_full_device(tmp_path):
+    null = private_device(tmp_path, "null")
+    with iio.atomic_stream(null) as handle:
+        handle.write(b"x" * 100_000)
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
+    full = private_device(tmp_path, "full")
+    with pytest.raises(iio.OutputError) as caught:
+        with iio.atomic_stream(full) as handle:
+            handle.write(b"x\n")
+    assert str(caught.value).startswith(f"{full}: cannot write: no space left")
