@@ -211,3 +211,23 @@ def test_the_real_command_line_on_hostile_files(tmp_path, command):
         assert done.returncode in (0, 1, 2) and "Traceback" not in err, (name, err)
         if done.returncode == 2:
             assert_clean_failure(2, err, str(path), (command, name))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_writing_leaves_the_old_output(tmp_path, src, sig):
+    """The signal arrives exactly while the temporary file is written (at its fsync)."""
+    out = tmp_path / "out.json"
+    out.write_text("previous export")
+    script = ("import os, signal, sys\n"
+              "from inspector import cli, io\n"
+              "real = os.fsync\n"
+              f"def fsync(fd):\n    os.kill(os.getpid(), {int(sig)})\n    real(fd)\n"
+              "io.os.fsync = fsync\n"
+              "sys.exit(cli.main(sys.argv[1:]))\n")
+    done = subprocess.run([sys.executable, "-c", script, "normalize", str(src), "-o", str(out), "-q"],
+                          capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
+    RUNS["faults: signals"] += 1
+    assert done.returncode in (-sig, 128 + sig), (done.returncode, done.stderr)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    assert out.read_text() == "previous export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.json", "out.json"]
