@@ -44,7 +44,12 @@ def display_name(path: str | os.PathLike) -> str:
 def read_bytes(path: str | os.PathLike) -> bytes:
     name = display_name(path)
     if str(path) == "-":
-        return sys.stdin.buffer.read()
+        if sys.stdin is None:  # the shell closed it (<&-)
+            raise InputError(name, "standard input is closed: nothing to read")
+        try:
+            return sys.stdin.buffer.read()
+        except OSError as exc:  # a folder given as standard input, a device that fails
+            raise InputError(name, describe_os_error(exc)) from None
     p = Path(path)
     try:
         return p.read_bytes()

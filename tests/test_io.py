@@ -176,6 +176,13 @@ def test_a_closed_stdout_is_one_line_and_exit_2(tmp_path, command):
     assert line.startswith("<stdout>: ") and "closed" in line
 
 
+@pytest.mark.parametrize("command", [["normalize", "-"], ["check", "-"]])
+def test_a_closed_stdin_is_one_line_and_exit_2(command):
+    done = subprocess.run([*CLI, *command], capture_output=True, preexec_fn=lambda: os.close(0), timeout=60)
+    assert done.returncode == 2
+    assert one_line(done.stderr.decode()) == "<stdin>: standard input is closed: nothing to read"
+
+
 def test_output_to_a_full_device_is_one_line(tmp_path, capsys):
     src = write(tmp_path / "h.json", BROKEN)
     full = private_device(tmp_path, "full")
