@@ -93,35 +93,35 @@ def call_id(call: Mapping) -> str:
     return to_id(call.get("id") if cid is None else cid)
 
 
-def fresh(value: Any) -> Any:
+def fresh(value: Any, depth: int = 0) -> Any:
     """A copy of a JSON value in which every list and dict is new (strings and numbers
-    cannot change, so they are shared). A loop, not recursion: any depth the parser
-    accepts is copied. Other containers (tuples, other mappings) are kept as they are."""
+    cannot change, so they are shared). Other containers (tuples, other mappings) are kept
+    as they are. Shallow values, the usual case, are copied at C speed level by level; past
+    ``_SHALLOW`` levels a loop takes over, so any depth the parser accepts is copied."""
     kind = type(value)
     if kind is not dict and kind is not list:
         return value
-    root = {} if kind is dict else []
-    stack = [(value, root)]
-    pop, push = stack.pop, stack.append
+    if depth > _SHALLOW:
+        return _fresh_deep(value)
+    copy = value.copy()
+    for key, item in (copy.items() if kind is dict else enumerate(copy)):
+        if type(item) is dict or type(item) is list:
+            copy[key] = fresh(item, depth + 1)  # a value replaced in place: the size stays
+    return copy
+
+
+_SHALLOW = 50
+
+
+def _fresh_deep(value: Any) -> Any:
+    root = value.copy()
+    stack = [root]
     while stack:
-        source, copy = pop()
-        if type(source) is dict:
-            for key, item in source.items():
-                kind = type(item)
-                if kind is dict or kind is list:
-                    copy[key] = new = {} if kind is dict else []
-                    push((item, new))
-                else:
-                    copy[key] = item
-        else:
-            add = copy.append
-            for item in source:
-                kind = type(item)
-                if kind is dict or kind is list:
-                    add(new := {} if kind is dict else [])
-                    push((item, new))
-                else:
-                    add(item)
+        copy = stack.pop()
+        for key, item in (copy.items() if type(copy) is dict else enumerate(copy)):
+            if type(item) is dict or type(item) is list:
+                copy[key] = new = item.copy()
+                stack.append(new)
     return root
 
 
