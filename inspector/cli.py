@@ -14,7 +14,8 @@ import orjson
 
 from . import __version__
 from .cli_options import (
-    EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, FROM, STRICT, TO, Parser, print_error,
+    EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Parser, from_option, print_error, strict_option,
+    to_option,
 )
 from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
 # Provider checks: the one place the CLI reads them (moving to inspector.targets).
@@ -37,19 +38,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"inspector {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    p = sub.add_parser("normalize", help="write the normalized history as JSON", parents=[FROM, TO, STRICT])
+    p = sub.add_parser("normalize", help="write the normalized history as JSON",
+                       parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
     p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout")
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
     p = sub.add_parser("explain", help="report every change, stage by stage, with its clause",
-                       parents=[FROM, TO, STRICT])
+                       parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-")
     p.add_argument("--json", action="store_true", help="machine-readable result")
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
-                       parents=[FROM, STRICT])
+                       parents=[from_option(), strict_option()])
     p.add_argument("files", metavar="FILE", nargs="+")
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing")
@@ -213,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = Parser(prog="inspector", parents=[FROM, STRICT],
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
                     description="Open the inspection TUI on FILE, standard input (-), or the gallery of "
                                 "bundled samples when no file is given. In the TUI, t toggles --strict.")
     parser.add_argument("file", nargs="?", metavar="FILE|-")

@@ -13,7 +13,7 @@ from typing import IO
 
 import orjson
 
-from .formats import EXPORT_CHOICES, FORMATS
+from .formats import REGISTRY
 from .io import InputError, display_name
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -33,15 +33,24 @@ def _parent() -> argparse.ArgumentParser:
     return argparse.ArgumentParser(add_help=False)
 
 
-FROM = _parent()
-FROM.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
-                  help="input format (default: detect)")
+# Each returns a fresh parent parser, for argparse's ``parents=``; the format choices are
+# read from the registry when the parser is built.
+def from_option(help: str = "input format (default: detect)") -> argparse.ArgumentParser:
+    p = _parent()
+    p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *REGISTRY), help=help)
+    return p
 
-TO = _parent()
-TO.add_argument("--to", default="same", choices=EXPORT_CHOICES, help="output format (default: same as the input)")
 
-STRICT = _parent()
-STRICT.add_argument("--strict", action="store_true", help=STRICT_HELP)
+def to_option() -> argparse.ArgumentParser:
+    p = _parent()
+    p.add_argument("--to", default="same", choices=("same", *REGISTRY), help="output format (default: same as the input)")
+    return p
+
+
+def strict_option() -> argparse.ArgumentParser:
+    p = _parent()
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    return p
 
 
 def print_error(error: BaseException, name: str = "-", stream: IO[str] | None = None) -> int:

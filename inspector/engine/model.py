@@ -76,9 +76,9 @@ class Result:
     def moved(self) -> int:
         return self.count("move")
 
-    def summary(self) -> str:
+    def summary(self, sep: str = ", ") -> str:
         """The one wording of what changed, for every view's one-line summary."""
-        return summary(self.dropped, self.synthesized, self.moved)
+        return summary(self.dropped, self.synthesized, self.moved, sep)
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -87,9 +87,10 @@ class Result:
         raise KeyError(name)
 
 
-def summary(dropped: int, synthesized: int, moved: int) -> str:
-    """``dropped 2, synthesized 1, moved 0``: counts that views add up (batch totals) read the same."""
-    return f"dropped {dropped}, synthesized {synthesized}, moved {moved}"
+def summary(dropped: int, synthesized: int, moved: int, sep: str = ", ") -> str:
+    """``dropped 2, synthesized 1, moved 0`` (the TUI joins with `` · ``): one wording for one
+    history and for totals that views add up (a batch)."""
+    return sep.join((f"dropped {dropped:,}", f"synthesized {synthesized:,}", f"moved {moved:,}"))
 
 
 @dataclass(slots=True)
