@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import strict
+from .cast import kind_of
 from .coerce import coerce
 from .gcpause import gc_paused
 from .hoist import hoist
@@ -31,7 +32,7 @@ __all__ = [
     "CLAUSES", "CLAUSE_BY_STAGE", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "IMPORT_CLAUSE",
     "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE", "STAGES",
     "STAGE_BY_NAME", "STRICT_CLAUSES", "Clause", "Event", "Kind", "Result", "Stage", "StageSpec",
-    "gc_paused", "kind", "normalize", "summary",
+    "gc_paused", "kind", "kind_of", "normalize", "summary",
 ]
 
 StageFunction = Callable[[list[Any], list[Any], Recorder, list[Stage]], tuple[list[Any], list[Any]]]

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..engine import EXPORT_CLAUSE, KINDS, Event, Result
+from ..engine import EXPORT_CLAUSE, KINDS, Event, Result, kind_of
 
 IMPORT_STAGE = "import"
 EXPORT_STAGE = "export"
@@ -107,16 +107,6 @@ class Imported:
     def where(self, index: int) -> str:
         """A path such as ``messages[3].content[1]`` for flat message ``index``."""
         return self.sources[index].describe(self.container)
-
-
-def kind_of(value: Any) -> str:
-    """The JSON name of a value's type, as every error and view says it ("an array", never "a list")."""
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    return {str: "a string", bool: "a boolean", int: "a number", float: "a number",
-            type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def describe_block(block: Any, ids: tuple[str, ...], texts: tuple[str, ...], limit: int = 80) -> str:
