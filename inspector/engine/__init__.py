@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import strict
-from .cast import kind_of
+from .cast import call_id, kind_of, to_id
 from .coerce import coerce
 from .gcpause import gc_paused
 from .hoist import hoist
@@ -32,7 +32,7 @@ __all__ = [
     "CLAUSES", "CLAUSE_BY_STAGE", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "IMPORT_CLAUSE",
     "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE", "STAGES",
     "STAGE_BY_NAME", "STRICT_CLAUSES", "Clause", "Event", "Kind", "Result", "Stage", "StageSpec",
-    "gc_paused", "kind", "kind_of", "normalize", "summary",
+    "call_id", "gc_paused", "kind", "kind_of", "normalize", "summary", "to_id",
 ]
 
 StageFunction = Callable[[list[Any], list[Any], Recorder, list[Stage]], tuple[list[Any], list[Any]]]
