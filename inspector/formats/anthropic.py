@@ -81,7 +81,7 @@ export_new = SPEC.export_new
 # -- registration --------------------------------------------------------------------------
 from .base import describe_block  # noqa: E402
 from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
+from .shape import messages_body, shape_of  # noqa: E402
 
 
 def _is_marker(kind: str, block: Mapping, keys: set[str]) -> bool:
@@ -92,9 +92,9 @@ def _is_marker(kind: str, block: Mapping, keys: set[str]) -> bool:
 
 def evidence(document: Any) -> list[str]:
     found = []
-    if isinstance(document, Mapping) and not isinstance(document.get("contents"), list) \
-            and not ("input" in document and "messages" not in document):
-        system = document.get("system")
+    body = messages_body(document)
+    if body is not None:
+        system = body.get("system")
         if isinstance(system, str):
             found.append('a top-level "system" string')
         elif isinstance(system, list) and system and all(isinstance(b, Mapping) and "type" in b for b in system):

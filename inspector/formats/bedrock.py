@@ -82,18 +82,18 @@ export_new = SPEC.export_new
 # -- registration --------------------------------------------------------------------------
 from .base import describe_block  # noqa: E402
 from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
+from .shape import messages_body, shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
     found = []
-    if isinstance(document, Mapping) and not isinstance(document.get("contents"), list) \
-            and not ("input" in document and "messages" not in document):
-        system = document.get("system")
+    body = messages_body(document)
+    if body is not None:
+        system = body.get("system")
         if isinstance(system, list) and system and all(isinstance(b, Mapping) for b in system) \
                 and not all("type" in b for b in system) and any("text" in b and "type" not in b for b in system):
             found.append('a top-level "system" list of {"text"} blocks')
-        if any(k in document for k in BODY_MARKERS):
+        if any(k in body for k in BODY_MARKERS):
             found.append('"modelId", "inferenceConfig" or "toolConfig"')
     shape = shape_of(document, "messages")
     keys = BLOCK_MARKERS & shape.untyped_keys

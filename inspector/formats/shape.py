@@ -114,6 +114,16 @@ def shape_of(document: Any, key: str | None = None) -> Shape:
     return shape
 
 
+def messages_body(document: Any) -> Mapping | None:
+    """The document, when it is an object whose history would be ``messages``: not a body
+    that keeps it in ``contents`` (Gemini) or ``input`` without ``messages`` (Responses)."""
+    if not isinstance(document, Mapping) or isinstance(document.get("contents"), list):
+        return None
+    if isinstance(document.get("input"), (list, str)) and "messages" not in document:
+        return None
+    return document
+
+
 def forget() -> None:
     """Drop the cached shape (detection calls this when every format has answered)."""
     _cache.clear()
