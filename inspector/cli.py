@@ -106,7 +106,7 @@ def explain_text(name: str, messages: list[Any], result: Result) -> str:
 
 
 def export_text(outcome: Outcome) -> str:
-    events = outcome.imported.export_events
+    events = outcome.export_events
     lines = ["", f"export ({outcome.output_format}): {len(events) or 'no'} event{'s' if len(events) != 1 else ''}"]
     lines += [_event_line(e) for e in events]
     return "\n".join(lines) + "\n"
@@ -120,7 +120,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         report["format"] = outcome.format
         report["import"] = import_json(imported)
         report["export"] = {"format": outcome.output_format,
-                            "events": [e.to_dict() for e in imported.export_events]}
+                            "events": [e.to_dict() for e in outcome.export_events]}
         report["changed"] = outcome.changed
         sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
@@ -143,7 +143,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not outcome.changed:
             print(f"{display_name(path)}: ok, nothing to change")
         else:
-            changes = len(result.events) + len(imported.export_events)
+            changes = len(result.events) + len(outcome.export_events)
             print(f"{display_name(path)}: would change: {result.summary()}, "
                   f"{changes} event{'s' if changes != 1 else ''}")
             worst = max(worst, EXIT_CHANGED)

@@ -9,7 +9,7 @@ apply its decisions through provenance, and this module only wires them together
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import EXTENSIONS, Event, Result, normalize
@@ -30,6 +30,7 @@ class Outcome:
     exported: Any
     to: str
     compact: bool = False
+    export_events: list[Event] = field(default_factory=list)   # what this export changed on its own
     _data: bytes | None = None
 
     @property
@@ -45,7 +46,7 @@ class Outcome:
     def events(self) -> list[Event]:
         """Everything that happened, in order: import notes, the stages' events, then what
         the export changed on its own."""
-        return [*self.imported.events, *self.result.events, *self.imported.export_events]
+        return [*self.imported.events, *self.result.events, *self.export_events]
 
     @property
     def data(self) -> bytes:
@@ -59,7 +60,7 @@ class Outcome:
         """Whether writing the output back would change the input document, or the export
         says it changed something. Import notes alone (how a document was read) are not
         changes: normalize's own output checks clean."""
-        return bool(self.imported.export_events) or self.exported != self.imported.document
+        return bool(self.export_events) or self.exported != self.imported.document
 
 
 def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
@@ -83,7 +84,7 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
     imported = import_history(document, name, fmt)
     result = normalize(imported.messages, EXTENSIONS if strict else ())
     exported = export_history(imported, result, to)
-    return Outcome(name, imported, result, exported, to, compact)
+    return Outcome(name, imported, result, exported, to, compact, list(imported.export_events))
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,

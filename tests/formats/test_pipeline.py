@@ -10,7 +10,7 @@ import pytest
 from inspector import cli
 from inspector.bundled import samples_dir
 from inspector.engine import KINDS
-from inspector.formats import FORMATS, REGISTRY
+from inspector.formats import FORMATS, REGISTRY, export_history
 from inspector.pipeline import run, run_file
 
 from .fixtures import CLEAN, clone
@@ -38,25 +38,30 @@ def test_bytes_and_documents_give_the_same_outcome():
     assert a.data == b.data and a.format == b.format == "anthropic" and not a.changed
 
 
-def test_export_events_count_as_changes_and_are_reset_per_export():
-    outcome = run(clone(CLEAN["openai-chat"]), "o.json")
-    assert not outcome.changed
-    outcome.imported.export_note("export-merged", "Two user messages were written as one.", origin=3, cause=2)
-    assert outcome.changed
-    event = outcome.events[-1]
-    assert (event.stage, event.clause, event.kind, event.origin, event.cause) == ("export", "export", "export-merged", 3, 2)
-    again = run(clone(CLEAN["openai-chat"]), "o.json")
-    assert again.imported.export_events == [] and not again.changed
-
-
-def test_explain_shows_export_events_in_text_and_json(tmp_path, capsys, monkeypatch):
+def _noting(monkeypatch, kind="export-merged"):
+    """Make the openai-chat exporter record one export event, as a merging exporter would."""
     original = REGISTRY["openai-chat"].export_same
 
     def noting(im, result):
-        im.export_note("export-converted", "A part was written in the nearest form.", origin=1)
+        im.export_note(kind, "Two user messages were written as one.", origin=3, cause=2)
         return original(im, result)
 
     monkeypatch.setitem(REGISTRY, "openai-chat", dataclasses.replace(REGISTRY["openai-chat"], export_same=noting))
+
+
+def test_export_events_count_as_changes_and_belong_to_their_export(monkeypatch):
+    assert not run(clone(CLEAN["openai-chat"]), "o.json").changed
+    _noting(monkeypatch)
+    outcome = run(clone(CLEAN["openai-chat"]), "o.json")
+    assert outcome.exported == CLEAN["openai-chat"] and outcome.changed
+    event = outcome.events[-1]
+    assert (event.stage, event.clause, event.kind, event.origin, event.cause) == ("export", "export", "export-merged", 3, 2)
+    flat = export_history(outcome.imported, outcome.result, "flat")    # another export starts afresh
+    assert outcome.imported.export_events == [] and flat["messages"] and len(outcome.export_events) == 1
+
+
+def test_explain_shows_export_events_in_text_and_json(tmp_path, capsys, monkeypatch):
+    _noting(monkeypatch, "export-converted")
     path = tmp_path / "o.json"
     path.write_bytes(orjson.dumps(CLEAN["openai-chat"]))
     assert cli.main(["explain", str(path)]) == 0
