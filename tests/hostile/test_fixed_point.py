@@ -18,14 +18,7 @@ CASES = {
 }
 
 
-# Until the `core` branch makes Outcome.changed check's one decision (note-only events are
-# no change); then these marks go.
-PENDING = {"responses-number-system.json", "chat-role-with-spaces.json"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason="core: Outcome.changed", strict=True)) if n in PENDING else n
-    for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_check_accepts_normalize_output(name, tmp_path):
     text, fmt = CASES[name]
     path = tmp_path / name

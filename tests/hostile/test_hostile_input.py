@@ -33,14 +33,14 @@ def _file(folder: str, name: str, data: bytes) -> Path:
     return path
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=80 * SCALE, **SETTINGS)
 @given(flat_histories())
 def test_any_field_of_a_flat_history_may_hold_anything(history):
     with tempfile.TemporaryDirectory() as folder:
         run_every_command(_file(folder, "flat.json", to_text(history)), "hostile: flat fields")
 
 
-@settings(max_examples=70 * SCALE, **SETTINGS)
+@settings(max_examples=100 * SCALE, **SETTINGS)
 @given(sample_mutations())
 def test_mutated_provider_samples(mutation):
     name, doc = mutation
@@ -48,7 +48,7 @@ def test_mutated_provider_samples(mutation):
         run_every_command(_file(folder, name, to_text(doc)), "hostile: sample mutations")
 
 
-@settings(max_examples=25 * SCALE, **SETTINGS)
+@settings(max_examples=30 * SCALE, **SETTINGS)
 @given(st.lists(VALUE, max_size=4) | VALUE, st.sampled_from(FORMATS))
 def test_any_document_read_as_any_format(doc, fmt):
     with tempfile.TemporaryDirectory() as folder:
