@@ -1,0 +1,118 @@
+"""Anthropic Messages: each assistant turn's ``tool_use`` ids are answered by ``tool_result``
+blocks first thing in the next user message, and nothing but more ``tool_use`` follows the
+first ``tool_use`` of an assistant message. Consecutive messages of one role are combined
+into one turn, so calls of two assistant messages in a row answered together are valid."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .base import ERROR, RENAME, WARNING, Hit, Rule, View, create, is_map, result_id
+
+NAME = "anthropic"
+ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+MESSAGES = "https://docs.anthropic.com/en/api/messages"
+
+
+def tool_use_without_result(view: View) -> Iterator[Hit]:
+    turns = view.turns(combine_assistant=True)
+    for t, turn in enumerate(turns):
+        if turn.side != "assistant":
+            continue
+        calls = turn.call_ids()
+        if not calls:
+            continue
+        nxt = turns[t + 1] if t + 1 < len(turns) else None
+        first = nxt.leading_results() if nxt is not None and nxt.side == "user" else set()
+        missing = [(i, j, c) for i, j, c in calls if c not in first]
+        if missing:
+            i, j, c = missing[0]
+            yield Hit(i, f"messages.{t}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                         f"{', '.join(c for _, _, c in missing)}. Each `tool_use` block must have a corresponding "
+                         "`tool_result` block in the next message.", c, call=j)
+
+
+def result_without_tool_use(view: View) -> Iterator[Hit]:
+    turns = view.turns(combine_assistant=True)
+    for t, turn in enumerate(turns):
+        if turn.side != "user":
+            continue
+        prev = turns[t - 1] if t > 0 else None
+        allowed = {c for _, _, c in prev.call_ids()} if prev is not None and prev.side == "assistant" else set()
+        for k, (i, m) in enumerate(turn.rows):
+            if m["role"] == "tool" and result_id(m) not in allowed:
+                cid = result_id(m)
+                yield Hit(i, f"messages.{t}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                             f"{cid}. Each `tool_result` block must have a corresponding `tool_use` block in the "
+                             "previous message.", cid)
+
+
+def tool_use_id_pattern(view: View) -> Iterator[Hit]:
+    for t, turn in enumerate(view.turns(combine_assistant=True)):
+        if turn.side == "assistant":
+            for k, (i, j, cid) in enumerate(turn.call_ids()):
+                if not ID_PATTERN.match(cid):
+                    yield Hit(i, f"messages.{t}.content.{k}.tool_use.id: String should match pattern "
+                                 "'^[a-zA-Z0-9_-]+$'", cid, call=j)
+
+
+def unknown_role(view: View) -> Iterator[Hit]:
+    for t, turn in enumerate(view.turns(combine_assistant=True)):
+        for i, m in turn.rows:
+            if m["role"] not in ("user", "assistant", "tool"):
+                yield Hit(i, f"messages.{t}.role: Input should be 'user' or 'assistant'")
+
+
+def text_after_tool_use(view: View) -> Iterator[Hit]:
+    """Native: after the first ``tool_use`` block of an assistant message only ``tool_use``
+    blocks may follow (measured: ``[tool_use, text]`` and ``[text, tool_use, text]`` are
+    rejected, ``[text, tool_use]`` and ``[tool_use, tool_use]`` accepted). Blocks of calls
+    the engine dropped are not written back, so they do not count."""
+    im = view.native(NAME)
+    if im is None:
+        return
+    for i, m in view.rows:
+        o = view.origin(i)
+        if m["role"] != "assistant" or o is None:
+            continue
+        loc = im.sources[o]
+        orig = im.history[loc.message] if isinstance(loc.message, int) and loc.blocks is None else None
+        blocks = orig.get("content") if is_map(orig) else None
+        if not isinstance(blocks, list):
+            continue
+        gone = {im.calls[o][k].blocks[0] for k in view.dropped_calls(o) if k < len(im.calls[o])}
+        uses: list[str] = []
+        for k, block in enumerate(blocks):
+            if k in gone:
+                continue
+            kind = block.get("type") if is_map(block) else None
+            if kind == "tool_use":
+                uses.append(str(block.get("id")))
+            elif uses:
+                yield Hit(i, f"messages.{loc.message}: `tool_use` ids were found without `tool_result` blocks "
+                             f"immediately after: {', '.join(uses)}. Each `tool_use` block must have a "
+                             "corresponding `tool_result` block in the next message.", uses[0],
+                          where=loc._replace(key="content", blocks=(k,)).describe(im.container))
+                break
+
+
+TARGET = create(NAME, [
+    Rule("tool-use-without-result", tool_use_without_result, ERROR,
+         "https://github.com/anthropics/claude-code/issues/1237",
+         "tool_use ids of an assistant turn not answered first thing in the very next user message",
+         "Move each result directly after the turn that made its call (--strict does this).", strict=True),
+    Rule("result-without-tool-use", result_without_tool_use, ERROR,
+         "https://github.com/anthropics/claude-code/issues/18947",
+         "a tool_result whose tool_use is not in the previous assistant turn",
+         "Move each result directly after the turn that made its call (--strict does this).", strict=True),
+    Rule("tool-use-id-pattern", tool_use_id_pattern, ERROR, "https://github.com/CommandCodeAI/command-code/issues/323",
+         "a tool_use id outside [a-zA-Z0-9_-]", RENAME),
+    Rule("text-after-tool-use", text_after_tool_use, ERROR, "https://github.com/stacklok/mecatl/issues/1465",
+         "a block other than tool_use after the first tool_use of an assistant message (native)",
+         "Put the message's text and other blocks before its first tool_use; Inspector's export never writes "
+         "this shape."),
+    Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",
+         "Use role user or assistant (a system prompt goes in the top-level system field)."),
+])
