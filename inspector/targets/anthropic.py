@@ -68,33 +68,25 @@ def unknown_role(view: View) -> Iterator[Hit]:
 def text_after_tool_use(view: View) -> Iterator[Hit]:
     """Native: after the first ``tool_use`` block of an assistant message only ``tool_use``
     blocks may follow (measured: ``[tool_use, text]`` and ``[text, tool_use, text]`` are
-    rejected, ``[text, tool_use]`` and ``[tool_use, tool_use]`` accepted). Blocks of calls
-    the engine dropped are not written back, so they do not count."""
-    im = view.native(NAME)
-    if im is None:
-        return
-    for i, m in view.rows:
-        o = view.origin(i)
-        if m["role"] != "assistant" or o is None:
-            continue
-        loc = im.sources[o]
-        orig = im.history[loc.message] if isinstance(loc.message, int) and loc.blocks is None else None
-        blocks = orig.get("content") if is_map(orig) else None
+    rejected, ``[text, tool_use]`` and ``[tool_use, tool_use]`` accepted). Read in what
+    export writes (dropped calls gone, ``--strict`` reordering applied), located in the input."""
+    sent = view.sent(NAME)
+    for position, message in enumerate(sent or ()):
+        blocks = message.get("content") if is_map(message) and message.get("role") == "assistant" else None
         if not isinstance(blocks, list):
             continue
-        gone = {im.calls[o][k].blocks[0] for k in view.dropped_calls(o) if k < len(im.calls[o])}
         uses: list[str] = []
-        for k, block in enumerate(blocks):
-            if k in gone:
-                continue
+        for block in blocks:
             kind = block.get("type") if is_map(block) else None
             if kind == "tool_use":
                 uses.append(str(block.get("id")))
             elif uses:
-                yield Hit(i, f"messages.{loc.message}: `tool_use` ids were found without `tool_result` blocks "
-                             f"immediately after: {', '.join(uses)}. Each `tool_use` block must have a "
-                             "corresponding `tool_result` block in the next message.", uses[0],
-                          where=loc._replace(key="content", blocks=(k,)).describe(im.container))
+                found = view.locate_block(block, "content")
+                if found is not None:
+                    yield Hit(found[0], f"messages.{position}: `tool_use` ids were found without `tool_result` "
+                                        f"blocks immediately after: {', '.join(uses)}. Each `tool_use` block must "
+                                        "have a corresponding `tool_result` block in the next message.", uses[0],
+                              where=found[1])
                 break
 
 

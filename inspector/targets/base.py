@@ -212,6 +212,43 @@ class View:
         origins = self.outcome.result.origins
         return origins[index] if index < len(origins) else None
 
+    def sent(self, fmt: str) -> list[Any] | None:
+        """The history list the provider would receive (the exported document), when the
+        input was read and is written back as ``fmt``."""
+        im = self.native(fmt)
+        if im is None:
+            return None
+        exported = self.outcome.exported
+        history = exported if im.container is None else (
+            exported.get(im.container) if is_map(exported) else None)
+        return history if isinstance(history, list) else None
+
+    def locate_block(self, block: Any, key: str) -> tuple[int, str] | None:
+        """(flat row, native location) of a block the exporter wrote, found by provenance:
+        export keeps original block objects, so the block's place in the input history and
+        the row that message became are known. None for a block export made itself."""
+        def build() -> tuple[dict[int, tuple[int, int]], dict[int, int]]:
+            im = self.outcome.imported
+            places: dict[int, tuple[int, int]] = {}
+            for i, m in enumerate(im.history):
+                blocks = m.get(key) if is_map(m) else None
+                if isinstance(blocks, list):
+                    for k, b in enumerate(blocks):
+                        places[id(b)] = (i, k)
+            rows: dict[int, int] = {}
+            for r, o in enumerate(self.outcome.result.origins):
+                if o is not None and isinstance(im.sources[o].message, int):
+                    rows.setdefault(im.sources[o].message, r)
+            return places, rows
+        places, rows = self.memo(f"blocks:{key}", build)
+        place = places.get(id(block))
+        if place is None or place[0] not in rows:
+            return None
+        i, k = place
+        im = self.outcome.imported
+        loc = im.sources[self.outcome.result.origins[rows[i]]]
+        return rows[i], loc._replace(message=i, key=key, blocks=(k,), items=None).describe(im.container)
+
     def dropped_calls(self, origin: int) -> frozenset[int]:
         """Import call positions of row ``origin`` that the engine dropped."""
         def build() -> dict[int, set[int]]:

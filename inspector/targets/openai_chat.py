@@ -113,23 +113,17 @@ def unknown_role(view: View) -> Iterator[Hit]:
 def assistant_content_part(view: View) -> Iterator[Hit]:
     """Native: an assistant message whose content list holds a part other than text or
     refusal (a forwarded ``tool_use`` block, say) is rejected."""
-    im = view.native(NAME)
-    if im is None:
-        return
-    for i, m in view.rows:
-        o = view.origin(i)
-        if m["role"] != "assistant" or o is None:
-            continue
-        loc = im.sources[o]
-        orig = im.history[loc.message] if isinstance(loc.message, int) else None
-        content = orig.get("content") if is_map(orig) else None
+    for message in view.sent(NAME) or ():
+        content = message.get("content") if is_map(message) and message.get("role") == "assistant" else None
         if not isinstance(content, list):
             continue
-        for k, part in enumerate(content):
+        for part in content:
             kind = part.get("type") if is_map(part) else None
             if kind not in ASSISTANT_PARTS:
-                yield Hit(i, f"Invalid value: '{kind}'. Supported values are: 'text' and 'refusal'.",
-                          where=loc._replace(key="content", blocks=(k,)).describe(im.container))
+                found = view.locate_block(part, "content")
+                if found is not None:
+                    yield Hit(found[0], f"Invalid value: '{kind}'. Supported values are: 'text' and 'refusal'.",
+                              where=found[1])
                 break
 
 
