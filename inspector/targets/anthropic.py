@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import ERROR, RENAME, WARNING, Hit, Rule, View, create, is_map, result_id
+from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map, stray_results, unanswered
 
 NAME = "anthropic"
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -17,36 +17,18 @@ MESSAGES = "https://docs.anthropic.com/en/api/messages"
 
 
 def tool_use_without_result(view: View) -> Iterator[Hit]:
-    turns = view.turns(combine_assistant=True)
-    for t, turn in enumerate(turns):
-        if turn.side != "assistant":
-            continue
-        calls = turn.call_ids()
-        if not calls:
-            continue
-        nxt = turns[t + 1] if t + 1 < len(turns) else None
-        first = nxt.leading_results() if nxt is not None and nxt.side == "user" else set()
-        missing = [(i, j, c) for i, j, c in calls if c not in first]
-        if missing:
-            i, j, c = missing[0]
-            yield Hit(i, f"messages.{t}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                         f"{', '.join(c for _, _, c in missing)}. Each `tool_use` block must have a corresponding "
-                         "`tool_result` block in the next message.", c, call=j)
+    for t, missing in unanswered(view.turns(combine_assistant=True), leading=True):
+        i, j, c = missing[0]
+        yield Hit(i, f"messages.{t}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                     f"{', '.join(c for _, _, c in missing)}. Each `tool_use` block must have a corresponding "
+                     "`tool_result` block in the next message.", c, call=j)
 
 
 def result_without_tool_use(view: View) -> Iterator[Hit]:
-    turns = view.turns(combine_assistant=True)
-    for t, turn in enumerate(turns):
-        if turn.side != "user":
-            continue
-        prev = turns[t - 1] if t > 0 else None
-        allowed = {c for _, _, c in prev.call_ids()} if prev is not None and prev.side == "assistant" else set()
-        for k, (i, m) in enumerate(turn.rows):
-            if m["role"] == "tool" and result_id(m) not in allowed:
-                cid = result_id(m)
-                yield Hit(i, f"messages.{t}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                             f"{cid}. Each `tool_result` block must have a corresponding `tool_use` block in the "
-                             "previous message.", cid)
+    for t, k, i, cid in stray_results(view.turns(combine_assistant=True)):
+        yield Hit(i, f"messages.{t}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                     f"{cid}. Each `tool_result` block must have a corresponding `tool_use` block in the "
+                     "previous message.", cid)
 
 
 def tool_use_id_pattern(view: View) -> Iterator[Hit]:
@@ -94,11 +76,11 @@ TARGET = create(NAME, [
     Rule("tool-use-without-result", tool_use_without_result, ERROR,
          "https://github.com/anthropics/claude-code/issues/1237",
          "tool_use ids of an assistant turn not answered first thing in the very next user message",
-         "Move each result directly after the turn that made its call (--strict does this).", strict=True),
+         MOVE, strict=True),
     Rule("result-without-tool-use", result_without_tool_use, ERROR,
          "https://github.com/anthropics/claude-code/issues/18947",
          "a tool_result whose tool_use is not in the previous assistant turn",
-         "Move each result directly after the turn that made its call (--strict does this).", strict=True),
+         MOVE, strict=True),
     Rule("tool-use-id-pattern", tool_use_id_pattern, ERROR, "https://github.com/CommandCodeAI/command-code/issues/323",
          "a tool_use id outside [a-zA-Z0-9_-]", RENAME),
     Rule("text-after-tool-use", text_after_tool_use, ERROR, "https://github.com/stacklok/mecatl/issues/1465",

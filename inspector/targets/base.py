@@ -13,7 +13,7 @@ of the history, whatever the number of calls in one turn).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -161,6 +161,38 @@ class Turn:
                 break
             ids.add(result_id(m))
         return ids
+
+
+def unanswered(turns: list[Turn], leading: bool) -> Iterator[tuple[int, list[tuple[int, int, str]]]]:
+    """(turn number, its calls the next turn does not answer) for each assistant turn that
+    has some; ``leading``: only results that open the next turn count (Anthropic)."""
+    for t, turn in enumerate(turns):
+        calls = turn.call_ids() if turn.side == "assistant" else []
+        if not calls:
+            continue
+        nxt = turns[t + 1] if t + 1 < len(turns) else None
+        if nxt is None or nxt.side != "user":
+            got: set[str] = set()
+        elif leading:
+            got = nxt.leading_results()
+        else:
+            got = {result_id(m) for _, m in nxt.rows if m["role"] == "tool"}
+        missing = [call for call in calls if call[2] not in got]
+        if missing:
+            yield t, missing
+
+
+def stray_results(turns: list[Turn]) -> Iterator[tuple[int, int, int, str]]:
+    """(turn number, position in the turn, row, id) of each result that answers no call of
+    the assistant turn right before its own."""
+    for t, turn in enumerate(turns):
+        if turn.side != "user":
+            continue
+        prev = turns[t - 1] if t > 0 else None
+        allowed = {c for _, _, c in prev.call_ids()} if prev is not None and prev.side == "assistant" else set()
+        for k, (i, m) in enumerate(turn.rows):
+            if m["role"] == "tool" and result_id(m) not in allowed:
+                yield t, k, i, result_id(m)
 
 
 class View:

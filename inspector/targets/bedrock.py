@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, result_id
+from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, stray_results, unanswered
 
 NAME = "bedrock"
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_.:-]+$")     # as the ToolUseBlock reference lists it today
@@ -35,34 +35,19 @@ def not_alternating(view: View) -> Iterator[Hit]:
 
 
 def tool_use_without_result(view: View) -> Iterator[Hit]:
-    turns = view.turns(combine_assistant=False)
-    for t, turn in enumerate(turns):
-        if turn.side != "assistant":
-            continue
-        calls = turn.call_ids()
-        if not calls:
-            continue
-        nxt = turns[t + 1] if t + 1 < len(turns) else None
-        got = {result_id(m) for _, m in nxt.rows if m["role"] == "tool"} if nxt and nxt.side == "user" else set()
-        missing = [(i, j, c) for i, j, c in calls if c not in got]
-        if missing:
-            i, j, c = missing[0]
-            yield Hit(i, f"Expected toolResult blocks at messages.{t + 1}.content for the following Ids: "
-                         f"{', '.join(c for _, _, c in missing)}", c, call=j)
+    for t, missing in unanswered(view.turns(combine_assistant=False), leading=False):
+        i, j, c = missing[0]
+        yield Hit(i, f"Expected toolResult blocks at messages.{t + 1}.content for the following Ids: "
+                     f"{', '.join(c for _, _, c in missing)}", c, call=j)
 
 
 def too_many_results(view: View) -> Iterator[Hit]:
-    turns = view.turns(combine_assistant=False)
-    for t, turn in enumerate(turns):
-        if turn.side != "user":
-            continue
-        prev = turns[t - 1] if t > 0 else None
-        allowed = {c for _, _, c in prev.call_ids()} if prev is not None and prev.side == "assistant" else set()
-        extra = next(((i, m) for i, m in turn.rows if m["role"] == "tool" and result_id(m) not in allowed), None)
-        if extra is not None:
-            i, m = extra
+    seen: set[int] = set()
+    for t, _, i, cid in stray_results(view.turns(combine_assistant=False)):
+        if t not in seen:                    # the provider names the turn once
+            seen.add(t)
             yield Hit(i, f"The number of toolResult blocks at messages.{t}.content exceeds the number of toolUse "
-                         "blocks of previous turn.", result_id(m))
+                         "blocks of previous turn.", cid)
 
 
 def tool_use_id(view: View) -> Iterator[Hit]:
