@@ -1,13 +1,13 @@
 """OpenAI Responses: every ``function_call_output`` follows its ``function_call`` and every
 call gets an output. A request that continues server-side state (``previous_response_id``
-or ``conversation``) may answer calls the server holds. Item types Inspector does not know
+``conversation`` or ``item_reference`` items) may answer calls the server holds. Item types Inspector does not know
 are carried through, never reported."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from .base import EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create, result_id
+from .base import EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create, is_map, result_id
 
 NAME = "openai-responses"
 ROLES = frozenset({"user", "assistant", "system", "developer", "tool"})
@@ -29,10 +29,17 @@ def declared(view: View) -> dict[str, int]:
 
 
 def server_state(view: View) -> bool:
-    """The request continues server-side state, so the server may hold calls it answers."""
-    out = view.outcome
-    document = out.imported.document if out is not None and out.imported.format == NAME else None
-    return isinstance(document, Mapping) and any(document.get(k) is not None for k in STATE_KEYS)
+    """The request continues state the server holds (a body field, or ``item_reference``
+    items), so the server may hold calls that outputs in ``input`` answer."""
+    def build() -> bool:
+        out = view.outcome
+        im = out.imported if out is not None and out.imported.format == NAME else None
+        if im is None:
+            return False
+        if is_map(im.document) and any(im.document.get(k) for k in STATE_KEYS):
+            return True
+        return any(is_map(item) and item.get("type") == "item_reference" for item in im.history)
+    return view.memo("responses-server-state", build)
 
 
 def output_without_call(view: View) -> Iterator[Hit]:

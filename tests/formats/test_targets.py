@@ -244,19 +244,24 @@ def test_an_unknown_responses_item_type_is_never_an_error():
     assert not failed(check(odd_role, "openai-responses"))
 
 
-def test_outputs_for_calls_the_server_holds_are_not_orphans():
-    """With ``previous_response_id`` or ``conversation`` the server holds the calls."""
-    for key in ("conversation", "previous_response_id"):
-        doc = {key: "conv_01", "model": "gpt-4.1",
-               "input": [{"type": "function_call_output", "call_id": "call_01", "output": "x"}]}
-        outcome = run(doc, "r", "openai-responses")
-        kept = SimpleNamespace(imported=outcome.imported, to="same", result=SimpleNamespace(
-            messages=outcome.imported.messages, origins=[0], events=[]))   # as a normalize that keeps it
-        assert check(kept, "openai-responses") == []
-        del doc[key]
-        bare = run(doc, "r", "openai-responses")
-        bare = SimpleNamespace(imported=bare.imported, to="same", result=kept.result)
-        assert [p.rule for p in check(bare, "openai-responses")] == ["output-without-call"]
+def _as_kept(outcome):
+    """The Outcome as a normalize that keeps every imported row would give it."""
+    rows = outcome.imported.messages
+    return SimpleNamespace(imported=outcome.imported, to="same",
+                           result=SimpleNamespace(messages=rows, origins=list(range(len(rows))), events=[]))
+
+
+@pytest.mark.parametrize("state", [{"conversation": "conv_01"}, {"previous_response_id": "resp_01"},
+                                   {"input": [{"type": "item_reference", "id": "msg_01"}]}])
+def test_outputs_for_calls_the_server_holds_are_not_orphans(state):
+    """With server-side state the server holds the calls those outputs answer."""
+    output = {"type": "function_call_output", "call_id": "call_01", "output": "x"}
+    doc = {"model": "gpt-4.1", "input": [output]}
+    stateful = dict(doc, **state)
+    stateful["input"] = [*state.get("input", ()), output]
+    assert check(_as_kept(run(stateful, "r", "openai-responses")), "openai-responses") == []
+    bare = check(_as_kept(run(doc, "r", "openai-responses")), "openai-responses")
+    assert [p.rule for p in bare] == ["output-without-call"]
 
 
 def test_known_limits_of_mem5_are_reported_after_normalization():
