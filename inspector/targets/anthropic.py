@@ -48,28 +48,37 @@ def unknown_role(view: View) -> Iterator[Hit]:
 
 
 def text_after_tool_use(view: View) -> Iterator[Hit]:
-    """Native: after the first ``tool_use`` block of an assistant message only ``tool_use``
+    """Native: after the first ``tool_use`` block of an assistant turn only ``tool_use``
     blocks may follow (measured: ``[tool_use, text]`` and ``[text, tool_use, text]`` are
-    rejected, ``[text, tool_use]`` and ``[tool_use, tool_use]`` accepted). Read in what
-    export writes (dropped calls gone, ``--strict`` reordering applied), located in the input."""
-    sent = view.sent(NAME)
-    for position, message in enumerate(sent or ()):
-        blocks = message.get("content") if is_map(message) and message.get("role") == "assistant" else None
-        if not isinstance(blocks, list):
+    rejected, ``[text, tool_use]`` and ``[tool_use, tool_use]`` accepted). Consecutive
+    assistant messages are one turn, so the blocks run on across them. Read in what export
+    writes (dropped calls gone, ``--strict`` reordering applied), located in the input."""
+    uses: list[str] = []          # tool_use ids seen so far in the current assistant turn
+    reported = False
+    for position, message in enumerate(view.sent(NAME) or ()):
+        if not (is_map(message) and message.get("role") == "assistant"):
+            uses, reported = [], False
             continue
-        uses: list[str] = []
-        for block in blocks:
+        blocks = message.get("content")
+        for block in blocks if isinstance(blocks, list) and not reported else ():
             kind = block.get("type") if is_map(block) else None
             if kind == "tool_use":
                 uses.append(str(block.get("id")))
             elif uses:
-                found = view.locate_block(block, "content")
+                found = view.locate(block, "content")
                 if found is not None:
                     yield Hit(found[0], f"messages.{position}: `tool_use` ids were found without `tool_result` "
                                         f"blocks immediately after: {', '.join(uses)}. Each `tool_use` block must "
                                         "have a corresponding `tool_result` block in the next message.", uses[0],
                               where=found[1])
+                reported = True
                 break
+        found = view.locate(message, "content") if isinstance(blocks, str) and blocks.strip() else None
+        if found is not None and uses and not reported:     # a text message after the turn's tool_use
+            yield Hit(found[0], f"messages.{position}: `tool_use` ids were found without `tool_result` blocks "
+                                f"immediately after: {', '.join(uses)}. Each `tool_use` block must have a "
+                                "corresponding `tool_result` block in the next message.", uses[0], where=found[1])
+            reported = True
 
 
 TARGET = create(NAME, [
@@ -84,7 +93,7 @@ TARGET = create(NAME, [
     Rule("tool-use-id-pattern", tool_use_id_pattern, ERROR, "https://github.com/CommandCodeAI/command-code/issues/323",
          "a tool_use id outside [a-zA-Z0-9_-]", RENAME),
     Rule("text-after-tool-use", text_after_tool_use, ERROR, "https://github.com/stacklok/mecatl/issues/1465",
-         "a block other than tool_use after the first tool_use of an assistant message (native)",
+         "a block other than tool_use after the first tool_use of an assistant turn (native)",
          "Put the message's text and other blocks before its first tool_use; Inspector's export never writes "
          "this shape."),
     Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",

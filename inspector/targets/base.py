@@ -255,14 +255,14 @@ class View:
             exported.get(im.container) if is_map(exported) else None)
         return history if isinstance(history, list) else None
 
-    def locate_block(self, block: Any, key: str) -> tuple[int, str] | None:
-        """(flat row, native location) of a block the exporter wrote, found by provenance:
-        export keeps original block objects, so the block's place in the input history and
-        the row that message became are known. None for a block export made itself."""
-        def build() -> tuple[dict[int, tuple[int, int]], dict[int, int]]:
+    def _places(self, key: str) -> tuple[dict[int, tuple[int, int | None]], dict[int, int]]:
+        """Where each original message and block object sits in the input history, and the
+        first flat row each input message became (built once, on first need)."""
+        def build() -> tuple[dict[int, tuple[int, int | None]], dict[int, int]]:
             im = self.outcome.imported
-            places: dict[int, tuple[int, int]] = {}
+            places: dict[int, tuple[int, int | None]] = {}
             for i, m in enumerate(im.history):
+                places[id(m)] = (i, None)
                 blocks = m.get(key) if is_map(m) else None
                 if isinstance(blocks, list):
                     for k, b in enumerate(blocks):
@@ -272,14 +272,21 @@ class View:
                 if o is not None and isinstance(im.sources[o].message, int):
                     rows.setdefault(im.sources[o].message, r)
             return places, rows
-        places, rows = self.memo(f"blocks:{key}", build)
-        place = places.get(id(block))
+        return self.memo(f"places:{key}", build)
+
+    def locate(self, obj: Any, key: str) -> tuple[int, str] | None:
+        """(flat row, native location) of a message or block the exporter wrote, found by
+        provenance: export keeps the original objects, so their place in the input history
+        and the row that message became are known. None for an object export made itself."""
+        places, rows = self._places(key)
+        place = places.get(id(obj))
         if place is None or place[0] not in rows:
             return None
         i, k = place
         im = self.outcome.imported
         loc = im.sources[self.outcome.result.origins[rows[i]]]
-        return rows[i], loc._replace(message=i, key=key, blocks=(k,), items=None).describe(im.container)
+        loc = loc._replace(message=i, key=None if k is None else key, blocks=None if k is None else (k,), items=None)
+        return rows[i], loc.describe(im.container)
 
     def dropped_calls(self, origin: int) -> frozenset[int]:
         """Import call positions of row ``origin`` that the engine dropped."""

@@ -120,7 +120,7 @@ def assistant_content_part(view: View) -> Iterator[Hit]:
         for part in content:
             kind = part.get("type") if is_map(part) else None
             if kind not in ASSISTANT_PARTS:
-                found = view.locate_block(part, "content")
+                found = view.locate(part, "content")
                 if found is not None:
                     yield Hit(found[0], f"Invalid value: '{kind}'. Supported values are: 'text' and 'refusal'.",
                               where=found[1])

@@ -213,6 +213,23 @@ def test_anthropic_text_after_tool_use_points_at_the_native_block(blocks, where)
     assert problem.where == where and problem.severity == ERROR and problem.index == 1
 
 
+def _two_assistant_messages(first, second):
+    doc = anthropic_doc(*first)
+    doc["messages"].insert(2, {"role": "assistant", "content": second})
+    return doc
+
+
+@pytest.mark.parametrize("first,second,where", [
+    ([USE], [TEXT], "messages[2].content[0]"),            # one turn: [tool_use, text]
+    ([USE], "Done, anything else?", "messages[2]"),       # a string after the turn's tool_use
+    ([TEXT], [USE], None),                                 # one turn: [text, tool_use] is accepted
+])
+def test_text_after_tool_use_runs_across_consecutive_assistant_messages(first, second, where):
+    problems = check(run(_two_assistant_messages(first, second), "a", "anthropic"), "anthropic")
+    assert [p.where for p in problems if p.rule == "text-after-tool-use"] == ([where] if where else [])
+    assert [p for p in problems if p.rule == "tool-use-without-result"] == []
+
+
 def test_a_dropped_call_block_is_not_written_back_so_it_does_not_count():
     doc = anthropic_doc(TEXT, {"type": "tool_use", "id": "", "name": "weather", "input": {}}, TEXT, USE)
     outcome = run(doc, "a", "anthropic")
