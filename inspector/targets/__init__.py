@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..engine.gcpause import gc_paused
 from . import anthropic, bedrock, gemini, mistral, openai_chat, openai_responses
 from .base import ERROR, WARNING, Problem, Rule, Target, View, create
 
@@ -53,7 +54,8 @@ def check(subject: Any, target: str) -> list[Problem]:
         view = View(subject.result.messages, subject)
     else:
         raise TypeError(f"check() expects a pipeline Outcome or a list of messages, got {type(subject).__name__}")
-    return REGISTRY[target].check(view)
+    with gc_paused():           # many small acyclic tuples, as in the engine: collections find nothing
+        return REGISTRY[target].check(view)
 
 
 def failed(problems: list[Problem]) -> bool:
