@@ -10,6 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from inspector import cli
 from inspector.engine import normalize
@@ -366,3 +368,26 @@ def test_cli_prints_warnings_but_does_not_fail_on_them(tmp_path, capsys):
     code, out = _cli(capsys, tmp_path, doc, "bedrock")
     assert code == 0 and "bedrock would accept it after normalizing (1 warning; warnings do not fail" in out
     assert "warning [first-not-user]" in out
+
+
+ROLES = st.sampled_from(["user", "assistant", "tool", "system", "developer", "critic"])
+IDS = st.sampled_from(["a", "b", "call_1", "toolu_1", "x.y", ""])
+ROW = st.fixed_dictionaries({"role": ROLES, "content": st.sampled_from(["", "t"])},
+                            optional={"tool_calls": st.lists(st.fixed_dictionaries({"tool_call_id": IDS,
+                                                                                    "name": st.just("f")}),
+                                                             max_size=3),
+                                      "tool_call_id": IDS})
+NATIVE = {"anthropic": "text-after-tool-use", "openai-chat": "assistant-content-part"}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ROW, max_size=10), st.sampled_from(sorted(NATIVE)), st.booleans())
+def test_any_history_checks_cleanly_and_inspector_never_writes_a_native_rejection(history, fmt, strict):
+    """Every target checks any history without failing, each problem is a rule of its
+    table; and what Inspector exports in a format never breaks that format's block rules."""
+    outcome = run(history, "h", "flat", strict=strict)
+    for target in TARGETS:
+        names = {r.name for r in RULES[target]}
+        assert all(p.rule in names and p.target == target for p in check(outcome, target))
+    written = run(run(history, "h", "flat", to=fmt, strict=strict).exported, "w", fmt)
+    assert [p for p in check(written, fmt) if p.rule == NATIVE[fmt]] == []
