@@ -27,7 +27,7 @@ REGISTRY: dict[str, Target] = {m.TARGET.name: m.TARGET for m in
                                (openai_chat, openai_responses, anthropic, bedrock, gemini, mistral)}
 TARGETS = tuple(REGISTRY)
 
-# Every rule checked, per target: (rule, severity, source, summary). The README lists them.
+# Every rule checked, per target (name, severity, source, summary): the README table lists them.
 RULES: dict[str, list[Rule]] = {name: list(t.rules) for name, t in REGISTRY.items()}
 
 NOT_CHECKED: dict[str, str] = {
@@ -38,7 +38,7 @@ NOT_CHECKED: dict[str, str] = {
 }
 
 __all__ = ["ERROR", "NOT_CHECKED", "REGISTRY", "RULES", "TARGETS", "WARNING", "Problem", "Rule", "Target",
-           "check", "create", "failed"]
+           "check", "create", "failed", "rule_table"]
 
 
 def check(subject: Any, target: str) -> list[Problem]:
