@@ -22,7 +22,7 @@ from .io import InputError, atomic_write, display_name
 from .pipeline import run_file
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("normalize", "explain", "check", "batch")
+COMMANDS = ("normalize", "explain", "check", "batch", "serve")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .batch.cli import add_parser as add_batch_parser
 
     add_batch_parser(sub)
+    from .serve import add_parser as add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 
@@ -218,7 +221,14 @@ def target_text(name: str, target: str, imported: Imported, result: Result, prob
     return "\n".join(lines) + "\n"
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import run
+
+    return run(args)
+
+
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch,
+            "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...bundled import samples_dir
+from .. import confine
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ class GalleryScreen(Screen[Path | None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.samples = list_samples()
+        self.samples = confine.gallery(self.app, list_samples)  # served mode: the served folder's histories
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gallery"):
