@@ -3,9 +3,7 @@ inside the app (confinement, downloads). tests/browser/ drives the real thing in
 
 from __future__ import annotations
 
-import json
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,21 +21,13 @@ from inspector.tui.screens.export import ExportDialog
 from inspector.tui.screens.gallery import list_samples
 from inspector.tui.screens.open_file import JsonTree, OpenFileDialog
 
-SAMPLE = "09-redeclared-id-after-restart.json"
+from browser.folder import SAMPLE, make_served_folder
+
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> dict[str, Path]:
-    root, outside = tmp_path / "served", tmp_path / "outside"
-    (root / "sub").mkdir(parents=True)
-    outside.mkdir()
-    shutil.copy(samples_dir() / SAMPLE, root / SAMPLE)
-    secret = outside / "secret.json"
-    secret.write_text(json.dumps([{"role": "user", "content": "SECRET"}]), encoding="utf-8")
-    (root / "link-out.json").symlink_to(secret)
-    (root / "dir-out").symlink_to(outside, target_is_directory=True)
-    (root / "sub" / "link-in.json").symlink_to(root / SAMPLE)
-    return {"root": root, "sample": root / SAMPLE, "secret": secret}
+    return make_served_folder(tmp_path)
 
 
 # -- confinement ------------------------------------------------------------------------
@@ -47,7 +37,7 @@ def test_confinement_admits_the_folder_and_the_samples_only(served):
     root = served["root"]
     assert c.inside(SAMPLE) and c.inside(root / SAMPLE) and c.inside("sub/link-in.json")
     assert c.inside(samples_dir() / SAMPLE)  # shipped with Inspector: nothing private
-    for path in (served["secret"], "link-out.json", "dir-out/secret.json", "../outside/secret.json",
+    for path in (served["secret"], "link.json", "outdir/secret.json", "../outside/secret.json",
                  root / "sub" / ".." / ".." / "outside" / "secret.json", "/etc/passwd"):
         assert not c.inside(path), path
         with pytest.raises(confine.Refused, match="outside the served folder"):
@@ -87,7 +77,7 @@ async def _until(pilot, condition, what: str) -> None:
 
 
 async def test_served_app_refuses_a_file_outside_and_a_link_out(served):
-    for path in (served["secret"], served["root"] / "link-out.json"):
+    for path in (served["secret"], served["root"] / "link.json"):
         app = make_app(path)
         confine.attach(app, served["root"])
         async with app.run_test(size=(120, 40)) as pilot:

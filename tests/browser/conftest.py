@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -23,8 +22,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from .folder import make_served_folder
+
 CHROMIUM = os.environ.get("INSPECTOR_CHROMIUM", "/usr/bin/chromium")
-SAMPLE = "09-redeclared-id-after-restart.json"
 WAIT = 15.0  # seconds: the longest any one wait in these tests may take
 
 
@@ -72,20 +72,7 @@ def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = WAIT) -> N
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> dict[str, Path]:
-    """A served folder with one sample, beside a history outside it that a symlink inside
-    points to, and a folder outside that another symlink points to."""
-    from inspector.bundled import samples_dir
-
-    base = tmp_path_factory.mktemp("serve")
-    served, outside = base / "served", base / "outside"
-    served.mkdir()
-    outside.mkdir()
-    shutil.copy(samples_dir() / SAMPLE, served / SAMPLE)
-    secret = outside / "secret.json"
-    secret.write_text(json.dumps([{"role": "user", "content": "SECRET-OUTSIDE"}]), encoding="utf-8")
-    (served / "link.json").symlink_to(secret)
-    (served / "outdir").symlink_to(outside, target_is_directory=True)
-    return {"served": served, "sample": served / SAMPLE, "secret": secret}
+    return make_served_folder(tmp_path_factory.mktemp("serve"))
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +81,7 @@ def server(browser_ready, folder, tmp_path_factory):
     port = free_port()
     log = tmp_path_factory.mktemp("serve-log") / "server.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "inspector", "serve", str(folder["served"]),
+        proc = subprocess.Popen([sys.executable, "-m", "inspector", "serve", str(folder["root"]),
                                  "--port", str(port)], stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     try:

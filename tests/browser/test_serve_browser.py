@@ -56,7 +56,7 @@ def test_keys_step_through_the_stages(tab, server):
 
 def test_export_downloads_what_normalize_writes(tab, folder):
     open_sample(tab)
-    before = sorted(os.listdir(folder["served"]))
+    before = sorted(os.listdir(folder["root"]))
     tab.press("e")
     tab.wait_text("Export repaired JSON")
     tab.press("Enter")
@@ -67,7 +67,7 @@ def test_export_downloads_what_normalize_writes(tab, folder):
     assert data == run_file(folder["sample"]).data
     assert download.suggested_filename.endswith(".normalized.json")
     tab.wait_text("to the browser")
-    assert sorted(os.listdir(folder["served"])) == before, "nothing is written on the server"
+    assert sorted(os.listdir(folder["root"])) == before, "nothing is written on the server"
 
 
 def test_paths_outside_the_folder_are_refused(tab, folder):
