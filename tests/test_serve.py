@@ -53,16 +53,19 @@ def test_hooks_do_nothing_outside_served_mode(served):
     assert confine.visible(terminal_app, [served["secret"]]) == [served["secret"]]
     assert confine.deliver(terminal_app, "x.json", b"{}") is None
     assert [s.path for s in confine.gallery(terminal_app, list_samples)] == [s.path for s in list_samples()]
+    assert confine.gallery_title(terminal_app) is None
 
 
 def test_gallery_lists_the_served_folder_without_links_out(served, tmp_path):
     app = SimpleNamespace()
     confine.attach(app, served["root"])
     assert [s.path.name for s in confine.gallery(app, list_samples)] == [SAMPLE]
+    assert "the histories in served/" in confine.gallery_title(app).plain
     empty = tmp_path / "empty"
     empty.mkdir()
     confine.attach(app, empty)  # no histories there: the bundled samples
     assert [s.path for s in confine.gallery(app, list_samples)] == [s.path for s in list_samples()]
+    assert confine.gallery_title(app) is None
 
 
 # -- served mode inside the app -----------------------------------------------------------

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from ..bundled import samples_dir
 from ..io import InputError
 
@@ -87,13 +89,29 @@ def visible(app: Any, paths: Iterable[Path]) -> list[Path]:
     return list(paths) if confinement is None else [p for p in paths if confinement.inside(p)]
 
 
+def _listed(app: Any) -> Confinement | None:
+    """The confinement when the gallery lists the served folder: served, with histories in it."""
+    confinement = of(app)
+    return confinement if confinement is not None and any(confinement.root.glob("*.json")) else None
+
+
 def gallery(app: Any, lister: Callable[[Path | None], list[Any]]) -> list[Any]:
     """The gallery's entries: ``lister(None)`` (the bundled samples) in a terminal; in served
     mode ``lister(root)`` when the served folder holds histories, without any that lead out."""
-    confinement = of(app)
-    if confinement is None or not any(confinement.root.glob("*.json")):
+    confinement = _listed(app)
+    if confinement is None:
         return lister(None)
     return [s for s in lister(confinement.root) if confinement.inside(s.path)]
+
+
+def gallery_title(app: Any) -> Text | None:
+    """The gallery's heading when it lists the served folder (None: the usual one)."""
+    confinement = _listed(app)
+    if confinement is None:
+        return None
+    return Text.assemble(("Inspector", "bold"), f": the histories in {confinement.root.name}/. ",
+                         ("Pick one with the arrows and enter; escape, then o, opens any file under "
+                          "this folder.", "dim"))
 
 
 def deliver(app: Any, path: str, data: bytes) -> str | None:

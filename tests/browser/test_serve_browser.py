@@ -17,6 +17,7 @@ STAGES = ("0 input", "1 coerce", "2 hoist", "3 repair", "4 strip")
 def open_sample(tab) -> None:
     """The served folder holds one history, so the gallery lists it (and not the symlink out)."""
     tab.wait_text("09 redeclared id after restart")
+    assert "the histories in served/" in tab.text
     assert "link" not in tab.text and "secret" not in tab.text
     tab.press("Enter")
     tab.wait(lambda: stage_bar(tab) is not None, "the stage bar")

@@ -58,9 +58,10 @@ class GalleryScreen(Screen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gallery"):
-            yield Static(Text.assemble(("Inspector", "bold"), ": bundled samples. ",
-                                       ("Each shows one way a history breaks; pick one with the arrows "
-                                        "and enter.", "dim")), id="gallery-title")
+            yield Static(confine.gallery_title(self.app) or Text.assemble(  # served: the folder's histories
+                ("Inspector", "bold"), ": bundled samples. ",
+                ("Each shows one way a history breaks; pick one with the arrows and enter.", "dim")),
+                id="gallery-title")
             options: list[Option | None] = []
             for sample in self.samples:
                 label = Text()
