@@ -83,9 +83,9 @@ def warning(host: str, port: int, root: Path) -> str:
 
 
 def public_url(host: str, port: int) -> str:
-    """The address the page's websocket connects back to: a wildcard address is not one."""
+    """The address to print: a wildcard address is not one to type into a browser."""
     if host in ("0.0.0.0", "::", ""):
-        host = socket.getfqdn()
+        host = socket.gethostname()
     if ":" in host:
         host = f"[{host}]"
     return f"http://{host}:{port}"
@@ -129,6 +129,12 @@ def make_server(command: str, host: str, port: int) -> Any:
             app = await super()._make_app()
             app.middlewares.append(guard)
             return app
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            # The page's websocket and download links go back to the address the browser used
+            # (checked by the guard), which on a wildcard address is the only one that works.
+            self.public_url = f"{request.scheme}://{request.host}"
+            return await super().handle_index(request)
 
     return GuardedServer(command, host=host, port=port, title="Inspector", public_url=public_url(host, port))
 
