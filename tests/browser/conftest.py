@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -25,6 +26,7 @@ import pytest
 from .folder import make_served_folder
 
 CHROMIUM = os.environ.get("INSPECTOR_CHROMIUM", "/usr/bin/chromium")
+BOX = re.compile("[\u2500-\u259f]")  # box drawing and block elements: borders, scrollbars
 WAIT = 15.0  # seconds: the longest any one wait in these tests may take
 
 
@@ -154,6 +156,12 @@ class Terminal:
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display)
 
+    @property
+    def words(self) -> str:
+        """The screen's words in reading order, box drawing left out: text that a dialog
+        wraps over several lines still reads as one sentence."""
+        return " ".join(BOX.sub(" ", self.text).split())
+
     def style(self, row: int, column: int) -> tuple:
         char = self.screen.buffer[row][column]
         return (char.fg, char.bg, char.bold, char.reverse)
@@ -168,7 +176,7 @@ class Terminal:
         raise AssertionError(f"timed out after {timeout} s waiting for {what}; the screen:\n{self.text}")
 
     def wait_text(self, needle: str, timeout: float = WAIT) -> None:
-        self.wait(lambda: needle in self.text, repr(needle), timeout)
+        self.wait(lambda: needle in self.words, repr(needle), timeout)
 
     def press(self, *keys: str) -> None:
         for key in keys:

@@ -17,7 +17,7 @@ STAGES = ("0 input", "1 coerce", "2 hoist", "3 repair", "4 strip")
 def open_sample(tab) -> None:
     """The served folder holds one history, so the gallery lists it (and not the symlink out)."""
     tab.wait_text("09 redeclared id after restart")
-    assert "the histories in served/" in tab.text
+    assert "the histories in served/" in tab.words
     assert "link" not in tab.text and "secret" not in tab.text
     tab.press("Enter")
     tab.wait(lambda: stage_bar(tab) is not None, "the stage bar")
@@ -82,8 +82,8 @@ def test_paths_outside_the_folder_are_refused(tab, folder):
         tab.page.keyboard.type(attempt)
         tab.press("Enter")
         tab.wait_text("Cannot open")
-        assert "outside the served folder" in tab.text or "standard input" in tab.text
-        assert "SECRET-OUTSIDE" not in tab.text
+        assert "outside the served folder" in tab.words or "standard input is not read" in tab.words
+        assert "SECRET-OUTSIDE" not in tab.words
         tab.press("Escape")  # closes the error; then open the dialog again
         tab.wait(lambda: "Cannot open" not in tab.text, "the error dialog to close")
         tab.press("o")
