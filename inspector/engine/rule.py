@@ -113,6 +113,9 @@ _KINDS = [
     Kind("result-duplicate", "3", True, "duplicate result", "The call already has an earlier result; the first result wins."),
     Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn.", "add"),
     Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
+    Kind("result-server-call", "import", False, "server-held call", "A result answers a call the server holds (previous_response_id or conversation); it is kept as it is."),
+    Kind("messages-merged", "export", False, "messages merged", "Separate messages were written as one, where the format requires it."),
+    Kind("text-after-tool-use", "strict", False, "moved before tool_use", "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires."),
 ]
 
 KINDS: dict[str, Kind] = {k.name: k for k in _KINDS}

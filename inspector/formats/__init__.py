@@ -44,6 +44,7 @@ def export_history(imported: Imported, result: Result, to: str = "same") -> Any:
     """
     if to not in TARGETS:
         raise ValueError(f"unknown export format {to!r}; known: {', '.join(TARGETS)}")
+    imported.export_events.clear()       # each export records its own changes
     with _no_gc():
         if to in ("same", imported.format):
             return MODULES[imported.format].export_same(imported, result)

@@ -72,6 +72,7 @@ class Imported:
     container: str | None = None
     history: list[Any] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    export_events: list[Event] = field(default_factory=list)
 
     def add(self, flat: Any, source: Loc, calls: list[Loc] | None = None) -> int:
         self.messages.append(flat)
@@ -83,6 +84,11 @@ class Imported:
              tool_call_id: str | None = None) -> None:
         self.events.append(Event(IMPORT_STAGE, f"import:{self.format}", kind, False, index, call,
                                  tool_call_id, message))
+
+    def export_note(self, kind: str, message: str, origin: int | None = None, cause: int | None = None,
+                    clause: str = "export") -> None:
+        """Record a change the exporter makes (stage ``export``); it counts as a change."""
+        self.export_events.append(Event("export", clause, kind, False, origin, None, None, message, cause))
 
     def original(self, index: int) -> Any:
         """The original object flat message ``index`` came from (for showing side by side)."""

@@ -3,6 +3,13 @@ or without ``type``), ``function_call`` (``call_id``, ``name``, ``arguments``),
 ``function_call_output`` (``call_id``, ``output``), ``reasoning``, and other built-in tool
 items.
 
+Carried through untouched: built-in tools the provider runs itself (``web_search_call``,
+``file_search_call``, ``code_interpreter_call``, ...) and item types Inspector does not know
+stay inside their turn; only ``function_call`` and ``custom_tool_call`` are client calls. With
+``previous_response_id`` or ``conversation`` the server holds earlier calls, so an output for a
+call that is not in ``input`` answers one of them: it is kept out of the engine's pairing,
+written back where it was, and an import event says so.
+
 A model turn is a run of consecutive model-produced items (assistant messages, reasoning,
 function calls, built-in tool calls): it becomes one flat assistant row whose provenance
 lists every item. A reasoning item is dropped with the item right after it, since the API
@@ -23,8 +30,13 @@ from .openai_chat import content_text
 NAME = "openai-responses"
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
-MODEL_ITEMS = frozenset({"reasoning", *CALLS, "web_search_call", "file_search_call", "computer_call",
-                         "code_interpreter_call", "image_generation_call", "local_shell_call", "mcp_call"})
+# Items Inspector knows; any other type (``compaction``, types added later) is carried as is.
+KNOWN = frozenset({"message", "reasoning", *CALLS, *OUTPUTS, "web_search_call", "file_search_call",
+                   "tool_search_call", "tool_search_output", "computer_call", "computer_call_output",
+                   "code_interpreter_call", "image_generation_call", "local_shell_call",
+                   "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
+                   "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
+                   "mcp_approval_response", "item_reference"})
 
 
 def item_type(item: Mapping) -> str | None:
@@ -35,10 +47,25 @@ def item_type(item: Mapping) -> str | None:
 
 
 def is_model(item: Any) -> bool:
+    """Whether an item belongs to a model turn: everything but input messages, function
+    outputs and untyped items. Built-in tool calls the provider runs itself (web search, file
+    search, code interpreter...), their outputs and unknown item types stay inside their turn,
+    untouched; only ``function_call`` and ``custom_tool_call`` are the client's calls."""
     if not isinstance(item, Mapping):
         return False
     kind = item_type(item)
-    return kind in MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant")
+    if kind == "message":
+        return item.get("role") == "assistant"
+    return kind is not None and kind not in OUTPUTS
+
+
+def server_state(document: Any) -> str | None:
+    """The field through which the request continues state the server holds, if any."""
+    if isinstance(document, Mapping):
+        for key in ("previous_response_id", "conversation"):
+            if document.get(key):
+                return key
+    return None
 
 
 def import_(document: Any, name: str) -> Imported:
@@ -54,6 +81,12 @@ def import_(document: Any, name: str) -> Imported:
         im.history = [{"role": "user", "content": history}]
         im.extra["input-string"] = True
         history = im.history
+    # Items kept out of the flat list and written back in place: server-held results and
+    # turns with nothing the engine pairs.
+    im.extra["carried"] = carried = []
+    state = server_state(document)
+    declared = {it.get("call_id") for it in history if isinstance(it, Mapping) and item_type(it) in CALLS} \
+        if state else set()
     i, n = 0, len(history)
     while i < n:
         item = history[i]
@@ -65,6 +98,7 @@ def import_(document: Any, name: str) -> Imported:
         if is_model(item):
             j = i
             texts, calls, locs = [], [], []
+            message = False
             while j < n and is_model(history[j]):
                 it = history[j]
                 t = item_type(it)
@@ -73,44 +107,50 @@ def import_(document: Any, name: str) -> Imported:
                                   "arguments": it.get("arguments", it.get("input")), "type": t})
                     locs.append(Loc(j))
                 elif t == "message":
+                    message = True
                     text = content_text(it.get("content"))
                     texts.append(text if isinstance(text, str) else as_text(text))
+                elif t not in KNOWN:
+                    im.note(None, "item-carried",
+                            f"input[{j}] is an item of type {t!r} that Inspector does not know; it is carried "
+                            "through unchanged as part of its turn.")
                 j += 1
-            flat: dict[str, Any] = {"role": "assistant", "content": "\n".join(t for t in texts if t)}
-            if calls:
-                flat["tool_calls"] = calls
-            im.add(flat, Loc(i, items=tuple(range(i, j))), locs)
+            if message or calls:
+                flat: dict[str, Any] = {"role": "assistant", "content": "\n".join(t for t in texts if t)}
+                if calls:
+                    flat["tool_calls"] = calls
+                im.add(flat, Loc(i, items=tuple(range(i, j))), locs)
+            else:
+                carried.extend(range(i, j))   # no text and no client call: nothing for the engine
             i = j
             continue
         if kind in OUTPUTS:
-            im.add({"role": "tool", "content": as_text(item.get("output")), "tool_call_id": item.get("call_id")},
-                   Loc(i))
-        elif kind == "message":
-            role = item.get("role")
-            if isinstance(role, str):
-                im.add({"role": role, "content": content_text(item.get("content"))}, Loc(i))
+            cid = item.get("call_id")
+            if state and cid not in declared and isinstance(cid, str) and cid.strip():
+                carried.append(i)
+                im.note(None, "result-server-call",
+                        f"input[{i}] answers call {cid!r}, which is not in the input: with {state!r} the server "
+                        "holds that call, so the result is kept and carried through unchanged.", tool_call_id=cid)
             else:
-                im.add(dict(item), Loc(i))
+                im.add({"role": "tool", "content": as_text(item.get("output")), "tool_call_id": cid}, Loc(i))
+        elif kind == "message" and isinstance(item.get("role"), str):
+            im.add({"role": item["role"], "content": content_text(item.get("content"))}, Loc(i))
         else:
-            # An item the engine has no pairing rule for (item_reference, mcp approvals...):
-            # carried through untouched under its own type as the role.
-            im.add({"role": kind or "item", "content": ""}, Loc(i))
-            im.note(len(im.messages) - 1, "item-carried",
-                    f"Item {i} of type {kind!r} has no tool pairing; it is carried through unchanged.")
+            im.add(dict(item), Loc(i))     # no type and no usable role: the engine says why (clause 1)
         i += 1
     return im
 
 
 def export_same(im: Imported, result: Result) -> Any:
     d = Decisions.of(result)
-    out = []
+    out: list[tuple[int | None, Any]] = []       # (input index or None for a new item, item)
     for msg, o in d.rows:
         if o is None:
             cid = msg["tool_call_id"]
             # The engine's own calls, keyed by their resolved (string) ids.
             made = (d.calls_by_id.get(cid) or {}).get("type")
             kind = "custom_tool_call_output" if made == "custom_tool_call" else "function_call_output"
-            out.append({"type": kind, "call_id": cid, "output": msg["content"]})
+            out.append((None, {"type": kind, "call_id": cid, "output": msg["content"]}))
             continue
         loc = im.sources[o]
         items = loc.items or (loc.message,)
@@ -120,10 +160,26 @@ def export_same(im: Imported, result: Result) -> Any:
                 continue
             if item_type(im.history[k]) == "reasoning" and k + 1 in gone:
                 continue                 # reasoning must be followed by the item it produced
-            out.append(im.history[k])
-    if im.extra.get("input-string") and len(out) == 1 and out[0] is im.history[0]:
+            out.append((k, im.history[k]))
+    items = _with_carried(out, im.extra.get("carried") or [], im.history)
+    if im.extra.get("input-string") and len(items) == 1 and items[0] is im.history[0]:
         return im.document
-    return rebuild(im, out)
+    return rebuild(im, items)
+
+
+def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history: list[Any]) -> list[Any]:
+    """Put each carried item back before the first written item that came after it."""
+    if not carried:
+        return [item for _, item in out]
+    items: list[Any] = []
+    p = 0
+    for k, item in out:
+        while k is not None and p < len(carried) and carried[p] < k:
+            items.append(history[carried[p]])
+            p += 1
+        items.append(item)
+    items.extend(history[c] for c in carried[p:])
+    return items
 
 
 def export_new(im: Imported, result: Result) -> Any:
