@@ -6,7 +6,7 @@ items.
 Carried through untouched: built-in tools the provider runs itself (``web_search_call``,
 ``file_search_call``, ``code_interpreter_call``, ...) and item types Inspector does not know
 stay inside their turn; only ``function_call`` and ``custom_tool_call`` are client calls. With
-``previous_response_id`` or ``conversation`` the server holds earlier calls, so an output for a
+``previous_response_id``, ``conversation`` or ``item_reference`` items the server holds earlier calls, so an output for a
 call that is not in ``input`` answers one of them: it is kept out of the engine's pairing,
 written back where it was, and an import event says so.
 
@@ -59,12 +59,15 @@ def is_model(item: Any) -> bool:
     return kind is not None and kind not in OUTPUTS
 
 
-def server_state(document: Any) -> str | None:
-    """The field through which the request continues state the server holds, if any."""
+def server_state(document: Any, history: list[Any]) -> str | None:
+    """How the request continues state the server holds, if it does: a body field, or input
+    items that stand for stored items."""
     if isinstance(document, Mapping):
         for key in ("previous_response_id", "conversation"):
             if document.get(key):
                 return key
+    if any(isinstance(it, Mapping) and it.get("type") == "item_reference" for it in history):
+        return "item_reference"
     return None
 
 
@@ -84,7 +87,7 @@ def import_(document: Any, name: str) -> Imported:
     # Items kept out of the flat list and written back in place: server-held results and
     # turns with nothing the engine pairs.
     im.extra["carried"] = carried = []
-    state = server_state(document)
+    state = server_state(document, history)
     declared = {it.get("call_id") for it in history if isinstance(it, Mapping) and item_type(it) in CALLS} \
         if state else set()
     i, n = 0, len(history)

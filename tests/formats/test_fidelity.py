@@ -29,6 +29,14 @@ def test_results_for_server_held_calls_are_kept_with_a_note():
     assert out.imported.messages == []          # not an orphan for the engine: it never sees it
 
 
+def test_item_references_stand_for_server_held_calls_too():
+    doc = {"input": [{"type": "item_reference", "id": "fc_stored"},
+                     {"type": "function_call_output", "call_id": "call_stored", "output": "x"}]}
+    out = run(copy.deepcopy(doc), "t.json", "openai-responses")
+    assert out.exported == doc and not out.result.events
+    assert kinds(out.imported.events) == ["result-server-call"]
+
+
 def test_without_server_state_the_same_result_is_an_orphan():
     doc = {"model": "gpt-4.1", "input": [{"role": "user", "content": "hi"},
                                          {"type": "function_call_output", "call_id": "call_01", "output": "x"}]}
