@@ -88,8 +88,15 @@ def import_(document: Any, name: str) -> Imported:
     # turns with nothing the engine pairs.
     im.extra["carried"] = carried = []
     state = server_state(document, history)
-    declared = {it.get("call_id") for it in history if isinstance(it, Mapping) and item_type(it) in CALLS} \
-        if state else set()
+    declared: set[Any] = set()      # call ids of function calls in the input
+    builtin: dict[str, int] = {}     # call ids of other items (a client-run tool_search_call...)
+    for k, it in enumerate(history):
+        if isinstance(it, Mapping) and "call_id" in it:
+            t = item_type(it)
+            if t in CALLS:
+                declared.add(it["call_id"])
+            elif t not in OUTPUTS and isinstance(it["call_id"], str):
+                builtin.setdefault(it["call_id"], k)
     i, n = 0, len(history)
     while i < n:
         item = history[i]
@@ -129,7 +136,13 @@ def import_(document: Any, name: str) -> Imported:
             continue
         if kind in OUTPUTS:
             cid = item.get("call_id")
-            if state and cid not in declared and isinstance(cid, str) and cid.strip():
+            if cid in builtin and cid not in declared:
+                carried.append(i)
+                im.note(None, "result-builtin-call",
+                        f"input[{i}] answers the {item_type(history[builtin[cid]])} at input[{builtin[cid]}], "
+                        "a built-in tool call rather than a function call; it is carried through unchanged.",
+                        tool_call_id=cid)
+            elif state and cid not in declared and isinstance(cid, str) and cid.strip():
                 carried.append(i)
                 im.note(None, "result-server-call",
                         f"input[{i}] answers call {cid!r}, which is not in the input: with {state!r} the server "

@@ -28,7 +28,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 MAX_BYTES = 24_000
-PER_FORMAT = 80           # cap per format: tool-using bodies first, repositories interleaved
+PER_FORMAT = 100          # cap per format: tool-using bodies first, repositories interleaved
 
 ENDPOINTS = [
     ("openai-responses", re.compile(r"/(v1/|openai/)?responses(\?|$)")),

@@ -33,7 +33,14 @@ MEM5_CHANGES = {
     "result-unusable-id",
 }
 # Import notes say how a body was read; they change nothing.
-IMPORT_NOTES = {"id-derived", "item-carried", "result-server-call"}
+IMPORT_NOTES = {"id-derived", "item-carried", "result-server-call", "result-builtin-call"}
+# Bodies a provider accepted that MEM-5 still repairs, each with why (checked exactly).
+KNOWN_REPAIRS = {
+    "anthropic/24bf3e51038a7732.json": (
+        {"result-orphan", "result-synthesized"},
+        "recorded in 2024 with a tool_result whose id the assistant turn never used: clause 3 drops the "
+        "orphan and answers the call; today's API rejects that request"),
+}
 
 
 def _load(file: str):
@@ -83,6 +90,9 @@ def test_body_is_detected_and_comes_back_unchanged_but_for_mem5(file):
     engine = {e.kind for e in outcome.result.events}
     export = {e.kind for e in outcome.imported.export_events}
     notes = {e.kind for e in outcome.imported.events}
+    if file in KNOWN_REPAIRS:
+        assert engine == KNOWN_REPAIRS[file][0] and outcome.exported != doc
+        return
     assert engine <= MEM5_CHANGES, f"{file}: {engine - MEM5_CHANGES}"
     assert not export, f"{file}: the export changed it: {export}"
     assert notes <= IMPORT_NOTES, f"{file}: {notes - IMPORT_NOTES}"

@@ -37,6 +37,17 @@ def test_item_references_stand_for_server_held_calls_too():
     assert kinds(out.imported.events) == ["result-server-call"]
 
 
+def test_a_function_output_answering_a_client_run_tool_search_is_kept():
+    doc = {"input": [{"role": "user", "content": "find the tool"},
+                     {"type": "tool_search_call", "call_id": "search_1", "execution": "client",
+                      "arguments": {"queries": ["rates"]}, "status": "completed"},
+                     {"type": "function_call_output", "call_id": "search_1", "output": "found"}]}
+    out = run(copy.deepcopy(doc), "t.json", "openai-responses")
+    assert out.exported == doc and not out.result.events
+    note, = out.imported.events
+    assert note.kind == "result-builtin-call" and "tool_search_call at input[1]" in note.message
+
+
 def test_without_server_state_the_same_result_is_an_orphan():
     doc = {"model": "gpt-4.1", "input": [{"role": "user", "content": "hi"},
                                          {"type": "function_call_output", "call_id": "call_01", "output": "x"}]}
