@@ -115,6 +115,7 @@ _KINDS = [
     Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
     Kind("result-server-call", "import", False, "server-held call", "A result answers a call the server holds (previous_response_id or conversation); it is kept as it is."),
     Kind("result-builtin-call", "import", False, "built-in call result", "A result answers a built-in tool call (not a function call); it is kept as it is."),
+    Kind("not-converted", "export", False, "not converted", "Blocks or items with no counterpart in the target format were not written."),
     Kind("messages-merged", "export", False, "messages merged", "Separate messages were written as one, where the format requires it."),
     Kind("text-after-tool-use", "strict", False, "moved before tool_use", "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires."),
 ]

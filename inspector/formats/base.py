@@ -109,6 +109,19 @@ class Imported:
         return self.sources[index].describe(self.container)
 
 
+def note_unconverted(im: Imported, target: str) -> None:
+    """Converting writes only what the flat form carries: one export event lists the blocks,
+    parts and items of the original (recorded at import as ``(index, key, k)``) left behind."""
+    lost = im.extra.get("unconverted")
+    if not lost:
+        return
+    base = im.container or "history"
+    shown = [f"{base}[{i}]" + (f".{key}[{k}]" if key is not None else "") for i, key, k in lost[:5]]
+    more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
+    im.export_note("not-converted", f"{len(lost)} block(s) or item(s) of the {im.format} history have no "
+                   f"counterpart in {target} and are not written: {', '.join(shown)}{more}.")
+
+
 def kind_of(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
             int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)

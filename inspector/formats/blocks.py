@@ -20,7 +20,7 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, join_text, kind_of, split_body
+from .base import Decisions, Imported, Loc, join_text, kind_of, note_unconverted, split_body
 
 
 @dataclass(slots=True)
@@ -90,6 +90,7 @@ class BlockSpec:
                                    f"{self.container!r} array, got {kind_of(document)}")
         im = Imported(self.name, [], document, container=self.container if body is not None else None,
                       history=history)
+        im.extra["unconverted"] = lost = []      # (message, key, block) the flat form does not carry
         if body is not None:
             for fld in self.system_fields:
                 if body.get(fld) is not None:
@@ -116,6 +117,8 @@ class BlockSpec:
                     elif what == "call":
                         calls.append(value)
                         locs.append(Loc(i, self.key, (k,)))
+                    else:
+                        lost.append((i, self.key, k))
                 flat = {"role": "assistant", "content": join_text(texts)}
                 if calls:
                     flat["tool_calls"] = calls
@@ -135,6 +138,8 @@ class BlockSpec:
                     run.append(k)
                     if what == "text":
                         texts.append(value)
+                    else:
+                        lost.append((i, self.key, k))
             if run or not blocks:
                 im.add({"role": role, "content": join_text(texts)}, Loc(i, self.key, tuple(run)))
         return im
@@ -195,6 +200,7 @@ class BlockSpec:
 
     def export_new(self, im: Imported, result: Result) -> Any:
         """Write the engine's flat output in this format (from another format)."""
+        note_unconverted(im, self.name)
         d = Decisions.of(result)
         pieces: list[Piece] = []
         systems: list[str] = []

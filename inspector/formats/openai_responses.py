@@ -24,8 +24,9 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, rebuild
-from .openai_chat import content_text
+from .base import (Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, note_unconverted,
+                   rebuild)
+from .openai_chat import TEXT_PARTS, content_text
 
 NAME = "openai-responses"
 CALLS = ("function_call", "custom_tool_call")
@@ -87,6 +88,7 @@ def import_(document: Any, name: str) -> Imported:
     # Items kept out of the flat list and written back in place: server-held results and
     # turns with nothing the engine pairs.
     im.extra["carried"] = carried = []
+    im.extra["unconverted"] = lost = []          # items and parts the flat form does not carry
     state = server_state(document, history)
     declared: set[Any] = set()      # call ids of function calls in the input
     builtin: dict[str, int] = {}     # call ids of other items (a client-run tool_search_call...)
@@ -118,9 +120,12 @@ def import_(document: Any, name: str) -> Imported:
                     locs.append(Loc(j))
                 elif t == "message":
                     message = True
+                    _parts_lost(it, j, lost)
                     text = content_text(it.get("content"))
                     texts.append(text if isinstance(text, str) else as_text(text))
-                elif t not in KNOWN:
+                else:
+                    lost.append((j, None, None))
+                if t not in KNOWN:
                     im.note(None, "item-carried",
                             f"input[{j}] is an item of type {t!r} that Inspector does not know; it is carried "
                             "through unchanged as part of its turn.")
@@ -138,18 +143,21 @@ def import_(document: Any, name: str) -> Imported:
             cid = item.get("call_id")
             if cid in builtin and cid not in declared:
                 carried.append(i)
+                lost.append((i, None, None))
                 im.note(None, "result-builtin-call",
                         f"input[{i}] answers the {item_type(history[builtin[cid]])} at input[{builtin[cid]}], "
                         "a built-in tool call rather than a function call; it is carried through unchanged.",
                         tool_call_id=cid)
             elif state and cid not in declared and isinstance(cid, str) and cid.strip():
                 carried.append(i)
+                lost.append((i, None, None))
                 im.note(None, "result-server-call",
                         f"input[{i}] answers call {cid!r}, which is not in the input: with {state!r} the server "
                         "holds that call, so the result is kept and carried through unchanged.", tool_call_id=cid)
             else:
                 im.add({"role": "tool", "content": as_text(item.get("output")), "tool_call_id": cid}, Loc(i))
         elif kind == "message" and isinstance(item.get("role"), str):
+            _parts_lost(item, i, lost)
             im.add({"role": item["role"], "content": content_text(item.get("content"))}, Loc(i))
         else:
             im.add(dict(item), Loc(i))     # no type and no usable role: the engine says why (clause 1)
@@ -183,6 +191,13 @@ def export_same(im: Imported, result: Result) -> Any:
     return rebuild(im, items)
 
 
+def _parts_lost(item: Mapping, index: int, lost: list) -> None:
+    content = item.get("content")
+    if type(content) is list:
+        lost.extend((index, "content", k) for k, p in enumerate(content)
+                    if not (isinstance(p, Mapping) and p.get("type") in TEXT_PARTS))
+
+
 def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history: list[Any]) -> list[Any]:
     """Put each carried item back before the first written item that came after it."""
     if not carried:
@@ -199,6 +214,7 @@ def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history
 
 
 def export_new(im: Imported, result: Result) -> Any:
+    note_unconverted(im, NAME)
     out = []
     for msg, o in zip(result.messages, result.origins):
         role = msg["role"]

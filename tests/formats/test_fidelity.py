@@ -173,6 +173,16 @@ def test_export_to_a_block_format_says_which_rows_it_merged():
     assert len(out.exported["messages"][2]["content"]) == 2
 
 
+def test_converting_names_what_the_target_cannot_hold():
+    out = run(clone(CLEAN["anthropic"]), "t.json", "anthropic", to="openai-chat")
+    event, = out.imported.export_events
+    assert event.kind == "not-converted" and "messages[1].content[0]" in event.message   # the thinking block
+    builtins = run(copy.deepcopy(RESPONSES_BUILTINS), "t.json", "openai-responses", to="anthropic")
+    lost = [e for e in builtins.imported.export_events if e.kind == "not-converted"]
+    assert len(lost) == 1 and lost[0].message.startswith("5 block(s) or item(s)")
+    assert "input[1], input[2], input[3], input[4], input[5]" in lost[0].message
+
+
 # -- 10. text after tool_use (Anthropic) ----------------------------------------------------------
 
 TEXT_AFTER = {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [
