@@ -113,10 +113,10 @@ _KINDS = [
     Kind("result-duplicate", "3", True, "duplicate result", "The call already has an earlier result; the first result wins."),
     Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn.", "add"),
     Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
-    Kind("result-server-call", "import", False, "server-held call", "A result answers a call the server holds (previous_response_id or conversation); it is kept as it is."),
-    Kind("result-builtin-call", "import", False, "built-in call result", "A result answers a built-in tool call (not a function call); it is kept as it is."),
-    Kind("not-converted", "export", False, "not converted", "Blocks or items with no counterpart in the target format were not written."),
-    Kind("messages-merged", "export", False, "messages merged", "Separate messages were written as one, where the format requires it."),
+    Kind("result-server-call", "import", False, "server-held call", "A result answers a call the server holds (previous_response_id, conversation or item_reference); it is kept as it is.", "note"),
+    Kind("result-builtin-call", "import", False, "built-in call result", "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
+    Kind("export-omitted", "export", False, "omitted on export", "Blocks or items with no counterpart in the target format were not written."),
+    Kind("export-merged", "export", False, "merged on export", "The output format allows no two messages of this role in a row, so they were written as one."),
     Kind("text-after-tool-use", "strict", False, "moved before tool_use", "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires."),
 ]
 

@@ -118,7 +118,7 @@ def note_unconverted(im: Imported, target: str) -> None:
     base = im.container or "history"
     shown = [f"{base}[{i}]" + (f".{key}[{k}]" if key is not None else "") for i, key, k in lost[:5]]
     more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
-    im.export_note("not-converted", f"{len(lost)} block(s) or item(s) of the {im.format} history have no "
+    im.export_note("export-omitted", f"{len(lost)} block(s) or item(s) of the {im.format} history have no "
                    f"counterpart in {target} and are not written: {', '.join(shown)}{more}.")
 
 

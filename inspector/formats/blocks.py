@@ -264,7 +264,7 @@ class BlockSpec:
                 continue
             parts = list(firsts.values())
             where = ", ".join(name(q) for q in parts)
-            im.export_note("messages-merged",
+            im.export_note("export-merged",
                            f"{where} are written as one {self.user} message"
                            f"{': ' + reason if reason else ''}.", origin=parts[1].origin, cause=parts[0].origin)
 

@@ -171,7 +171,7 @@ def test_bedrock_merging_consecutive_user_messages_is_an_export_event():
     out = run(copy.deepcopy(doc), "t.json", "bedrock")
     assert out.exported["messages"][0] == {"role": "user", "content": [{"text": "a"}, {"text": "b"}]}
     event, = out.imported.export_events
-    assert (event.stage, event.clause, event.kind) == ("export", "export", "messages-merged")
+    assert (event.stage, event.clause, event.kind) == ("export", "export", "export-merged")
     assert "messages[0], messages[1]" in event.message and "alternate" in event.message
     assert (event.origin, event.cause) == (1, 0)
 
@@ -179,16 +179,16 @@ def test_bedrock_merging_consecutive_user_messages_is_an_export_event():
 def test_export_to_a_block_format_says_which_rows_it_merged():
     out = run(clone(CLEAN["openai-chat"]), "t.json", "openai-chat", to="anthropic")
     event, = out.imported.export_events
-    assert event.kind == "messages-merged" and "row 3, row 4" in event.message
+    assert event.kind == "export-merged" and "row 3, row 4" in event.message
     assert len(out.exported["messages"][2]["content"]) == 2
 
 
 def test_converting_names_what_the_target_cannot_hold():
     out = run(clone(CLEAN["anthropic"]), "t.json", "anthropic", to="openai-chat")
     event, = out.imported.export_events
-    assert event.kind == "not-converted" and "messages[1].content[0]" in event.message   # the thinking block
+    assert event.kind == "export-omitted" and "messages[1].content[0]" in event.message   # the thinking block
     builtins = run(copy.deepcopy(RESPONSES_BUILTINS), "t.json", "openai-responses", to="anthropic")
-    lost = [e for e in builtins.imported.export_events if e.kind == "not-converted"]
+    lost = [e for e in builtins.imported.export_events if e.kind == "export-omitted"]
     assert len(lost) == 1 and lost[0].message.startswith("5 block(s) or item(s)")
     assert "input[1], input[2], input[3], input[4], input[5]" in lost[0].message
 
