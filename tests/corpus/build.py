@@ -9,6 +9,11 @@ endpoint whose recorded response status is 200, and writes each distinct body as
 
     python tests/corpus/build.py owner/name=/path/to/git-dir [...]
 
+The corpus here was built from snapshots of pydantic/pydantic-ai, traceloop/openllmetry,
+crewAIInc/crewAI, langchain-ai/langchain-google, langchain-ai/langchain-aws,
+DataDog/dd-trace-py and Arize-ai/openinference (the commits are in ``SOURCES.json``; the two
+langchain repositories gave no body that made the cut).
+
 Bodies with tool calls and results are preferred; bodies over ``MAX_BYTES`` (inline images,
 long documents) and bodies of no recognised shape are left out.
 """
