@@ -117,7 +117,7 @@ _KINDS = [
     Kind("result-builtin-call", "import", False, "built-in call result", "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
     Kind("export-omitted", "export", False, "omitted on export", "Blocks or items with no counterpart in the target format were not written."),
     Kind("export-merged", "export", False, "merged on export", "The output format allows no two messages of this role in a row, so they were written as one."),
-    Kind("text-after-tool-use", "strict", False, "moved before tool_use", "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires."),
+    Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use", "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires."),
 ]
 
 KINDS: dict[str, Kind] = {k.name: k for k in _KINDS}

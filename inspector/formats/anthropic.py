@@ -79,7 +79,7 @@ class Anthropic(BlockSpec):
         where = ", ".join(f"{im.container or 'messages'}[{im.sources[origin].message}].content[{k}]" for k in late)
         im.export_note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
                        "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks.",
-                       origin=origin, clause="strict")
+                       origin=origin, clause="strict:text-after-tool-use")
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
 
 

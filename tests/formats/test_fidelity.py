@@ -213,7 +213,7 @@ def test_strict_moves_text_after_the_first_tool_use_ahead_of_it():
     blocks = out.exported["messages"][1]["content"]
     assert [b.get("text") or b["id"] for b in blocks] == ["Checking.", "One moment.", "toolu_1", "toolu_2"]
     event, = out.imported.export_events
-    assert (event.clause, event.kind, event.origin) == ("strict", "text-after-tool-use", 1)
+    assert (event.clause, event.kind, event.origin) == ("strict:text-after-tool-use", "text-after-tool-use", 1)
     assert "messages[1].content[2]" in event.message
     again = run(out.exported, "t.json", "anthropic", strict=True)
     assert again.exported == out.exported and not again.imported.export_events
