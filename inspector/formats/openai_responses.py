@@ -199,17 +199,27 @@ def _parts_lost(item: Mapping, index: int, lost: list) -> None:
 
 
 def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history: list[Any]) -> list[Any]:
-    """Put each carried item back before the first written item that came after it."""
+    """Put each carried item back right before the written item that followed it in the input
+    (the next one still written; at the end if none is), so moves elsewhere do not move it."""
     if not carried:
         return [item for _, item in out]
+    position = {k: p for p, (k, _) in enumerate(out) if k is not None}
+    before: dict[int | None, list[Any]] = {}
+    nxt: int | None = None
+    it = reversed(carried)
+    c = next(it, None)
+    for k in range(len(history) - 1, -1, -1):     # one pass from the end: the next written index
+        while c is not None and c >= k:
+            if c == k:
+                before.setdefault(nxt, []).append(history[c])
+            c = next(it, None)
+        if k in position:
+            nxt = position[k]
     items: list[Any] = []
-    p = 0
-    for k, item in out:
-        while k is not None and p < len(carried) and carried[p] < k:
-            items.append(history[carried[p]])
-            p += 1
+    for p, (_, item) in enumerate(out):
+        items.extend(reversed(before.get(p, ())))
         items.append(item)
-    items.extend(history[c] for c in carried[p:])
+    items.extend(reversed(before.get(None, ())))
     return items
 
 

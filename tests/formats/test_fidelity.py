@@ -255,3 +255,17 @@ def test_gemini_call_named_with_a_non_string_converges():
     assert first.exported["contents"][2]["parts"][0]["functionResponse"]["name"] == {"a": 1}
     second = run(first.exported, "t.json", "gemini")
     assert not second.result.events and second.exported == first.exported
+
+
+def test_carried_items_stay_put_when_a_system_message_is_hoisted():
+    doc = {"previous_response_id": "resp_1", "input": [
+        {"role": "user", "content": "a"},
+        {"type": "function_call_output", "call_id": "call_srv", "output": "held"},
+        {"type": "compaction", "id": "cmp", "encrypted_content": "x"},
+        {"role": "user", "content": "b"},
+        {"role": "system", "content": "late"},
+        {"type": "function_call_output", "call_id": "call_srv2", "output": "held too"}]}
+    out = run(copy.deepcopy(doc), "t.json", "openai-responses")
+    items = doc["input"]
+    assert kinds(out.result.events) == ["system-hoisted"]
+    assert out.exported["input"] == [items[4], items[0], items[1], items[2], items[3], items[5]]
