@@ -18,6 +18,7 @@ import pytest
 
 from inspector.io import InputError
 from inspector.pipeline import run
+from inspector.targets import check
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 SOURCES: dict[str, dict] = json.loads((CORPUS / "SOURCES.json").read_text())
@@ -58,15 +59,9 @@ def _outcome(file: str):
     return doc, outcome
 
 
-try:
-    from inspector.targets import check as _check
-except ImportError:                  # before the targets branch: its checks are not merged yet
-    _check = None
-
-
 def _target_errors(outcome, target: str) -> list:
-    """Errors ``check --target`` reports on the normalized result (one adapter for the API)."""
-    return [p for p in _check(outcome, target) if getattr(p, "severity", "error") == "error"]
+    """Errors ``check --target`` reports on the normalized result (warnings are not rejections)."""
+    return [p for p in check(outcome, target) if p.severity == "error"]
 
 
 def test_the_corpus_is_real_varied_and_sourced():
@@ -102,7 +97,6 @@ def test_body_is_detected_and_comes_back_unchanged_but_for_mem5(file):
         assert not engine, f"{file}: events {engine} but nothing changed"
 
 
-@pytest.mark.skipif(_check is None, reason="needs inspector.targets.check (the targets branch)")
 @pytest.mark.parametrize("file", FILES)
 def test_body_passes_its_providers_check(file):
     _, outcome = _outcome(file)
