@@ -23,7 +23,7 @@ from .io import atomic_write, display_name
 from .pipeline import Outcome, run_file
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 
-COMMANDS = ("normalize", "explain", "check", "batch")
+COMMANDS = ("normalize", "explain", "check", "batch", "serve")
 
 __all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "main"]
 
@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .batch.cli import add_parser as add_batch_parser
 
     add_batch_parser(sub)
+    from .serve import add_parser as add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 
@@ -206,7 +209,14 @@ def target_text(name: str, target: str, problems: list) -> str:
     return "\n".join(lines) + "\n"
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import run
+
+    return run(args)
+
+
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch,
+            "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
