@@ -18,9 +18,36 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# Found by the hostile suite (HOSTILE_SCALE=10) after the formats' branches merged; the
+# Responses format is not this branch's to change. Each mark goes when its fix lands.
+OPEN = {
+    # An item with "type": null but a call's fields: its result is dropped as an orphan,
+    # and the output is dropped again on every later run.
+    "responses-untyped-call.json": ('{"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},'
+                                    '{"type":null,"call_id":"c2","name":"f","arguments":"{}"},'
+                                    '{"type":"function_call_output","call_id":"c2","output":"x"}]}', "auto"),
+}
+CASES.update(OPEN)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(reason="openai-responses: untyped call item", strict=True))
+    if n in OPEN else n for n in sorted(CASES)])
 def test_check_accepts_normalize_output(name, tmp_path):
     text, fmt = CASES[name]
     path = tmp_path / name
     path.write_text(text)
     run_every_command(path, "fixed point: known cases", fmt)
+
+
+@pytest.mark.xfail(reason="openai-responses: a list as call_id raises TypeError (unhashable)", strict=True)
+def test_a_list_as_a_result_id_is_no_crash():
+    from inspector.io import InputError
+    from inspector.pipeline import run
+
+    doc = {"input": [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                     {"type": "function_call_output", "call_id": [], "output": "x"}]}
+    try:
+        run(doc, "api.json").data
+    except InputError:
+        pass
