@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import Result, normalize
-from ..engine.strict import normalize_strict
+from ..engine import Result
 from ..formats import Imported, import_history
 from ..io import InputError, parse_json, read_bytes
+from .adapter import normalize
 from .rows import Model
 
 Progress = Callable[[str, float], None]
@@ -51,7 +51,7 @@ class Document:
     raw: list[Any]
     result: Result
     model: Model
-    imported: Imported | None = None  # the parsed document and its format: the seam for exports
+    imported: Imported  # the parsed document and its format: the seam for exports
     notes: list[str] = field(default_factory=list)
     strict: bool = False  # normalized with the strict stage (an extension beyond MEM-5)
 
@@ -108,7 +108,6 @@ def _load(source: Source, progress: Progress, strict: bool) -> Document:
 
 def renormalize(doc: Document, strict: bool, progress: Progress = lambda phase, fraction: None) -> Document:
     """The same imported history, normalized again with or without the strict stage."""
-    assert doc.imported is not None
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -121,6 +120,6 @@ def renormalize(doc: Document, strict: bool, progress: Progress = lambda phase, 
 def _normalized(source: Source, imported: Imported, progress: Progress, strict: bool) -> Document:
     raw = imported.messages
     progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
-    result = (normalize_strict if strict else normalize)(raw)
+    result = normalize(raw, strict)
     progress("Preparing the view", 0.9)
     return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict)

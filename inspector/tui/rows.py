@@ -16,24 +16,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import STAGES, Event, Result
-from ..engine.rule import Kind
+from ..engine import CLAUSES, Event, Result
 from ..engine.cast import call_id, to_id
-from ..engine.strict import ALL_KINDS
+from .adapter import MEM5_STAGES, all_kinds, kind_info, kind_of  # noqa: F401 - kind_info for the screens
 
-VIEWS = ("input", *STAGES)  # 0 is the input as given, 1-4 the four MEM-5 stages
+VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
 # extension): read from the engine's own description of each kind.
-SYNTH_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "add")
-RESTORE_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "restore")
+SYNTH_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "add")
+RESTORE_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "restore")
 ADD_KINDS = SYNTH_KINDS | RESTORE_KINDS
-MOVE_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "move")
-
-
-def kind_info(kind: str) -> Kind | None:
-    """MEM-5's kinds, then the strict stage's own (never MEM-5 clauses)."""
-    return ALL_KINDS.get(kind)
+MOVE_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "move")
 
 
 def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
@@ -94,6 +88,7 @@ class StageRows:
         self.synth = synth  # id(synthesized message) -> its result-synthesized event
         self.none_out = none_out  # ids of every origin-less message in this view's output
         self._changed: list[int] | None = None
+        self._layout: Layout | None = None
 
     def __len__(self) -> int:
         return len(self.marks)
@@ -116,11 +111,107 @@ class StageRows:
             key = ("+", id(msg))
         return Row(r, self.mark(r), origin, before, after, events, key)
 
+    def source(self, r: int) -> Any:
+        """The message a row's call ids are read from: the one entering the stage."""
+        s = self.src[r]
+        if self.before is not None and s >= 0:
+            return self.before[s]
+        return self.after[self.dst[r]]
+
+    def layout(self) -> Layout:
+        """What sizing the columns needs, measured once over every row (in the background
+        worker when it can be): rows with more than one call id, the longest id, the
+        longest clause tag."""
+        if self._layout is None:
+            self._layout = _measure(self)
+        return self._layout
+
     def changed(self) -> list[int]:
         if self._changed is None:
             space = ord(SAME)
             self._changed = [r for r, m in enumerate(self.marks) if m != space]
         return self._changed
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    extra: dict[int, int]  # row -> call ids beyond the first (one more line each when wide)
+    longest_id: int  # characters of the longest call id any row shows
+    widest_ids: int  # characters of every id of one row, space separated
+    tag: int  # characters of the longest full tag (every kind and the cause)
+
+
+def _measure(rows: StageRows) -> Layout:
+    extra: dict[int, int] = {}
+    longest = widest = 0
+    before, after, src, dst = rows.before, rows.after, rows.src, rows.dst
+    for r in range(len(rows.marks)):
+        s = src[r]
+        msg = before[s] if before is not None and s >= 0 else after[dst[r]]
+        if msg.__class__ is not dict or not ("tool_calls" in msg or "tool_call_id" in msg or "metadata" in msg):
+            continue
+        ids = call_ids(msg)
+        if not ids:
+            continue
+        if len(ids) > 1:
+            extra[r] = len(ids) - 1
+        sizes = [len(i) for i, _ in ids]
+        longest = max(longest, *sizes)
+        widest = max(widest, sum(sizes) + len(sizes) - 1)
+    tag = 0
+    if rows.view == 0:
+        groups: Any = rows.events_at.values()
+    else:
+        groups = [*rows.events_at.values(), *([e] for e in rows.synth.values())]
+    for events in groups:
+        tag = max(tag, len(tag_text(events, rows.view)))
+    for events in rows.import_at.values():
+        tag = max(tag, len(import_tag(events)))
+    return Layout(extra, longest, widest, tag)
+
+
+def first_cause(events: Sequence[Event]) -> int | None:
+    """The input index behind a row's first event that names one (`→ #1`)."""
+    for e in events:
+        if e.cause is not None:
+            return e.cause
+    return None
+
+
+def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
+    """The clause and every kind that explain a row, then its cause: `(3) call-redeclared,
+    turn-emptied → #1`; not ``full``, the first kind and how many more (`+1`). On the input
+    view, the row's fate: the stage that drops it, or the stages that change it."""
+    if not events:
+        return ""
+    cause = first_cause(events)
+    jump = f" → #{cause}" if cause is not None else ""
+    if view == 0:
+        drops = [e for e in events if e.drop and e.call is None]
+        if drops:
+            e = drops[0]
+            clause = CLAUSES.get(e.clause)
+            where = "" if clause is not None and clause.stage == e.stage else f"{e.stage} "
+            return f"→ {where}({e.clause}) {e.kind}{jump}"
+        stages: list[str] = []
+        for e in events:
+            if e.stage not in stages:
+                stages.append(e.stage)
+        return "→ ~ " + ", ".join(stages) + jump
+    kinds: list[str] = []
+    for e in events:
+        if e.kind not in kinds:
+            kinds.append(e.kind)
+    first = events[0]  # events are in the order the stage acted: the cause comes first
+    # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
+    head = f"({first.clause}) " if first.clause in CLAUSES else ""
+    if full or len(kinds) == 1:
+        return head + ", ".join(kinds) + jump
+    return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
+
+
+def import_tag(events: Sequence[Event]) -> str:
+    return f"import: {events[0].kind}" if events else ""
 
 
 class Model:
@@ -165,9 +256,6 @@ class Model:
             if view not in self._views:
                 self._views[view] = self._build(view)
             return self._views[view]
-
-    def built(self, view: int) -> bool:
-        return view in self._views
 
     def _build(self, view: int) -> StageRows:
         raw = self.raw
@@ -385,12 +473,19 @@ def original_part(imported: Any, index: int) -> Any:
 
 
 def role_of(msg: Any) -> str:
+    """The role, or what stands in its place: `no role`, `number role`, or the entry's own
+    type (`string`, `null`) when it is not an object at all."""
     if isinstance(msg, Mapping):
         role = msg.get("role")
         if isinstance(role, str):
             return role
-        return "(no role)" if role is None else f"({type(role).__name__} role)"
-    return "(not an object)" if msg is not None else ""
+        return "no role" if role is None else f"{_bare(kind_of(role))} role"
+    return _bare(kind_of(msg))
+
+
+def _bare(kind: str) -> str:
+    """`an array` -> `array`: short enough for the role column."""
+    return kind.split(" ", 1)[1] if kind.startswith(("a ", "an ")) else kind
 
 
 def call_ids(msg: Any) -> list[tuple[str, int | None]]:

@@ -23,7 +23,7 @@ def _line_of(app, origin: int) -> str:
         row = table.row_at(position)
         if row.origin == origin:
             table.cursor = position
-            return table.render_line(position - round(table.scroll_y) + 1).text
+            return table.render_line(table.screen_line(position)).text
     raise AssertionError(f"#{origin} not shown")
 
 
