@@ -8,15 +8,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.keys import format_key
+from textual.widgets import Footer, Markdown, Static
 
-from ...engine import CLAUSES, KINDS, RULE_ID, RULE_SOURCE
+from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
 from ...engine.rule import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE
-from ...engine.strict import STRICT_CLAUSES, STRICT_KINDS
+from ..adapter import all_kinds, extension_clauses, extension_kinds
 
 
 def _key(binding: Binding) -> str:
-    return " / ".join(f"`{k.strip()}`" for k in binding.key.split(","))
+    """Each key as it is typed (`/`, `?`, `→`), never its name (`slash`)."""
+    return " or ".join(f"`{format_key(k.strip())}`" for k in binding.key.split(","))
 
 
 def _cell(text: str) -> str:
@@ -43,10 +45,11 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
               "`t` (or `inspector --strict FILE`) adds stage `5`, **strict**: Inspector's own repairs of what "
               "the literal rule leaves, so a provider accepts the history. It is not part of MEM-5 and its "
               "clause names are Inspector's:", ""]
-    for clause, meaning in STRICT_CLAUSES.items():
+    for clause, meaning in extension_clauses().items():
         lines.append(f"- `{clause}`: {meaning}")
     lines += ["", "| clause | kind | drop | meaning |", "|---|---|---|---|"]
-    for kind in STRICT_KINDS.values():
+    extension = extension_kinds()
+    for kind in extension:
         lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")
     lines += ["",
               f"## {RULE_ID}: {RULE_TITLE}", "",
@@ -56,14 +59,17 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
         lines += [f"### Clause {clause.number} ({clause.stage}): {clause.title}", "", clause.summary, ""]
     lines += ["### The drop count", "", DROP_COUNT_NOTE, "", "## Event kinds", "",
               "| clause | kind | drop | meaning |", "|---|---|---|---|"]
-    for kind in KINDS.values():
+    for kind in all_kinds().values():
+        if kind in extension:
+            continue
         lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")
     return "\n".join(lines) + "\n"
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape,q,question_mark,f1", "close", "Close", id="help.close", tooltip="Close help"),
+        Binding("escape,q,question_mark,f1", "close", "Close", key_display="esc", id="help.close",
+                tooltip="Close help"),
     ]
 
     def __init__(self, bindings: Iterable[Binding]) -> None:
@@ -72,7 +78,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
+            yield Static("esc (or ? or q) closes help · ↑ ↓ pgup pgdn scroll", id="help-hint")
             yield Markdown(self.markdown, id="help-text")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#help").focus()
