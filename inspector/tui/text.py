@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from rich.padding import Padding
+from rich.text import Text
 
 PREVIEW_SOURCE = 512  # characters looked at for a one-line preview, whatever the content's size
 DETAIL_STRING = 4000  # longest string shown in the details pane before it is clipped
@@ -41,6 +43,11 @@ _MULTI_LINE = _escape_table(single_line=False)
 def inert(text: str, single_line: bool = True) -> str:
     """Replace every character that could move the cursor, restyle or reorder the screen."""
     return text.translate(_ONE_LINE if single_line else _MULTI_LINE)
+
+
+def indented(text: Text, indent: int) -> Padding:
+    """A block whose wrapped lines stay under its first (a plain Text wraps to column 0)."""
+    return Padding(text, (0, 0, 0, indent))
 
 
 def preview(value: Any, limit: int = PREVIEW_SOURCE) -> str:

@@ -76,7 +76,7 @@ def _cli_bytes(tmp_path: Path, *args: str) -> bytes:
 
 def _rule(app) -> str:
     """The rule panel's whole text, unwrapped."""
-    return str(app.main.query_one("#rule").render())
+    return " ".join(widget_text(app, "#rule-body").split())
 
 
 async def _wait(pilot, check, what: str) -> None:
@@ -119,7 +119,7 @@ async def test_import_step_shows_each_flat_message_with_where_it_came_from(reque
         table.cursor = next(p for p in range(table.row_count) if table.row_at(p).origin == orphan)
         await pilot.press("enter")
         await pilot.pause(0.2)
-        details = str(app.main.query_one("#details-body").render())
+        details = widget_text(app, "#details-body")
         assert f"From {imported.where(orphan)} (anthropic)" in details
         head = f"Original (anthropic, {imported.where(orphan)})"
         assert details.index(head) < details.index("Flat form") < details.index("The whole original message")
@@ -334,7 +334,7 @@ async def test_hostile_text_in_a_provider_file_renders_literally(tmp_path):
         app.main.query_one(DiffTable).cursor = 1
         await pilot.press("enter")
         await pilot.pause(0.2)
-        details = str(app.main.query_one("#details-body").render())
+        details = widget_text(app, "#details-body")
         assert "[bold red]x[/]" in details and "\x1b" not in details and "\u202e" not in details
 
 

@@ -1,4 +1,5 @@
-"""Counts by event kind for the whole run; choosing one filters the rows to what it touched."""
+"""Counts by event kind for the whole run, each with what the kind means; choosing one
+filters the rows to what it touched."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...engine.strict import ALL_KINDS
-from ..rows import kind_info
+from ..adapter import all_kinds, kind_info
 
 
 class Summary(OptionList):
@@ -21,7 +21,7 @@ class Summary(OptionList):
 
     def show(self, counts: Counter) -> None:
         self.clear_options()
-        order = {name: n for n, name in enumerate(ALL_KINDS)}
+        order = {name: n for n, name in enumerate(all_kinds())}
         kinds = sorted(counts, key=lambda k: order.get(k, len(order)))
         if not kinds:
             self.add_option(Option(Text("Nothing to change: every entry is already sendable.", "dim"),
@@ -34,6 +34,7 @@ class Summary(OptionList):
             label.append(f"({info.clause if info else '?'}) {kind}")
             if info is not None:
                 label.append(f"  {'drop' if info.drop else info.label}", "dim")
+                label.append(f"\n        {info.meaning}", "dim italic")
             self.add_option(Option(label, id=kind))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
