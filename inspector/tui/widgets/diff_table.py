@@ -44,14 +44,15 @@ def fit(text: str, width: int) -> str:
 
 
 def shorten(ident: str, width: int) -> str:
-    """An id cut in the middle (`toolu_01K…mZp2`), so that ids sharing a prefix stay apart."""
+    """An id cut in the middle (`call_…yon_7f3a9c`), always with an ellipsis: ids of one
+    history usually share a prefix and differ at the end, so the end keeps more."""
     if cell_len(ident) <= width:
         return ident
     if width <= 2:
         return "…"[:width]
     keep = width - 1
-    head, tail = (keep + 1) // 2, keep // 2
-    return set_cell_size(ident, head) + "…" + ident[len(ident) - tail:]
+    head = keep // 3
+    return set_cell_size(ident, head) + "…" + ident[len(ident) - (keep - head):]
 
 
 def tag_of(row: Row, view: int, full: bool = True) -> str:
@@ -157,7 +158,7 @@ class DiffTable(ScrollView, can_focus=True):
 
     @property
     def wide(self) -> bool:
-        """Every call id in full, one line per call: the screen is wide enough."""
+        """Every call id in full: the screen is wide enough (narrower, ids are shortened)."""
         return self.app.size.width >= WIDE_IDS
 
     def show(self, rows: StageRows | None, order: list[int] | None, *, split: bool | None = None,
@@ -175,7 +176,7 @@ class DiffTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _relayout(self) -> None:
-        extra = self.rows.layout().extra if self.rows is not None and self.wide else {}
+        extra = self.rows.layout().extra if self.rows is not None else {}  # one line per call id
         self.lines = Lines(self.order, self.row_count, extra)
         self.virtual_size = Size(0, self.lines.total + 1)  # no horizontal scrolling: columns fit the width
         self._refresh_scrollbars()
@@ -341,7 +342,7 @@ class DiffTable(ScrollView, can_focus=True):
         if self.wide:
             ids = min(max(layout.longest_id, 8), ID_LIMIT) if layout.longest_id else 0
         else:
-            ids = min(max(layout.widest_ids, 8), max(10, width // 5)) if layout.longest_id and width >= 60 else 0
+            ids = min(max(layout.longest_id, 8), max(10, width // 5)) if layout.longest_id and width >= 60 else 0
         tag = min(max(layout.tag, 12), max(16, width * 3 // 10)) if layout.tag else 0
         if self.importing and not self.wide:  # the where column takes the room
             ids = 0
@@ -381,32 +382,17 @@ class DiffTable(ScrollView, can_focus=True):
         return cells
 
     def _ids_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
-        """Call ids from the message entering the stage; ids the stage removed are struck out.
-        Wide: line ``sub`` of the row shows its ``sub``-th id in full. Narrow: every id on one
-        line, each shortened in the middle to its share of the column."""
+        """Line ``sub`` of a row shows the ``sub``-th call id of the message entering the stage
+        (one line per call), shortened in the middle only when the column is narrower than
+        it; an id the stage removed is struck out."""
         source = row.before if row.before is not None else row.after
-        gone = {e.call for e in row.events if e.drop and e.call is not None}
-        ids = call_ids(source)
-        if self.wide:
-            ids = ids[sub:sub + 1]
+        ids = call_ids(source)[sub:sub + 1]
         if not ids:
             return [(" " * width, None)]
-        share = max((width - (len(ids) - 1)) // len(ids), 3)
-        cells: list[tuple[str, Style | None]] = []
-        remaining = width
-        for n, (ident, call) in enumerate(ids):
-            text = inert(ident)
-            piece = (" " if n else "") + shorten(text, share if not self.wide else width)
-            if cell_len(piece) > remaining:
-                piece = fit(piece, remaining)
-            style = self._style("diff-table--gone") if call is not None and call in gone else None
-            cells.append((piece, style))
-            remaining -= cell_len(piece)
-            if remaining <= 0:
-                break
-        if remaining > 0:
-            cells.append((" " * remaining, None))
-        return cells
+        ident, call = ids[0]
+        gone = call is not None and any(e.drop and e.call == call for e in row.events)
+        piece = set_cell_size(shorten(inert(ident), width), width)
+        return [(piece, self._style("diff-table--gone") if gone else None)]
 
     def _index_text(self, row: Row) -> str:
         return f"#{row.origin}" if row.origin is not None else "new"
@@ -418,6 +404,8 @@ class DiffTable(ScrollView, can_focus=True):
             text = import_tag(self.rows.import_at.get(row.origin, []))
         if cell_len(text) > width:
             text = tag_of(row, view, full=False)
+        if cell_len(text) > width and text.startswith("("):  # narrow: the rule panel names the clause
+            text = text.split(") ", 1)[1].replace("→ #", "→#")
         return fit(text, width)
 
     def _unified_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
