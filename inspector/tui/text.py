@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
@@ -48,6 +49,15 @@ def inert(text: str, single_line: bool = True) -> str:
 def indented(text: Text, indent: int) -> Padding:
     """A block whose wrapped lines stay under its first (a plain Text wraps to column 0)."""
     return Padding(text, (0, 0, 0, indent))
+
+
+def json_block(text: str) -> Group:
+    """Indented JSON whose long lines wrap under their own start, not at the left edge."""
+    lines = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        lines.append(indented(Text(body), len(line) - len(body)) if body is not line else Text(line))
+    return Group(*lines)
 
 
 def preview(value: Any, limit: int = PREVIEW_SOURCE) -> str:

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from ...engine import Event
 from ..adapter import is_extension, kind_info
 from ..rows import MARK_NAMES, VIEWS, Row, original_part
-from ..text import indented, inert, pretty_json
+from ..text import indented, inert, json_block, pretty_json
 
 CAUSE_KEY = "f"
 
@@ -69,12 +69,13 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
         parts.append(indented(Text("none: the stage left it as it was" if view else "none: it goes through unchanged",
                                    "dim"), 2))
     if view == 0:
-        parts += [Text("\nAs given:", "bold"), Text(pretty_json(row.after))]
+        parts += [Text("\nAs given:", "bold"), json_block(pretty_json(row.after))]
         return Group(*parts)
     parts += [Text(f"\nBefore {name}:", "bold"),
-              Text(pretty_json(row.before) if row.before is not None else "(not there: created by this stage)"),
+              json_block(pretty_json(row.before)) if row.before is not None
+              else Text("(not there: created by this stage)"),
               Text(f"\nAfter {name}:", "bold"),
-              Text(pretty_json(row.after) if row.after is not None else "(dropped by this stage)")]
+              json_block(pretty_json(row.after)) if row.after is not None else Text("(dropped by this stage)")]
     return Group(*parts)
 
 
@@ -96,10 +97,10 @@ def _import_details(parts: list[RenderableType], row: Row, imported: Any, events
         parts.append(indented(Text("none: it goes through unchanged", "dim"), 2))
     whole = imported.original(i)
     part = original_part(imported, i)
-    parts += [Text(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):", "bold"), Text(pretty_json(part)),
-              Text("\nFlat form (what MEM-5 reads):", "bold"), Text(pretty_json(row.after))]
+    parts += [Text(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):", "bold"), json_block(pretty_json(part)),
+              Text("\nFlat form (what MEM-5 reads):", "bold"), json_block(pretty_json(row.after))]
     if part is not whole:  # a block of a larger message: show the message it sits in too
-        parts += [Text("\nThe whole original message:", "bold"), Text(pretty_json(whole))]
+        parts += [Text("\nThe whole original message:", "bold"), json_block(pretty_json(whole))]
     return Group(*parts)
 
 

@@ -29,6 +29,7 @@ ID_LIMIT = 40  # ids up to this long are shown in full on a wide screen
 WIDE_IDS = 120  # terminal columns from which every call id of a row is shown in full, one line each
 WHERE_WIDTH = 24  # the import view's source path column (messages[3].content[1])
 MIN_CONTENT = 14
+SPLIT_TEXT = 16  # narrowest before or after text in the split view
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
                CHANGE: "diff-table--change"}
@@ -176,7 +177,9 @@ class DiffTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _relayout(self) -> None:
-        extra = self.rows.layout().extra if self.rows is not None else {}  # one line per call id
+        extra: dict[int, int] = {}
+        if self.rows is not None and self._ids_width(self.scrollable_content_region.width):
+            extra = self.rows.layout().extra  # one line per call id, when the ids column shows
         self.lines = Lines(self.order, self.row_count, extra)
         self.virtual_size = Size(0, self.lines.total + 1)  # no horizontal scrolling: columns fit the width
         self._refresh_scrollbars()
@@ -348,6 +351,9 @@ class DiffTable(ScrollView, can_focus=True):
             ids = 0
         return ids, tag
 
+    def _ids_width(self, width: int) -> int:
+        return self._split_widths(width)[2] if self.split else self._widths(width)[3]
+
     def _widths(self, width: int) -> tuple[int, int, int, int, int]:
         index = max(len(str(len(self.rows.before or self.rows.after) if self.rows else 0)), 3) + 1
         role = ROLE_WIDTH if width >= 50 else 6
@@ -404,8 +410,9 @@ class DiffTable(ScrollView, can_focus=True):
             text = import_tag(self.rows.import_at.get(row.origin, []))
         if cell_len(text) > width:
             text = tag_of(row, view, full=False)
-        if cell_len(text) > width and text.startswith("("):  # narrow: the rule panel names the clause
-            text = text.split(") ", 1)[1].replace("→ #", "→#")
+        if cell_len(text) > width and "(" in text:  # narrow: the rule panel names the clause
+            head, _, rest = text.partition("(")
+            text = head + rest.split(") ", 1)[-1].replace("→ #", "→#")
         return fit(text, width)
 
     def _unified_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
@@ -440,16 +447,23 @@ class DiffTable(ScrollView, can_focus=True):
 
     # -- split: before | after, the after side keeping the ids and the clause ---------
     def _split_widths(self, width: int) -> tuple[int, int, int, int]:
-        """(left, right text, ids, tag): the after side carries the explaining columns."""
-        ids, tag = self._columns(width // 2 + 20)
-        half = max((width - 5) // 2, 10)
-        if width < 100:
-            ids, tag = min(ids, 12), min(tag, 18)
-        right_text = max(width - 5 - half - (ids + 1 if ids else 0) - (tag + 1 if tag else 0), 8)
-        if right_text < 12 and width >= 60:
-            half = max(half - (12 - right_text), 16)
-            right_text = max(width - 5 - half - (ids + 1 if ids else 0) - (tag + 1 if tag else 0), 8)
-        return half, right_text, ids, tag
+        """(left, right text, ids, tag): the after side carries the explaining columns; the
+        two texts share what they leave, each at least SPLIT_TEXT wide (the tag, then the
+        ids, give way)."""
+        ids, tag = self._columns(width)
+        tag = min(tag, 26)  # the compact tag: the first kind, how many more, the cause
+
+        def avail() -> int:
+            return width - 5 - (ids + 1 if ids else 0) - (tag + 1 if tag else 0)
+
+        if avail() < 2 * SPLIT_TEXT and tag:
+            tag = max(tag - (2 * SPLIT_TEXT - avail()), 14)
+        if avail() < 2 * SPLIT_TEXT and ids:
+            ids = max(ids - (2 * SPLIT_TEXT - avail()), 10)
+        if avail() < 2 * SPLIT_TEXT:
+            ids = tag = 0
+        left = max(avail() // 2, 8)
+        return left, max(avail() - left, 8), ids, tag
 
     def _split_header(self, width: int) -> list[tuple[str, Style | None]]:
         assert self.rows is not None
