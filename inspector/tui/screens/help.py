@@ -28,8 +28,13 @@ def _cell(text: str) -> str:
 def help_markdown(bindings: Iterable[Binding]) -> str:
     lines = ["# Inspector", "",
              "Step through the four stages of MEM-5 as a diff. Markers: `-` dropped, `+` synthesized, "
-             "`↑` moved, `~` changed, blank for unchanged. The tag after each row is the clause and the "
-             "event kind that explains it; on the input view it says where the entry ends up.", "",
+             "`↑` moved, `~` changed, blank for unchanged. A row shows each of its call ids on a line of "
+             "its own (in full on a screen 120 columns wide or more; narrower, cut in the middle with `…`); "
+             "a struck-out id is a call the stage removed. The tag after each row is the clause and every "
+             "event kind that explains it, then its cause: `→ #1` names the input message that made the "
+             "change necessary (the first declaration of a redeclared id, the first result of a duplicate, "
+             "the turn a synthesized result answers), and `f` goes there. On the input view the tag says "
+             "where the entry ends up. The summary (`u`) counts every kind with what it means.", "",
              "## Keys", "", "| key | does |", "|---|---|"]
     for b in bindings:
         lines.append(f"| {_key(b)} | {_cell(b.tooltip or b.description)} |")

@@ -28,7 +28,7 @@ def journey_text(row: Row | None, steps: list[Step], where: str | None = None) -
         head.append(inert(where), "")
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
-    grid.add_column(ratio=1)
+    grid.add_column(ratio=1, overflow="fold")  # a long id breaks rather than being cut
     for step in steps:
         what = Text(step.status, _STATUS_STYLE.get(step.status, ""))
         for e in step.events:
