@@ -89,6 +89,7 @@ class StageRows:
         self.none_out = none_out  # ids of every origin-less message in this view's output
         self._changed: list[int] | None = None
         self._layout: Layout | None = None
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.marks)
@@ -123,7 +124,9 @@ class StageRows:
         worker when it can be): rows with more than one call id, the longest id, the
         longest clause tag."""
         if self._layout is None:
-            self._layout = _measure(self)
+            with self._lock:  # the warm-up worker and a key press may ask at once: measure once
+                if self._layout is None:
+                    self._layout = _measure(self)
         return self._layout
 
     def changed(self) -> list[int]:
@@ -139,25 +142,53 @@ class Layout:
     longest_id: int  # characters of the longest call id any row shows
     widest_ids: int  # characters of every id of one row, space separated
     tag: int  # characters of the longest full tag (every kind and the cause)
+    row_of: dict[int, int]  # input index -> row, to put the cursor back on a message at once
 
 
 def _measure(rows: StageRows) -> Layout:
+    """One pass over the messages entering the stage. Most rows are plain messages or results
+    with a string id, read inline; only call-making turns and stored rows (metadata) go
+    through :func:`call_ids`. ``widest_ids`` is left at the longest id: one line per call."""
     extra: dict[int, int] = {}
-    longest = widest = 0
+    longest = 0
     before, after, src, dst = rows.before, rows.after, rows.src, rows.dst
-    for r in range(len(rows.marks)):
-        s = src[r]
-        msg = before[s] if before is not None and s >= 0 else after[dst[r]]
-        if msg.__class__ is not dict or not ("tool_calls" in msg or "tool_call_id" in msg or "metadata" in msg):
+    n = len(rows.marks)
+    if before is None:
+        msgs: Sequence[Any] = after
+    elif isinstance(src, range) and len(before) == n:
+        msgs = before
+    else:
+        msgs = [before[s] if s >= 0 else after[d] for s, d in zip(src, dst)]
+    for r, msg in enumerate(msgs):
+        if msg.__class__ is not dict:
+            continue
+        calls = msg.get("tool_calls")
+        if calls is None:
+            tid = msg.get("tool_call_id")
+            if "metadata" not in msg:
+                if tid.__class__ is str:
+                    if len(tid) > longest:
+                        longest = len(tid)
+                    continue
+                if tid is None and msg.get("role") != "tool":
+                    continue
+        elif calls.__class__ is list and "metadata" not in msg and "tool_call_id" not in msg:
+            if len(calls) > 1:
+                extra[r] = len(calls) - 1
+            for call in calls:
+                cid = call.get("tool_call_id") if call.__class__ is dict else None
+                if cid.__class__ is not str:
+                    cid = call_id(call) if isinstance(call, Mapping) else "call 0"
+                if len(cid) > longest:
+                    longest = len(cid)
             continue
         ids = call_ids(msg)
-        if not ids:
-            continue
         if len(ids) > 1:
             extra[r] = len(ids) - 1
-        sizes = [len(i) for i, _ in ids]
-        longest = max(longest, *sizes)
-        widest = max(widest, sum(sizes) + len(sizes) - 1)
+        for ident, _ in ids:
+            if len(ident) > longest:
+                longest = len(ident)
+    widest = longest
     tag = 0
     if rows.view == 0:
         groups: Any = rows.events_at.values()
@@ -167,7 +198,8 @@ def _measure(rows: StageRows) -> Layout:
         tag = max(tag, len(tag_text(events, rows.view)))
     for events in rows.import_at.values():
         tag = max(tag, len(import_tag(events)))
-    return Layout(extra, longest, widest, tag)
+    row_of = {o: r for r, o in enumerate(rows.origins) if o is not None}
+    return Layout(extra, longest, widest, tag, row_of)
 
 
 def first_cause(events: Sequence[Event]) -> int | None:

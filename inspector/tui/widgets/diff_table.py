@@ -189,6 +189,10 @@ class DiffTable(ScrollView, can_focus=True):
         assert self.rows is not None
         origins = self.rows.origins
         order = self.order if self.order is not None else range(len(self.rows))
+        if isinstance(key, int) and self.order is None:
+            found = self.rows.layout().row_of.get(key)
+            if found is not None:
+                return found
         if isinstance(key, int):
             best = 0
             for pos, r in enumerate(order):
