@@ -143,6 +143,7 @@ class Layout:
     widest_ids: int  # characters of every id of one row, space separated
     tag: int  # characters of the longest full tag (every kind and the cause)
     row_of: dict[int, int]  # input index -> row, to put the cursor back on a message at once
+    where: int = 0  # characters of the import view's source paths (`messages[3].content[1]`)
 
 
 def _measure(rows: StageRows) -> Layout:
@@ -199,7 +200,11 @@ def _measure(rows: StageRows) -> Layout:
     for events in rows.import_at.values():
         tag = max(tag, len(import_tag(events)))
     row_of = {o: r for r, o in enumerate(rows.origins) if o is not None}
-    return Layout(extra, longest, widest, tag, row_of)
+    where = 0
+    if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
+        step = max(n // 2000, 1)
+        where = max(len(rows.imported.where(i)) for i in [*range(0, n, step), n - 1])
+    return Layout(extra, longest, widest, tag, row_of, where)
 
 
 def first_cause(events: Sequence[Event]) -> int | None:

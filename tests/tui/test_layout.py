@@ -16,7 +16,7 @@ from inspector.tui.rows import call_ids, role_of, tag_text
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 
 from .helpers import BROKEN, opened, row_lines, widget_text
-from .snap import app_for, settle
+from inspector.tui.screenshots import app_for, settle
 
 SAMPLE = "17-long-parallel-call-ids.json"
 

@@ -12,7 +12,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from inspector.tui.app import InspectorApp
 from inspector.tui.loader import Source
 
-from .snap import app_for, settle
+from inspector.tui.screenshots import app_for, settle
 
 SAMPLE = "17-long-parallel-call-ids.json"  # parallel calls with 38-character ids, drops with causes
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}

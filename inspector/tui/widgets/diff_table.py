@@ -28,7 +28,7 @@ ROLE_WIDTH = 10
 ID_LIMIT = 40  # ids up to this long are shown in full on a wide screen
 WIDE_IDS = 120  # terminal columns from which every call id of a row is shown in full, one line each
 WHERE_WIDTH = 24  # the import view's source path column (messages[3].content[1])
-MIN_CONTENT = 14
+MIN_CONTENT = 10
 SPLIT_TEXT = 16  # narrowest before or after text in the split view
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
@@ -338,7 +338,8 @@ class DiffTable(ScrollView, can_focus=True):
     def _where_width(self, width: int) -> int:
         if not self.importing:
             return 0
-        return WHERE_WIDTH if width >= 100 else 22 if width >= 70 else 16 if width >= 50 else 0
+        cap = WHERE_WIDTH if width >= 100 else 22 if width >= 70 else 16 if width >= 50 else 0
+        return min(max(self.rows.layout().where, 4), cap) if cap else 0
 
     def _columns(self, width: int) -> tuple[int, int]:
         """(ids, tag) widths for a table ``width`` cells wide, from the data: every id in full

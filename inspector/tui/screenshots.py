@@ -1,4 +1,4 @@
-"""Deterministic screenshots of the app for the snapshot tests and docs/make_screenshots.py.
+"""Deterministic screenshots of the app, for the snapshot tests and docs/make_screenshots.py.
 
 A fixed terminal size, a bundled sample opened by its bare name (no path of this machine in
 the title), every input's cursor steady (a blinking cursor depends on the clock), and the
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from inspector.bundled import samples_dir
-from inspector.tui.app import InspectorApp
-from inspector.tui.loader import Source
+from ..bundled import samples_dir
+from .app import InspectorApp
+from .loader import Source
 
 
 def app_for(sample: str | None, **kwargs) -> InspectorApp:
