@@ -505,7 +505,7 @@ class MainScreen(Screen[None]):
     def action_stage(self, view: int) -> None:
         if self.doc is None:
             return
-        if view == len(VIEWS) and STRICT not in self.views:
+        if view >= len(self.views) and STRICT not in self.views:
             self.notify("The strict stage is off: t turns it on (an extension beyond MEM-5).")
             return
         if 0 <= view < len(self.views):

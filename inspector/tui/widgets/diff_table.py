@@ -351,7 +351,7 @@ class DiffTable(ScrollView, can_focus=True):
             ids = min(max(layout.longest_id, 8), ID_LIMIT) if layout.longest_id else 0
         else:
             ids = min(max(layout.longest_id, 8), max(10, width // 5)) if layout.longest_id and width >= 60 else 0
-        tag = min(max(layout.tag, 12), max(16, width * 3 // 10)) if layout.tag else 0
+        tag = min(max(layout.tag, 12), max(16, width * 2 // 5)) if layout.tag else 0
         if self.importing and not self.wide:  # the where column takes the room
             ids = 0
         return ids, tag

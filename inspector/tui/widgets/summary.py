@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from rich.console import Group
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ..adapter import all_kinds, kind_info
+from ..text import indented
 
 
 class Summary(OptionList):
@@ -32,10 +34,11 @@ class Summary(OptionList):
             label = Text()
             label.append(f"{counts[kind]:>7,} ", "bold")
             label.append(f"({info.clause if info else '?'}) {kind}")
+            prompt: Text | Group = label
             if info is not None:
                 label.append(f"  {'drop' if info.drop else info.label}", "dim")
-                label.append(f"\n        {info.meaning}", "dim italic")
-            self.add_option(Option(label, id=kind))
+                prompt = Group(label, indented(Text(info.meaning, "dim italic"), 8))
+            self.add_option(Option(prompt, id=kind))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
