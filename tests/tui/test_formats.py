@@ -119,7 +119,7 @@ async def test_import_step_shows_each_flat_message_with_where_it_came_from(reque
         table.cursor = next(p for p in range(table.row_count) if table.row_at(p).origin == orphan)
         await pilot.press("enter")
         await pilot.pause(0.2)
-        details = widget_text(app, "#details-body")
+        details = " ".join(widget_text(app, "#details-body").split())
         assert f"From {imported.where(orphan)} (anthropic)" in details
         head = f"Original (anthropic, {imported.where(orphan)})"
         assert details.index(head) < details.index("Flat form") < details.index("The whole original message")
@@ -313,7 +313,7 @@ async def test_search_and_journey_know_where_a_row_came_from(request_file):
         assert shown  # the orphan's block
         await pilot.press("j")
         await pilot.pause(0.2)
-        journey = widget_text(app, "#journey-body")
+        journey = " ".join(widget_text(app, "#journey-body").split())
         assert f"imported from {imported.where(shown[0])} (anthropic)" in journey
         assert "dropped" in journey and "(3) result-orphan" in journey
 
@@ -390,7 +390,8 @@ async def test_summary_lists_strict_kinds_with_their_own_clauses(request_file):
 
     async with opened(request_file, strict=True) as (app, pilot):
         summary = app.main.query_one(Summary)
-        labels = [str(summary.get_option_at_index(i).prompt) for i in range(summary.option_count)]
+        labels = [" ".join(str(r) for r in getattr(p, "renderables", [p]))
+                  for p in (summary.get_option_at_index(i).prompt for i in range(summary.option_count))]
         moved = next(label for label in labels if "strict-moved" in label)
         assert "(strict:adjacent) strict-moved" in moved and "result moved" in moved
         assert labels.index(moved) == len(labels) - 1  # after every MEM-5 kind
