@@ -138,7 +138,9 @@ class MainScreen(Screen[None]):
         self._loading_timer = None
         self._pane_timer = None
         self._pending_row: Row | None = None
-        self._shown_row: Row | None = None
+        self._shown: tuple[Any, ...] | None = None  # what the panes show: (view, rows, row key)
+        self._pane_row: Row | None = None
+        self._stale_tabs: set[str] = set()  # panes not yet filled for the selected row
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -406,6 +408,7 @@ class MainScreen(Screen[None]):
         self.searching = False
         table = self.query_one(DiffTable)
         table.show(rows, visible, split=self.split, keep=keep)
+        self._show_row(table.current)  # in this frame, not one message later
         views = self.views
         imported = self.doc.model.imported if self.doc is not None else None
         if self.view == 0 and imported is not None:
@@ -443,37 +446,59 @@ class MainScreen(Screen[None]):
             if self.changed_only or self.kind or self.query_text:
                 parts.append("esc clears")
             parts.append("split" if self.split else "unified")
-        self.query_one("#status", Static).update(Text(inert(" · ".join(parts))))
+        self.query_one("#status", Static).update(Text(inert(" · ".join(parts))), layout=False)  # one line, always
 
     def current_key(self) -> Any:
         row = self.query_one(DiffTable).current
         return row.key if row is not None else None
 
     # -- row panes ------------------------------------------------------------------
+    def _pane_key(self, row: Row | None) -> tuple[Any, ...]:
+        return self.view, id(self.query_one(DiffTable).rows), row.key if row is not None else None
+
     @on(DiffTable.Highlighted)
     def _highlighted(self, event: DiffTable.Highlighted) -> None:
         """Panes follow the cursor at once, then at most every PANE_DELAY while keys repeat."""
         self._pending_row = event.row
+        if self._pane_key(event.row) == self._shown:
+            return  # already shown (a stage switch shows its row's panes in the same frame)
         if self._pane_timer is None:
             self._show_row(event.row)
-            self._shown_row = event.row
             self._pane_timer = self.set_timer(PANE_DELAY, self._pane_cooldown)
 
     def _pane_cooldown(self) -> None:
         self._pane_timer = None
-        if self._pending_row is not self._shown_row:
+        if self._pane_key(self._pending_row) != self._shown:
             self._highlighted(DiffTable.Highlighted(self._pending_row))
 
     def _show_row(self, row: Row | None) -> None:
+        """Fill the pane that is showing; the other tab is filled when it is opened."""
+        self._shown = self._pane_key(row)
+        self._pane_row = row
+        self._stale_tabs = {"tab-details", "tab-journey"}
+        self._fill_tab(self.query_one(TabbedContent).active)
+
+    def _fill_tab(self, tab: str) -> None:
+        if tab not in self._stale_tabs:
+            return
+        self._stale_tabs.discard(tab)
+        row = self._pane_row
         model = self.doc.model if self.doc is not None else None
-        self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
-                                     model.imported if model is not None else None,
-                                     model.import_at if model is not None else None)
-        steps = self.doc.model.journey(row.key) if (row is not None and self.doc is not None) else []
-        where = None
-        if model is not None and model.imported is not None and row is not None and row.origin is not None:
-            where = f"{model.imported.where(row.origin)} ({model.imported.format})"
-        self.query_one(Journey).show(row, steps, where)
+        if tab == "tab-details":
+            self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
+                                         model.imported if model is not None else None,
+                                         model.import_at if model is not None else None)
+        elif tab == "tab-journey":
+            steps = model.journey(row.key) if (row is not None and model is not None) else []
+            where = None
+            if model is not None and model.imported is not None and row is not None and row.origin is not None:
+                where = f"{model.imported.where(row.origin)} ({model.imported.format})"
+            self.query_one(Journey).show(row, steps, where)
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:
+            self._fill_tab(event.pane.id)
 
     @on(DiffTable.Chosen)
     def _chosen(self, event: DiffTable.Chosen) -> None:
@@ -517,6 +542,7 @@ class MainScreen(Screen[None]):
     def _open_tab(self, tab: str, widget: Any) -> None:
         """Show a pane; on a narrow screen it takes the whole body until escape."""
         self.query_one(TabbedContent).active = tab
+        self._fill_tab(tab)
         widget.focus()
         if self.app.size.width < WIDE:
             self.maximize(self.query_one(SidePanel), container=False)
