@@ -18,7 +18,7 @@ from typing import Any
 
 from ..engine import CLAUSES, Event, Result
 from ..engine.cast import call_id, to_id
-from .adapter import MEM5_STAGES, all_kinds, kind_info, kind_of  # noqa: F401 - kind_info for the screens
+from .adapter import MEM5_STAGES, all_kinds, kind_of
 
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format

@@ -11,7 +11,6 @@ from inspector.bundled import samples_dir
 from inspector.formats import import_history
 from inspector.engine import normalize
 from inspector.io import load_json
-from inspector.tui.loader import Source
 from inspector.tui.rows import call_ids, role_of, tag_text
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 

@@ -29,10 +29,10 @@ from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, T
 from textual.worker import get_current_worker
 
 from ...io import InputError
-from ..adapter import STRICT, is_extension
+from ..adapter import STRICT, is_extension, kind_info
 from ..loader import Document, Source, load_document, renormalize
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress
-from ..rows import VIEWS, Row, first_cause, kind_info
+from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
 from ..widgets.diff_table import DiffTable

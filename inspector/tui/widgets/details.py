@@ -97,7 +97,8 @@ def _import_details(parts: list[RenderableType], row: Row, imported: Any, events
         parts.append(indented(Text("none: it goes through unchanged", "dim"), 2))
     whole = imported.original(i)
     part = original_part(imported, i)
-    parts += [Text(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):", "bold"), json_block(pretty_json(part)),
+    parts += [Text(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):", "bold"),
+              json_block(pretty_json(part)),
               Text("\nFlat form (what MEM-5 reads):", "bold"), json_block(pretty_json(row.after))]
     if part is not whole:  # a block of a larger message: show the message it sits in too
         parts += [Text("\nThe whole original message:", "bold"), json_block(pretty_json(whole))]
