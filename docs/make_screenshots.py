@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots: headless runs of the app on bundled samples.
+"""Regenerate the README"s screenshots: headless runs of the app on bundled samples.
 
     python docs/make_screenshots.py        # writes docs/*.svg, and docs/*.png if rsvg-convert is installed
 
@@ -14,19 +14,23 @@ from pathlib import Path
 from inspector.tui.screenshots import screenshot, to_png
 
 DOCS = Path(__file__).resolve().parent
-LONG_IDS = "17-long-parallel-call-ids.json"
 
-# name, sample (None: the gallery), size, keys pressed after loading
+# name, sample (None: the gallery), size, keys pressed after loading (literals: tests read them)
 SHOTS = [
-    ("repair-wide", LONG_IDS, (160, 45), ["3", *["down"] * 8]),
+    ("repair-wide", "17-long-parallel-call-ids.json", (160, 45),
+     ["3", "down", "down", "down", "down", "down", "down", "down", "down"]),
     ("strip-split", "02-result-before-call.json", (160, 45), ["4", "s", "down", "down", "down"]),
-    ("journey-narrow", LONG_IDS, (80, 24), ["3", *["down"] * 8, "j"]),
-    ("repair-narrow", LONG_IDS, (80, 24), ["3", *["down"] * 8]),
-    ("details-narrow", LONG_IDS, (80, 24), ["3", *["down"] * 8, "enter"]),
+    ("journey-narrow", "17-long-parallel-call-ids.json", (80, 24),
+     ["3", "down", "down", "down", "down", "down", "down", "down", "down", "j"]),
+    ("repair-narrow", "17-long-parallel-call-ids.json", (80, 24),
+     ["3", "down", "down", "down", "down", "down", "down", "down", "down"]),
+    ("details-narrow", "17-long-parallel-call-ids.json", (80, 24),
+     ["3", "down", "down", "down", "down", "down", "down", "down", "down", "enter"]),
     ("gallery", None, (100, 30), []),
     ("help", "01-falsy-id.json", (120, 40), ["question_mark"]),
     ("export", "13-anthropic-retry-and-parallel-call.json", (100, 30), ["e"]),
-    ("import-anthropic", "13-anthropic-retry-and-parallel-call.json", (160, 45), ["0", "down", "down", "down", "down"]),
+    ("import-anthropic", "13-anthropic-retry-and-parallel-call.json", (160, 45),
+     ["0", "down", "down", "down", "down"]),
     ("repair-anthropic", "13-anthropic-retry-and-parallel-call.json", (160, 45), ["3", "down", "down", "down"]),
     ("strict", "11-known-limit-separated-result.json", (160, 45), ["t", "down", "down"]),
 ]
