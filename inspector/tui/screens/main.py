@@ -133,7 +133,6 @@ class MainScreen(Screen[None]):
         self.searching = False
         self._batch = 0  # inside _changing(): watchers only mark the view dirty
         self._dirty = False
-        self._keep: Any = None
         self.loading_source: Source | None = None
         self._loading_timer = None
         self._pane_timer = None
