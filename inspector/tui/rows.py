@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import CLAUSES, Event, Result
-from ..engine.cast import call_id, to_id
-from .adapter import MEM5_STAGES, all_kinds, kind_of
+from .adapter import MEM5_STAGES, all_kinds, call_id, kind_of, to_id
 
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format

@@ -12,8 +12,7 @@ from textual.keys import format_key
 from textual.widgets import Footer, Markdown, Static
 
 from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
-from ...engine.rule import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE
-from ..adapter import all_kinds, extension_clauses, extension_kinds
+from ..adapter import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE, all_kinds, extension_clauses, extension_kinds
 
 
 def _key(binding: Binding) -> str:

@@ -15,8 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
-from ...engine.rule import CLAUSE_BY_STAGE, RULE_TITLE, Clause
-from ..adapter import extension_clauses, format_label, is_extension
+from ..adapter import CLAUSE_BY_STAGE, RULE_TITLE, Clause, extension_clauses, format_label, is_extension
 from ..text import indented, inert
 
 IMPORT_EVENTS_SHOWN = 20  # import events listed in the panel; every one is in its row's details
