@@ -89,6 +89,7 @@ class StageRows:
         self._changed: list[int] | None = None
         self._layout: Layout | None = None
         self._lock = threading.Lock()
+        self.view_cache: dict[Any, Any] = {}  # what a widget works out once per view (the table's lines)
 
     def __len__(self) -> int:
         return len(self.marks)

@@ -180,7 +180,13 @@ class DiffTable(ScrollView, can_focus=True):
         extra: dict[int, int] = {}
         if self.rows is not None and self._ids_width(self.scrollable_content_region.width):
             extra = self.rows.layout().extra  # one line per call id, when the ids column shows
-        self.lines = Lines(self.order, self.row_count, extra)
+        if self.order is None and self.rows is not None:  # a whole view: its lines are worked out once
+            key = ("lines", bool(extra))
+            if key not in self.rows.view_cache:
+                self.rows.view_cache[key] = Lines(None, self.row_count, extra)
+            self.lines = self.rows.view_cache[key]
+        else:
+            self.lines = Lines(self.order, self.row_count, extra)
         self.virtual_size = Size(0, self.lines.total + 1)  # no horizontal scrolling: columns fit the width
         self._refresh_scrollbars()
 
