@@ -444,9 +444,8 @@ class DiffTable(ScrollView, can_focus=True):
         where = self._where_width(width)
         if where and row.origin is not None:
             imported = self.rows.imported
-            original = original_part(imported, row.origin)
             cells += [(" ", None), (fit(inert(imported.where(row.origin)), where), dim),
-                      (" ", None), (fit(preview(describe_block(imported.format, original)), text), None)]
+                      (" ", None), (fit(self._original(row), text), None)]
         else:
             cells += [(" ", None), (fit(self._preview(message), text), None)]
         if ids:
@@ -508,8 +507,7 @@ class DiffTable(ScrollView, can_focus=True):
         if view == 0 and self.importing and row.origin is not None:
             imported = self.rows.imported
             head = inert(imported.where(row.origin)) + ": "
-            original = original_part(imported, row.origin)
-            left = [(fit(head + preview(describe_block(imported.format, original)), half), None)]
+            left = [(fit(head + self._original(row), half), None)]
             right = side(row.after, True, "", right_width)
         elif view == 0:
             left = side(row.after, True, "", half)
@@ -523,6 +521,13 @@ class DiffTable(ScrollView, can_focus=True):
         if tag:
             cells += [(" ", None), (self._tag(row, tag), None)]
         return cells
+
+    def _original(self, row: Row) -> str:
+        """The import view's reading of the original a row came from (its blocks, as the format
+        names them; a plain message by its text)."""
+        imported = self.rows.imported
+        shown = describe_block(imported.format, original_part(imported, row.origin))
+        return preview(shown) if shown is not None else self._preview(row.after)
 
     @staticmethod
     def _preview(message: Any) -> str:
