@@ -12,8 +12,8 @@ from textual.widgets import Input, Select
 from inspector import cli
 from inspector.cli import main as cli_main
 from inspector.engine import normalize
-from inspector.engine.strict import STRICT_CLAUSES, normalize_strict
-from inspector.formats import TARGETS, import_history
+from inspector.engine import STRICT_CLAUSES
+from inspector.formats import EXPORT_CHOICES, import_history
 from inspector.tui.rows import ADD, MOVE, Model
 from inspector.tui.screens.export import ExportDialog, exporters
 from inspector.tui.widgets.diff_table import DiffTable
@@ -195,12 +195,12 @@ async def test_export_format_change_keeps_a_path_the_user_typed(request_file, tm
         dialog.query_one(Select).value = "bedrock"
         await pilot.pause()
         assert dialog.query_one(Input).value == str(mine)
-        assert [value for _, value in dialog.query_one(Select)._options if value is not Select.BLANK] == list(TARGETS)
+        assert [value for _, value in dialog.query_one(Select)._options if value is not Select.BLANK] == list(EXPORT_CHOICES)
 
 
 async def test_strict_toggle_adds_the_strict_stage_as_an_extension(request_file, tmp_path):
     imported = import_history(REQUEST, "claude.json")
-    strict = normalize_strict(imported.messages)
+    strict = normalize(imported.messages, extensions=("strict",))
     moved = [e for e in strict.stage("strict").events if e.kind == "strict-moved"]
     assert len(moved) == 1
     async with opened(request_file) as (app, pilot):
@@ -256,7 +256,7 @@ def test_rows_of_a_restored_result():
         {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": "c1", "name": "f"}]},
         {"role": "tool", "content": "late", "tool_call_id": "c1"},
     ]
-    result = normalize_strict(history)
+    result = normalize(history, extensions=("strict",))
     restored = [e for e in result.events if e.kind == "strict-restored"]
     assert [e.origin for e in restored] == [3]
     model = Model(history, result)
@@ -285,7 +285,7 @@ def test_tui_command_line_passes_format_and_strict(monkeypatch):
 
 
 async def test_help_explains_the_import_step_and_the_strict_extension(request_file):
-    from inspector.engine.strict import STRICT_KINDS
+    from inspector.engine import KINDS
     from inspector.tui.screens.help import HelpScreen
 
     async with opened(request_file) as (app, pilot):
@@ -296,7 +296,7 @@ async def test_help_explains_the_import_step_and_the_strict_extension(request_fi
         assert "an extension beyond MEM-5" in text
         for clause in STRICT_CLAUSES:
             assert f"`{clause}`" in text
-        for kind in STRICT_KINDS:
+        for kind in (k for k, v in KINDS.items() if v.clause in STRICT_CLAUSES):
             assert f"`{kind}`" in text
         assert "| `t` |" in text and "| `5` |" in text
 

@@ -174,10 +174,8 @@ class ExportDialog(ModalScreen[str | None]):
             atomic_write(path, data, inputs=self.inputs)
         except OSError as exc:
             raise InputError(path, exc.strerror or str(exc)) from None
-        r = self.result
         return (f"Wrote {count:,} {'message' if count == 1 else 'messages'} as {fmt} to {path} "
-                f"(dropped {r.dropped:,}, synthesized {r.synthesized:,}, moved {r.moved:,}"
-                f"{', strict' if self.strict else ''}).")
+                f"({self.result.summary()}{', strict' if self.strict else ''}).")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "export":
