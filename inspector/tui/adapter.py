@@ -14,16 +14,11 @@ from typing import Any
 
 from .. import formats, pipeline
 from ..engine import (  # noqa: F401 - re-exported for the rows, the rule panel and the help
-    CLAUSE_BY_STAGE, DROP_COUNT_NOTE, KINDS, MEM5_STAGES, RULE_SPEC, RULE_TITLE, STAGE_BY_NAME, STAGES,
+    CLAUSE_BY_STAGE, DROP_COUNT_NOTE, KINDS, MEM5_STAGES, RULE_SPEC, RULE_TITLE, STAGE_BY_NAME,
     STRICT_CLAUSES, Clause, Kind, Result, call_id, kind_of, normalize as _normalize, to_id,
 )
 
 STRICT = "strict"  # the one extension the TUI offers (t, --strict)
-
-
-def stage_names() -> tuple[str, ...]:
-    """Every stage the engine can run, in order, extensions included."""
-    return tuple(s.name for s in STAGES)
 
 
 def is_extension(stage: str) -> bool:
