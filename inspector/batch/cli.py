@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from ..formats import FORMATS
+from ..formats import FORMATS, TARGETS as EXPORT_FORMATS
 from ..io import InputError, atomic_write
 from .job import Job, default_workers, run_local
 from .progress import summary_line
@@ -44,6 +44,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"worker processes (default: the number of cores, {default_workers()})")
     p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
                    help="input format of every record (default: detect)")
+    p.add_argument("--to", default="same", choices=EXPORT_FORMATS,
+                   help="output format of every record (default: the record's own)")
+    p.add_argument("--strict", action="store_true",
+                   help="also move separated results next to their calls and drop early ones (beyond MEM-5)")
     p.add_argument("--errors", metavar="ERRORS.jsonl",
                    help="write every failed record's source, line, column and reason here")
     p.add_argument("--report", metavar="REPORT.json", help="also write the health report as JSON")
@@ -59,7 +63,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     job = Job(inputs=args.inputs, output=args.output, workers=args.workers or default_workers(),
-              fmt=args.fmt, errors=args.errors, report=args.report)
+              fmt=args.fmt, to=args.to, strict=args.strict, errors=args.errors, report=args.report)
     try:
         job.check()
         if args.dask:

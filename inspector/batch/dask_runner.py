@@ -27,7 +27,7 @@ from .progress import Progress
 from .reader import (FILES_PER_TASK, TASK_BYTES, Files, LineCounter, Source, Task, is_gzip, plan_folder,
                      plan_spans, plan_stream)
 from .report import Health
-from .worker import run_task
+from .worker import Conversion, run_task
 from .writer import FolderTarget, StreamTarget
 
 FILES_PER_PART = 1024
@@ -100,14 +100,14 @@ def part_tasks(part: Part) -> Iterator[Task]:
             yield Files(part.name, part.path, part.files[at:at + FILES_PER_TASK])
 
 
-def run_part(part: Part, fmt: str, scratch: str, mirror: str | None) -> PartResult:
+def run_part(part: Part, conversion: Conversion, scratch: str, mirror: str | None) -> PartResult:
     """Runs on a Dask worker: one partition, streamed task by task into its part files."""
     health = Health()
     lines = LineCounter()
     with open(os.path.join(scratch, f"part-{part.index:06d}.jsonl"), "wb") as out, \
          open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "wb") as errors:
         for task in part_tasks(part):
-            result = run_task(task, fmt, mirror)
+            result = run_task(task, conversion, mirror)
             entries = health.add_chunk(result, health.read, lines.base(task))
             lines.advance(task, result.lines)
             out.write(result.output)
@@ -146,7 +146,7 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
 
         progress = stack.enter_context(Progress(sum(p.size for p in parts), live=live))
         bag = db.from_sequence(parts, npartitions=max(1, len(parts))).map(
-            run_part, fmt=job.fmt, scratch=scratch, mirror=mirror)
+            run_part, conversion=job.conversion, scratch=scratch, mirror=mirror)
         futures = client.compute(bag.to_delayed())
         results: dict[int, PartResult] = {}
         records = done_bytes = 0

@@ -29,7 +29,7 @@ from .progress import Progress
 from .reader import TASK_BYTES, LineCounter, Source, Task, classify, plan, total_bytes
 from .report import Health
 from . import worker
-from .worker import ChunkResult, ignore_interrupts, run_task
+from .worker import ChunkResult, Conversion, ignore_interrupts, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
 
 WINDOW = 4       # tasks in flight per worker
@@ -50,12 +50,18 @@ class Job:
     inputs: list[str]
     output: str
     workers: int = field(default_factory=default_workers)
-    fmt: str = "auto"
+    fmt: str = "auto"     # --from
+    to: str = "same"      # --to
+    strict: bool = False  # --strict
     errors: str | None = None
     report: str | None = None
     task_bytes: int = TASK_BYTES  # input per task; small in tests to get many tasks
     sources: list[Source] = field(default_factory=list)
     mirror: bool = False
+
+    @property
+    def conversion(self) -> Conversion:
+        return Conversion(self.fmt, self.to, self.strict)
 
     def check(self) -> None:
         if self.workers < 1:
@@ -168,7 +174,7 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
         tasks = plan(job.sources, stdin, job.task_bytes)
         if pool is None:
             for task in tasks:
-                sink.consume(task, run_task(task, job.fmt, sink.mirror))
+                sink.consume(task, run_task(task, job.conversion, sink.mirror))
                 progress.update(sink.health.read, sink.bytes_done)
         else:
             scratch = None if job.mirror or shared else stack.enter_context(scratch_folder(job.output))
@@ -178,7 +184,7 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
                 # has been consumed (the window never holds more than ``limit``).
                 handoff = (("slot", (number % limit) * slot, slot) if shared is not None else
                            ("part", os.path.join(scratch, f"{number:09d}.part")) if scratch is not None else None)
-                window.append((task, pool.apply_async(run_task, (task, job.fmt, sink.mirror, handoff))))
+                window.append((task, pool.apply_async(run_task, (task, job.conversion, sink.mirror, handoff))))
                 if len(window) >= limit:
                     done, pending = window.popleft()
                     sink.consume(done, pending.get(), shared)

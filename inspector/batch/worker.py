@@ -1,11 +1,13 @@
-"""The work each process does: parse, import, normalize and serialize a chunk of records.
+"""The work each process does: every record of a task through the one pipeline.
 
+Each record goes through :func:`inspector.pipeline.run` with the options of
+``inspector normalize --compact`` (``--from``, ``--to``, ``--strict``), so an output line
+is exactly what that command prints for the record, in the local job and on Dask alike.
 A task names about a megabyte of input (a byte range of a file, a block of lines, or a
 few files) and the worker reads it itself, so the parent neither reads nor pickles the
 input; a task's output comes back as one joined buffer, through shared memory (or a
 part file) rather than the pool's pipe, with a small tally, so the parent only writes
-bytes and adds numbers up. Every tally is read off the
-engine's events.
+bytes and adds numbers up. Every tally is read off the pipeline's events and ``changed``.
 """
 
 from __future__ import annotations
@@ -16,12 +18,23 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Union
 
-from ..engine import normalize
-from ..formats import import_history
-from ..io import InputError, dump_messages, parse_json
+import orjson
+
+from .. import pipeline
+from ..io import InputError
 from .reader import Record, Task, mirrored_name, task_records
 
 FAILED = -1
+RECORD = "<record>"  # the name a record carries inside the pipeline; failures name the file
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """How every record is converted: the options ``inspector normalize`` takes."""
+
+    fmt: str = "auto"     # --from
+    to: str = "same"      # --to
+    strict: bool = False  # --strict
 Handoff = Union[tuple[str, int, int], tuple[str, str], None]
 
 
@@ -71,7 +84,7 @@ def _excerpt(item: bytes | str) -> str:
 SHARED: mmap.mmap | None = None
 
 
-def run_task(task: Task, fmt: str = "auto", mirror: str | None = None, handoff: Handoff = None) -> ChunkResult:
+def run_task(task: Task, conversion: Conversion = Conversion(), mirror: str | None = None, handoff: Handoff = None) -> ChunkResult:
     """Read a task's records and process them. With ``mirror``, each good record is
     written to its mirrored path under that folder. ``handoff`` says where the parent
     wants the output: ``("slot", offset, capacity)`` in ``SHARED``, or ``("part", path)``
@@ -79,7 +92,7 @@ def run_task(task: Task, fmt: str = "auto", mirror: str | None = None, handoff: 
     the parent (the one serial process) more CPU than either."""
     count = [0]
     records = list(task_records(task, count))
-    result = process_records(records, fmt, mirror)
+    result = process_records(records, conversion, mirror)
     result.lines = count[0]
     size = len(result.output)
     if handoff is None or not size:
@@ -96,20 +109,26 @@ def run_task(task: Task, fmt: str = "auto", mirror: str | None = None, handoff: 
     return result  # an output too large for its slot travels back through the pipe
 
 
-def process_records(records: list[Record], fmt: str = "auto", mirror: str | None = None) -> ChunkResult:
+def process_records(records: list[Record], conversion: Conversion = Conversion(),
+                    mirror: str | None = None) -> ChunkResult:
     parts: list[bytes] = []
     result = ChunkResult(output=b"", drops=[], where=[(r.source, r.line) for r in records])
     kinds = result.kinds
+    fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     for index, record in enumerate(records):
         item = record.data
         try:
             if isinstance(item, str):  # the reader could not read it at all
-                raise InputError("<record>", item)
-            document = parse_json(item, "<record>")
-            messages = import_history(document, "<record>", fmt).messages
-            normalized = normalize(messages)
+                raise InputError(RECORD, item)
+            outcome = pipeline.run(item, RECORD, fmt, to, strict, compact=True)
+            data = outcome.data
         except InputError as exc:
             result.failures.append(Failure(index, exc.reason, exc.line, exc.column, _excerpt(item)))
+            result.drops.append(FAILED)
+            continue
+        except orjson.JSONEncodeError as exc:  # orjson reads deeper nesting than it writes
+            reason = f"cannot write the result as JSON: {exc}"
+            result.failures.append(Failure(index, reason, None, None, _excerpt(item)))
             result.drops.append(FAILED)
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch
@@ -117,19 +136,17 @@ def process_records(records: list[Record], fmt: str = "auto", mirror: str | None
             result.failures.append(Failure(index, reason, None, None, _excerpt(item)))
             result.drops.append(FAILED)
             continue
-        data = dump_messages(normalized.messages, compact=True)
         if mirror is None:
             parts.append(data)
         else:
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
-        result.drops.append(normalized.dropped)
-        events = normalized.events
-        if events or normalized.messages != messages:
+        result.drops.append(outcome.result.dropped)
+        if outcome.changed:
             result.changed += 1
         seen: set[tuple[str, str]] = set()
-        for event in events:
+        for event in events_of(outcome):
             key = (event.clause, event.kind)
             tally = kinds.get(key)
             if tally is None:
@@ -140,3 +157,10 @@ def process_records(records: list[Record], fmt: str = "auto", mirror: str | None
                 tally[1] += 1
     result.output = b"".join(parts)
     return result
+
+
+def events_of(outcome: pipeline.Outcome) -> list:
+    """Every event of a record (import, engine, export) once the pipeline lists them all;
+    the engine's until then. The one place that decides what the report counts."""
+    events = getattr(outcome, "events", None)
+    return outcome.result.events if events is None else events

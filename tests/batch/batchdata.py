@@ -1,22 +1,25 @@
 """Datasets for the batch tests, and the oracle they are checked against.
 
-The oracle runs the engine record by record, with no batching, chunking or processes:
-whatever the batch machinery does, its output and its counts must equal this.
+The oracle is the command line itself: for every record it calls the CLI's public entry
+point (``inspector.cli.main``) on a file holding just that record, ``normalize --compact``
+for the output line and ``explain --json`` for the events, with no batching, chunking or
+processes. Whatever the batch machinery does, its output and its counts must equal this.
 """
 
 from __future__ import annotations
 
+import io
 import random
+import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
+from inspector import cli
 from inspector.bundled import samples_dir
-from inspector.engine import normalize
-from inspector.formats import import_history
-from inspector.io import InputError, dump_messages, parse_json
 
 BAD_LINES = [b'{"messages": [', b"42", b'{"model": "m"}', b"[1, 2", b"\xff\xfe not utf-8"]
 
@@ -77,23 +80,62 @@ class Oracle:
     read: int = 0
 
 
-def oracle(lines: list[bytes], fmt: str = "auto") -> Oracle:
+def cli_output(argv: list[str]) -> tuple[int, bytes]:
+    """``inspector ARGV`` through the CLI's public entry point: exit status and stdout."""
+    out = io.BytesIO()
+    saved = sys.stdout, sys.stderr
+    stdout = sys.stdout = io.TextIOWrapper(out, encoding="utf-8")
+    sys.stderr = io.StringIO()
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        stdout.flush()
+        sys.stdout, sys.stderr = saved
+    data = out.getvalue()
+    stdout.detach()
+    return code, data
+
+
+_SEEN: dict[tuple, tuple] = {}  # (record, options) -> what the CLI said: records repeat across tests
+
+
+def one_record(line: bytes, fmt: str = "auto", to: str = "same", strict: bool = False,
+               folder: str | None = None) -> tuple:
+    """(normalize's output or None when it fails, explain's JSON) for one record."""
+    key = (line, fmt, to, strict)
+    if key not in _SEEN:
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            path = str(Path(tmp, "record.json"))
+            Path(path).write_bytes(line)
+            options = ["--from", fmt] + (["--strict"] if strict else [])
+            code, out = cli_output(["normalize", path, "--compact", "-q", "--to", to, *options])
+            assert code in (0, 2), (code, line[:200])
+            explained = None
+            if code == 0:
+                code, report = cli_output(["explain", path, "--json", *options])
+                assert code == 0
+                explained = orjson.loads(report)
+            _SEEN[key] = (out if explained is not None else None, explained)
+    return _SEEN[key]
+
+
+def oracle(lines: list[bytes], fmt: str = "auto", to: str = "same", strict: bool = False) -> Oracle:
     o = Oracle()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         o.read += 1
-        try:
-            messages = import_history(parse_json(line, "x"), "x", fmt).messages
-        except InputError:
+        out, explained = one_record(line, fmt, to, strict)
+        if out is None:
             o.failed_lines.append(number)
             continue
-        result = normalize(messages)
-        o.output.append(dump_messages(result.messages, compact=True))
-        keys = [(e.clause, e.kind) for e in result.events]
+        o.output.append(out)
+        keys = [(e["clause"], e["kind"]) for e in explained["events"]]
         o.kinds.update(keys)
         o.records_with.update(set(keys))
-        o.drops[result.dropped] += 1
-        if result.events or result.messages != messages:
+        o.drops[explained["dropped"]] += 1
+        if orjson.loads(out) != orjson.loads(line.removeprefix(b"\xef\xbb\xbf")):  # writing it back changes it
             o.changed += 1
     return o

@@ -97,3 +97,16 @@ def test_dask_local_from_the_command_line(tmp_path, capsys):
     d, loc = (json.loads((tmp_path / f).read_text()) for f in ("d.json", "l.json"))
     assert {k: v for k, v in d.items() if k not in DROP_TIMING} == {k: v for k, v in loc.items() if k not in DROP_TIMING}
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("to,strict", [("same", False), ("same", True), ("openai-chat", False), ("gemini", True)])
+def test_mixed_formats_on_dask_equal_normalize_from_format(tmp_path, cluster, to, strict):
+    from test_batch_formats import expected_lines, mixed_records
+
+    records = mixed_records()
+    data = write_jsonl(tmp_path / "in.jsonl", [line for line, _ in records])
+    job = Job([str(data)], str(tmp_path / "out.jsonl"), workers=2, to=to, strict=strict)
+    job.check()
+    run_dask(job, cluster.scheduler_address, blocksize=2048, live=False)
+    options = ("--to", to) + (("--strict",) if strict else ())
+    assert (tmp_path / "out.jsonl").read_bytes().splitlines(keepends=True) == expected_lines(records, options)
