@@ -9,8 +9,10 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -147,6 +149,34 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) ->
                 pass
         else:
             os.chmod(tmp, new_file_mode())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@contextmanager
+def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[BinaryIO]:
+    """:func:`atomic_write` for output made in pieces (a batch's JSONL): a binary file to
+    write to, renamed over ``path`` only when the block ends without an exception. Any
+    exception (Ctrl-C included) removes the temporary file instead, so an interrupted run
+    leaves neither a partial output nor a stray file. Refuses to write over ``inputs``."""
+    name = str(path)
+    folder = check_output(path, inputs)
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(name, f"cannot write here: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else new_file_mode())
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -10,7 +10,6 @@ import orjson
 from ..formats import FORMATS, TARGETS as EXPORT_FORMATS
 from ..io import InputError, atomic_write
 from .job import Job, default_workers, run_local
-from .progress import summary_line
 from .report import Health
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
@@ -97,5 +96,4 @@ def show(health: Health, job: Job) -> None:
     table_stream = sys.stderr if job.output == "-" else sys.stdout
     table_stream.write(health.render())
     table_stream.flush()
-    print(summary_line(health.read, health.changed, health.unchanged, health.failed, health.seconds,
-                       "<stdout>" if job.output == "-" else job.output), file=sys.stderr)
+    print(health.summary("<stdout>" if job.output == "-" else job.output), file=sys.stderr)
