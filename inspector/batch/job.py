@@ -5,7 +5,9 @@ The parent keeps a fixed window of tasks in flight and waits for the oldest befo
 planning more: order is kept and memory (and the part files on disk) are bounded by
 ``workers x WINDOW`` tasks of about a megabyte each. Each worker writes its task's output
 to a part file of its own; the parent appends the parts in input order inside the kernel
-(``copy_file_range``), so it never handles an output byte. With one worker everything runs
+(``copy_file_range``), so it never copies a worker's output through its own memory. The
+parent is one of the ``--workers`` processes: whenever the others hold enough tasks it
+runs the next one itself, writing that output directly. With one worker everything runs
 in-process (no processes, no part files, no pickling).
 """
 
@@ -30,7 +32,7 @@ from .report import Health, shift_line
 from .worker import ChunkResult, Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
 
-WINDOW = 4  # tasks in flight (or done, waiting for an earlier one) per worker
+WINDOW = 4  # tasks in flight (or done, waiting for an earlier one) per process
 
 
 def default_workers() -> int:
@@ -102,6 +104,7 @@ class Sink:
         self.out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
         self.errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
         self.mirror = self.out.temporary if job.mirror else None  # workers write files straight in
+        self.compress = not job.mirror and self.out.compress  # type: ignore[union-attr]
         self.lines = LineCounter()
         self.bytes_done = 0
         self._unreadable: set[str] = set()
@@ -168,52 +171,60 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
     with ExitStack() as stack:
         stack.enter_context(interrupts_as_keyboard())
         workers = None
-        compress = job.output.endswith(".gz")
         if job.workers > 1:
             scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
         sink = Sink(job, stack)
         if job.workers > 1:
-            destination = Destination(sink.mirror, None if job.mirror else scratch, compress)
-            # Start the workers before any thread exists (the progress bar has one): fork
-            # and threads do not mix.
-            workers = stack.enter_context(Workers(job.workers, job.conversion, destination))
+            parts = Destination(sink.mirror, None if job.mirror else scratch, sink.compress)
+            # The parent is one of the ``workers`` processes (it runs tasks while the others
+            # are busy). Start the rest before any thread exists (the progress bar has one):
+            # fork and threads do not mix.
+            workers = stack.enter_context(Workers(job.workers - 1, job.conversion, parts))
         progress = stack.enter_context(ProgressBar(total_bytes(job.sources) if live else None, live=live))
         tasks = plan(job.sources, stdin, job.task_bytes)
+        here = Destination(sink.mirror, None, sink.compress)  # a task run here keeps its output in memory
         if workers is None:
-            here = Destination(sink.mirror)
             for task in tasks:
                 sink.consume(task, run_task(task, job.conversion, here))
                 progress.update(sink.health.read, sink.bytes_done)
         else:
-            run_parallel(tasks, workers, sink, progress, job.workers * WINDOW)
+            run_parallel(tasks, workers, sink, progress, job.workers * WINDOW,
+                         lambda task: run_task(task, job.conversion, here))
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed
         return sink.health
 
 
-def run_parallel(tasks, workers: Workers, sink: Sink, progress: ProgressBar, window: int) -> None:
-    """Send tasks to free workers, at most ``window`` ahead of the oldest unconsumed one,
-    and consume results in input order as they arrive."""
+def run_parallel(tasks, workers: Workers, sink: Sink, progress: ProgressBar, window: int, run_here) -> None:
+    """Keep the workers supplied, run a task in this process whenever they all have enough
+    to do, and consume results in input order, never more than ``window`` tasks ahead of
+    the oldest one not yet consumed."""
     planned: dict[int, Task] = {}
     done: dict[int, ChunkResult] = {}
     oldest = sent = 0
     tasks = iter(tasks)
     more = True
-    while more or oldest < sent:
-        index = workers.free() if more and sent - oldest < window else None
-        if index is not None:
-            task = next(tasks, None)
-            if task is None:
-                more = False
-            else:
-                workers.send(index, sent, task)
-                planned[sent] = replace(task, data=b"") if isinstance(task, Block) else task
-                sent += 1
-            continue
-        for number, result in workers.receive():
-            done[number] = result
+
+    def consume_ready() -> None:
+        nonlocal oldest
         while oldest in done:
             sink.consume(planned.pop(oldest), done.pop(oldest))
             oldest += 1
             progress.update(sink.health.read, sink.bytes_done)
 
+    while more or oldest < sent:
+        room = more and sent - oldest < window
+        index = workers.free() if room else None
+        task = next(tasks, None) if room else None
+        if room and task is None:
+            more = False
+        if task is not None:
+            planned[sent] = replace(task, data=b"") if isinstance(task, Block) else task
+            if index is not None:
+                workers.send(index, sent, task)
+            else:
+                done[sent] = run_here(task)
+            sent += 1
+        for number, result in workers.receive(block=task is None and oldest not in done):
+            done[number] = result
+        consume_ready()

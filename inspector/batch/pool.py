@@ -24,7 +24,7 @@ from ..io import InputError
 from .reader import Block, Task
 from .worker import ChunkResult, Conversion, Destination, ignore_interrupts, run_task
 
-DEPTH = 2      # tasks a worker holds: one it works on, one waiting, so it never idles
+DEPTH = 3      # tasks a worker holds: one it works on, two waiting, so it never idles
 POLL = 0.5     # seconds between a waiting worker's checks that its parent still lives
 STOP = 2.0     # seconds a stopped worker gets to end before it is killed
 
@@ -76,13 +76,16 @@ class Workers:
         self.conns[index].send((number, task))
         self.queued[index].append(number)
 
-    def receive(self) -> list[tuple[int, ChunkResult]]:
-        """Wait for at least one result; a worker that ended stops the batch."""
+    def receive(self, block: bool = True) -> list[tuple[int, ChunkResult]]:
+        """The results ready (with ``block``, at least one if any task is out); a worker
+        that ended stops the batch."""
         busy = [i for i in range(len(self.procs)) if self.queued[i]]
         handles = {self.conns[i]: i for i in busy}
         handles.update({self.procs[i].sentinel: i for i in busy})
         results = []
-        for ready in wait(list(handles)):
+        if not handles:
+            return results
+        for ready in wait(list(handles), timeout=None if block else 0):
             i = handles[ready]
             conn = self.conns[i]
             if ready is not conn and conn.poll():

@@ -60,7 +60,7 @@ def test_output_is_in_input_order_whatever_the_workers(tmp_path, monkeypatch, wo
     health = run_job([data], tmp_path / "out.jsonl", workers=workers, task_bytes=4096)
     expected = oracle(lines)
     assert lines_of(tmp_path / "out.jsonl") == expected.output
-    assert seen == {handoff}
+    assert handoff in seen and (workers > 1 or seen == {handoff})
     assert health.read == 600 and health.failed == 0
     assert len(list(plan(classify([str(data)]), task_bytes=4096))) > 20
 
@@ -133,7 +133,9 @@ def test_gzip_input_and_output(tmp_path):
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     run_job([plain], tmp_path / "plain.jsonl", workers=2, errors=str(tmp_path / "e1.jsonl"))
     run_job([packed], tmp_path / "packed.jsonl.gz", workers=2, errors=str(tmp_path / "e2.jsonl"), task_bytes=2048)
-    assert gzip.decompress((tmp_path / "packed.jsonl.gz").read_bytes()) == (tmp_path / "plain.jsonl").read_bytes()
+    run_job([plain], tmp_path / "one.jsonl.gz", workers=1)
+    for name in ("packed.jsonl.gz", "one.jsonl.gz"):  # gzip members, by workers or in-process
+        assert gzip.decompress((tmp_path / name).read_bytes()) == (tmp_path / "plain.jsonl").read_bytes()
     e1 = [orjson.loads(x) for x in (tmp_path / "e1.jsonl").read_bytes().splitlines()]
     e2 = [orjson.loads(x) for x in (tmp_path / "e2.jsonl").read_bytes().splitlines()]
     assert [e["line"] for e in e1] == [e["line"] for e in e2] == oracle(lines).failed_lines
