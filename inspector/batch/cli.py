@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 
 import orjson
@@ -75,17 +77,23 @@ def run(args: argparse.Namespace) -> int:
             health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
         else:
             health = run_local(job)
+        if job.report:
+            atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
+                         inputs=tuple(job.inputs))
     except KeyboardInterrupt:
         print("batch: interrupted; no output written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    if job.report:
-        atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
-                     inputs=tuple(job.inputs))
     if not args.quiet:
-        show(health, job)
+        try:
+            show(health, job)
+        except OSError as exc:  # standard output full or closed: the outputs are written already
+            _silence(sys.stdout)
+            reason = (exc.strerror or str(exc)).lower()
+            print(f"batch: cannot print the health report: {reason}", file=sys.stderr)
+            return EXIT_ERROR
     if args.fail_on_error and health.failed:
         return EXIT_ERROR
     return EXIT_OK
@@ -94,6 +102,20 @@ def run(args: argparse.Namespace) -> int:
 def show(health: Health, job: Job) -> None:
     # The table goes to stdout unless the records do.
     table_stream = sys.stderr if job.output == "-" else sys.stdout
+    if table_stream is None:  # the shell closed it (>&-)
+        raise OSError(errno.EBADF, "standard output is closed")
     table_stream.write(health.render())
     table_stream.flush()
     print(health.summary("<stdout>" if job.output == "-" else job.output), file=sys.stderr)
+
+
+def _silence(stream) -> None:
+    """Point a stream that failed at /dev/null, so Python's own flush at exit cannot fail
+    again and print a warning after our one line."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
