@@ -160,7 +160,7 @@ def _failed(result: ChunkResult, record: Record, reason: str, line: int | None =
 
 
 def events_of(outcome: pipeline.Outcome) -> list:
-    """Every event of a record (import, engine, export) once the pipeline lists them all;
-    the engine's until then. The one place that decides what the report counts."""
+    """Every event of a record, in order: import, engine, export. The one place that
+    decides what the report counts (an adapter while ``Outcome.events`` is being added)."""
     events = getattr(outcome, "events", None)
-    return outcome.result.events if events is None else events
+    return [*outcome.imported.events, *outcome.result.events] if events is None else events

@@ -138,7 +138,8 @@ def oracle(lines: list[bytes], fmt: str = "auto", to: str = "same", strict: bool
             o.changed += 1
         if not counts:
             continue
-        keys = [(e["clause"], e["kind"]) for e in explained["events"]]
+        events = [*explained["import"]["events"], *explained["events"], *explained.get("export", {}).get("events", [])]
+        keys = [(e["clause"], e["kind"]) for e in events]
         o.kinds.update(keys)
         o.records_with.update(set(keys))
         o.drops[explained["dropped"]] += 1
