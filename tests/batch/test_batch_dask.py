@@ -110,3 +110,18 @@ def test_mixed_formats_on_dask_equal_normalize_from_format(tmp_path, cluster, to
     run_dask(job, cluster.scheduler_address, blocksize=2048, live=False)
     options = ("--to", to) + (("--strict",) if strict else ())
     assert (tmp_path / "out.jsonl").read_bytes().splitlines(keepends=True) == expected_lines(records, options)
+
+
+def test_a_record_too_deep_to_write_fails_alone_on_dask(tmp_path, cluster):
+    from test_batch_faults import deep_record, small_lines
+
+    lines = small_lines(4)
+    lines.insert(2, deep_record(300))
+    data = write_jsonl(tmp_path / "in.jsonl", lines)
+    job = Job([str(data)], str(tmp_path / "out.jsonl"), workers=2, errors=str(tmp_path / "e.jsonl"))
+    job.check()
+    health = run_dask(job, cluster.scheduler_address, blocksize=512, live=False)
+    [entry] = [orjson.loads(x) for x in (tmp_path / "e.jsonl").read_bytes().splitlines()]
+    assert (entry["source"], entry["line"]) == (str(data), 3)
+    assert health.read == 5 and health.failed == 1
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 4
