@@ -49,6 +49,24 @@ def start_mid_run(folder, output: str, workers: int, **popen):
     raise AssertionError("the batch wrote nothing within a minute")
 
 
+def interrupt(proc, signum, group: bool = False) -> bytes:
+    """Send the signal (to the whole process group with ``group``); standard error once the
+    batch ended, within a bound. A batch that hangs is killed and fails the test."""
+    try:
+        if group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        return proc.communicate(timeout=15)[1]
+    finally:
+        if proc.poll() is None:
+            if group:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+            proc.wait()
+
+
 def no_process_left(group: int) -> bool:
     try:
         os.killpg(group, 0)
@@ -63,13 +81,7 @@ def no_process_left(group: int) -> bool:
 ])
 def test_interrupted_run_leaves_no_output(tmp_path, signum, workers, output):
     proc = start_mid_run(tmp_path, output, workers)
-    try:
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    err = interrupt(proc, signum)
     assert proc.returncode == 130, err
     assert b"interrupted" in err and b"Traceback" not in err and b"Error" not in err, err
     assert sorted(os.listdir(tmp_path)) == []  # no output, no errors file, no report, no temporaries
@@ -85,16 +97,10 @@ def test_interrupted_gzip_output_from_a_file_with_two_workers(tmp_path, signum):
     work.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "batch", str(source), "-o", str(work / "out.jsonl.gz"),
                              "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        assert wait_for(lambda: any(p.stat().st_size > 0 for p in work.iterdir() if p.name.startswith(".out")))
-        time.sleep(0.3)  # well into the run, while output is being appended
-        assert proc.poll() is None
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    assert wait_for(lambda: any(p.stat().st_size > 0 for p in work.iterdir() if p.name.startswith(".out")))
+    time.sleep(0.3)  # well into the run, while output is being appended
+    assert proc.poll() is None
+    err = interrupt(proc, signum)
     assert proc.returncode == 130, err
     assert b"Traceback" not in err and b"Error" not in err, err
     assert os.listdir(work) == []
@@ -108,13 +114,7 @@ def test_sigterm_to_the_process_group_ends_promptly_and_cleanly(tmp_path, output
         folder = tmp_path / str(attempt)
         folder.mkdir()
         proc = start_mid_run(folder, output, 2, start_new_session=True)
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            _, err = proc.communicate(timeout=15)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        err = interrupt(proc, signal.SIGTERM, group=True)
         assert proc.returncode == 130, err
         assert b"Traceback" not in err, err
         assert wait_for(lambda: no_process_left(proc.pid), timeout=10)
