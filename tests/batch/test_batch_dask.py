@@ -85,15 +85,18 @@ def test_folder_partitions_mirror_like_single_process(tmp_path, cluster, monkeyp
 
 
 def test_dask_local_from_the_command_line(tmp_path, capsys):
+    # Records of every format (the samples among them), with --strict: each output line is
+    # what `normalize --compact --strict` prints for the record, on Dask as locally.
     lines = dataset_lines(120, seed=5, bad_every=30)
     data = write_jsonl(tmp_path / "in.jsonl", lines)
     code = cli.main(["batch", str(data), "-o", str(tmp_path / "d.jsonl"), "--dask", "local", "--workers", "2",
-                     "--blocksize", "8KiB", "--report", str(tmp_path / "d.json"), "-q"])
+                     "--blocksize", "8KiB", "--report", str(tmp_path / "d.json"), "-q", "--strict"])
     assert code == 0
     assert cli.main(["batch", str(data), "-o", str(tmp_path / "l.jsonl"), "--workers", "1",
-                     "--report", str(tmp_path / "l.json"), "-q"]) == 0
+                     "--report", str(tmp_path / "l.json"), "-q", "--strict"]) == 0
     capsys.readouterr()
     assert (tmp_path / "d.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert (tmp_path / "d.jsonl").read_bytes().splitlines(keepends=True) == oracle(lines, strict=True).output
     d, loc = (json.loads((tmp_path / f).read_text()) for f in ("d.json", "l.json"))
     assert {k: v for k, v in d.items() if k not in DROP_TIMING} == {k: v for k, v in loc.items() if k not in DROP_TIMING}
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
