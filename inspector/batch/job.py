@@ -13,6 +13,8 @@ in-process (no processes, no part files, no pickling).
 
 from __future__ import annotations
 
+import mmap
+import multiprocessing
 import os
 import shutil
 import signal
@@ -32,7 +34,8 @@ from .report import Health, shift_line
 from .worker import ChunkResult, Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
 
-WINDOW = 4  # tasks in flight (or done, waiting for an earlier one) per process
+WINDOW = 4       # tasks in flight (or done, waiting for an earlier one) per process
+SLOT_FACTOR = 4  # a task's slot of shared memory holds four times its input; larger output uses a file
 
 
 def default_workers() -> int:
@@ -107,6 +110,7 @@ class Sink:
         self.compress = not job.mirror and self.out.compress  # type: ignore[union-attr]
         self.lines = LineCounter()
         self.bytes_done = 0
+        self.shared: mmap.mmap | None = None  # the workers' output slots, when they have them
         self._unreadable: set[str] = set()
 
     def consume(self, task: Task, result: ChunkResult) -> None:
@@ -121,7 +125,11 @@ class Sink:
         part = result.health
         part.shift(task.name, base, self.health.read)
         self.health.merge(part)
-        if result.part is not None:
+        if result.slot is not None:
+            offset, size = result.slot
+            with memoryview(self.shared) as whole, whole[offset:offset + size] as view:  # type: ignore[arg-type]
+                self.out.write_encoded(view)  # type: ignore[union-attr, arg-type]
+        elif result.part is not None:
             self.out.append_part(result.part)  # type: ignore[union-attr]
             os.unlink(result.part)
         elif result.output:
@@ -176,10 +184,16 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
         sink = Sink(job, stack)
         if job.workers > 1:
             parts = Destination(sink.mirror, None if job.mirror else scratch, sink.compress)
+            if not job.mirror and multiprocessing.get_start_method() == "fork":
+                # Forked workers share this mapping: outputs come back through memory, each
+                # byte copied once into it and written once from it. Only pages written are
+                # ever allocated. It is never closed explicitly (a view still held while an
+                # interrupt unwinds would make closing fail); it goes with the process.
+                sink.shared = mmap.mmap(-1, job.workers * WINDOW * max(1, SLOT_FACTOR * job.task_bytes))
             # The parent is one of the ``workers`` processes (it runs tasks while the others
             # are busy). Start the rest before any thread exists (the progress bar has one):
             # fork and threads do not mix.
-            workers = stack.enter_context(Workers(job.workers - 1, job.conversion, parts))
+            workers = stack.enter_context(Workers(job.workers - 1, job.conversion, parts, sink.shared))
         progress = stack.enter_context(ProgressBar(total_bytes(job.sources) if live else None, live=live))
         tasks = plan(job.sources, stdin, job.task_bytes)
         here = Destination(sink.mirror, None, sink.compress)  # a task run here keeps its output in memory
@@ -189,16 +203,19 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
                 progress.update(sink.health.read, sink.bytes_done)
         else:
             run_parallel(tasks, workers, sink, progress, job.workers * WINDOW,
-                         lambda task: run_task(task, job.conversion, here))
+                         lambda task: run_task(task, job.conversion, here),
+                         max(1, SLOT_FACTOR * job.task_bytes) if sink.shared is not None else 0)
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed
         return sink.health
 
 
-def run_parallel(tasks, workers: Workers, sink: Sink, progress: ProgressBar, window: int, run_here) -> None:
+def run_parallel(tasks, workers: Workers, sink: Sink, progress: ProgressBar, window: int, run_here,
+                 slot: int = 0) -> None:
     """Keep the workers supplied, run a task in this process whenever they all have enough
     to do, and consume results in input order, never more than ``window`` tasks ahead of
-    the oldest one not yet consumed."""
+    the oldest one not yet consumed. Task ``n`` may use shared slot ``n % window`` (of
+    ``slot`` bytes): the task that used it before, ``window`` tasks ago, is consumed."""
     planned: dict[int, Task] = {}
     done: dict[int, ChunkResult] = {}
     oldest = sent = 0
@@ -221,7 +238,7 @@ def run_parallel(tasks, workers: Workers, sink: Sink, progress: ProgressBar, win
         if task is not None:
             planned[sent] = replace(task, data=b"") if isinstance(task, Block) else task
             if index is not None:
-                workers.send(index, sent, task)
+                workers.send(index, sent, task, ((sent % window) * slot, slot) if slot else None)
             else:
                 done[sent] = run_here(task)
             sent += 1

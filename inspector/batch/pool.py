@@ -18,6 +18,7 @@ import shutil
 import signal
 from collections import deque
 from dataclasses import dataclass, replace
+from typing import Any
 from multiprocessing.connection import Connection, wait
 
 from ..io import InputError
@@ -40,7 +41,7 @@ class Workers:
     """``count`` worker processes running tasks for one job; results come back per worker
     in the order its tasks were sent, and the caller puts them in input order."""
 
-    def __init__(self, count: int, conversion: Conversion, destination: Destination):
+    def __init__(self, count: int, conversion: Conversion, destination: Destination, shared: Any = None):
         context = multiprocessing.get_context()
         inherit = context.get_start_method() == "fork"
         self.destination = destination
@@ -53,7 +54,8 @@ class Workers:
             # A forked worker inherits the parent's end of its own pipe and of earlier
             # workers' pipes: it closes them, so that the parent's death closes its pipe.
             inherited = [*self.conns, ours] if inherit else []
-            proc = context.Process(target=serve, args=(theirs, parent, inherited, conversion, destination),
+            proc = context.Process(target=serve, args=(theirs, parent, inherited, conversion, destination,
+                                                       shared if inherit else None),
                                    daemon=True, name="inspector-batch-worker")
             proc.start()
             theirs.close()
@@ -66,14 +68,14 @@ class Workers:
         index = min(range(len(self.procs)), key=lambda i: len(self.queued[i]))
         return index if len(self.queued[index]) < DEPTH else None
 
-    def send(self, index: int, number: int, task: Task) -> None:
+    def send(self, index: int, number: int, task: Task, slot: tuple[int, int] | None = None) -> None:
         if isinstance(task, Block) and task.data:
             # Blocks of standard input or gzip travel as files: pipes carry small messages only.
             spill = os.path.join(self.destination.parts or ".", f"{number:09d}.in")
             with open(spill, "wb") as handle:
                 handle.write(task.data)
             task = replace(task, data=b"", spill=spill)
-        self.conns[index].send((number, task))
+        self.conns[index].send((number, task, slot))
         self.queued[index].append(number)
 
     def receive(self, block: bool = True) -> list[tuple[int, ChunkResult]]:
@@ -135,8 +137,9 @@ class Workers:
 
 
 def serve(conn: Connection, parent: int, inherited: list[Connection], conversion: Conversion,
-          destination: Destination) -> None:
-    """A worker's life: run tasks until told to stop, or until the parent is gone."""
+          destination: Destination, shared: Any = None) -> None:
+    """A worker's life: run tasks until told to stop, or until the parent is gone.
+    ``shared`` is memory mapped by the parent before the fork (the task says which slot)."""
     for other in inherited:
         other.close()
     ignore_interrupts()
@@ -148,9 +151,9 @@ def serve(conn: Connection, parent: int, inherited: list[Connection], conversion
             message = conn.recv()
             if message is None:
                 return
-            number, task = message
+            number, task, slot = message
             try:
-                result: ChunkResult | Crash = run_task(task, conversion, destination, number)
+                result: ChunkResult | Crash = run_task(task, conversion, destination, number, shared, slot)
             except Exception as exc:  # noqa: BLE001 - reported by the parent, with its type
                 result = Crash(f"{type(exc).__name__}: {exc}")
             conn.send((number, result))

@@ -5,10 +5,12 @@ Each record goes through :func:`inspector.pipeline.run` with the options of
 is exactly what that command prints for the record, in the local job and on Dask alike.
 A task names about a megabyte of input (a byte range of a file, a block of lines, or a
 few files) and the worker reads it itself, so the parent neither reads nor pickles the
-input. The worker also writes the task's output itself, into a part file (gzip-compressed
-already when the output is, so compression runs in parallel too): the parent only appends
-finished parts inside the kernel and adds up the small tally each task sends back, which
-is a :class:`Health` of the task's own records, read off the pipeline's events.
+input. The worker also puts the task's output where the parent writes it from, gzip-
+compressed already when the output is (so compression runs in parallel too): into a slot
+of memory shared with the parent, or, when it does not fit there, a part file the parent
+appends inside the kernel. Either way no output byte is pickled or piped; the parent
+writes it and adds up the small tally each task sends back, a :class:`Health` of the
+task's own records, read off the pipeline's events.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class ChunkResult:
     errors: list[dict[str, Any]] = field(default_factory=list)
     output: bytes = b""        # the task's output, when kept in memory
     part: str | None = None    # or the file that holds it
+    slot: tuple[int, int] | None = None  # or (offset, size) in the memory shared with the parent
     lines: int = 0             # physical lines the task read
     unreadable: bool = False   # its input could not be opened at all (one failed record says why)
 
@@ -89,8 +92,9 @@ def encode(data: bytes, compress: bool) -> bytes:
 
 
 def run_task(task: Task, conversion: Conversion = Conversion(), destination: Destination = Destination(),
-             number: int = 0) -> ChunkResult:
-    """Read a task's records, process them, and put the output where ``destination`` says."""
+             number: int = 0, shared: Any = None, slot: tuple[int, int] | None = None) -> ChunkResult:
+    """Read a task's records, process them, and put the output where ``destination`` says,
+    or in ``shared`` memory at ``slot`` (offset, capacity) when given and large enough."""
     count = [0]
     gc_was_on = gc.isenabled()
     gc.disable()  # many small acyclic objects per record: the cyclic collector only costs time
@@ -103,7 +107,11 @@ def run_task(task: Task, conversion: Conversion = Conversion(), destination: Des
     # A byte range that could not be opened reads no line and yields one failed record.
     result.unreadable = isinstance(task, Span) and not result.lines and bool(result.errors)
     data = encode(result.output, destination.compress)
-    if destination.parts is not None and data:
+    if shared is not None and slot is not None and 0 < len(data) <= slot[1]:
+        shared[slot[0]:slot[0] + len(data)] = data
+        result.slot = (slot[0], len(data))
+        result.output = b""
+    elif destination.parts is not None and data:
         result.part = os.path.join(destination.parts, f"{number:09d}.part")
         with open(result.part, "wb") as handle:
             handle.write(data)
