@@ -2,13 +2,13 @@
 processes, write their results in input order.
 
 The parent keeps a fixed window of tasks in flight and waits for the oldest before
-planning more: order is kept and memory (and the part files on disk) are bounded by
-``workers x WINDOW`` tasks of about a megabyte each. Each worker writes its task's output
-to a part file of its own; the parent appends the parts in input order inside the kernel
-(``copy_file_range``), so it never copies a worker's output through its own memory. The
-parent is one of the ``--workers`` processes: whenever the others hold enough tasks it
-runs the next one itself, writing that output directly. With one worker everything runs
-in-process (no processes, no part files, no pickling).
+planning more: order is kept and memory is bounded by ``workers x WINDOW`` tasks of about
+a megabyte each. A worker puts its task's output into that task's slot of memory shared
+with the parent (or, too large for it, a part file the parent appends inside the kernel
+with ``copy_file_range``), so no output byte is pickled or piped and the parent writes
+each byte once, as a single process would. The parent is one of the ``--workers``
+processes: whenever the others hold enough tasks it runs the next one itself. With one
+worker everything runs in-process (no processes, no shared memory, no pickling).
 """
 
 from __future__ import annotations
