@@ -9,13 +9,10 @@ import sys
 
 import orjson
 
-from ..formats import FORMATS, TARGETS as EXPORT_FORMATS
+from ..cli_options import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, strict_option, to_option
 from ..io import InputError, atomic_write
 from .job import Job, default_workers, run_local
 from .report import Health
-
-EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
-
 
 def _positive(text: str) -> int:
     try:
@@ -34,6 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Stream a dataset through the engine in parallel, in input order, and print "
                     "its health report. A record that cannot be read is counted and logged, "
                     "never fatal.",
+        parents=[from_option("input format of every record (default: detect each)"), to_option(), strict_option()],
     )
     p.add_argument("inputs", metavar="INPUT", nargs="+",
                    help="JSONL file (one history per line; .gz read transparently), folder of "
@@ -43,12 +41,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(trailing / or existing empty folder) mirroring an input folder")
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
                    help=f"worker processes (default: the number of cores, {default_workers()})")
-    p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
-                   help="input format of every record (default: detect)")
-    p.add_argument("--to", default="same", choices=EXPORT_FORMATS,
-                   help="output format of every record (default: the record's own)")
-    p.add_argument("--strict", action="store_true",
-                   help="also move separated results next to their calls and drop early ones (beyond MEM-5)")
     p.add_argument("--errors", metavar="ERRORS.jsonl",
                    help="write every failed record's source, line, column and reason here")
     p.add_argument("--report", metavar="REPORT.json", help="also write the health report as JSON")
@@ -84,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
         print("batch: interrupted; no output written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return print_error(exc)
     if not args.quiet:
         try:
             show(health, job)

@@ -15,7 +15,6 @@ task's own records, read off the pipeline's events.
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import zlib
@@ -26,6 +25,7 @@ from typing import Any
 import orjson
 
 from .. import pipeline
+from ..engine import gc_paused
 from ..io import InputError
 from .reader import Record, Span, Task, mirrored_name, task_records
 from .report import Health
@@ -96,13 +96,8 @@ def run_task(task: Task, conversion: Conversion = Conversion(), destination: Des
     """Read a task's records, process them, and put the output where ``destination`` says,
     or in ``shared`` memory at ``slot`` (offset, capacity) when given and large enough."""
     count = [0]
-    gc_was_on = gc.isenabled()
-    gc.disable()  # many small acyclic objects per record: the cyclic collector only costs time
-    try:
+    with gc_paused():  # many small acyclic objects per record: the cyclic collector only costs time
         result = process_records(task_records(task, count), conversion, destination.mirror)
-    finally:
-        if gc_was_on:
-            gc.enable()
     result.lines = count[0]
     # A byte range that could not be opened reads no line and yields one failed record.
     result.unreadable = isinstance(task, Span) and not result.lines and bool(result.errors)
