@@ -130,32 +130,8 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) ->
 
     Refuses to write over any of ``inputs``: an input is never lost.
     """
-    name = str(path)
-    folder = check_output(path, inputs)
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise InputError(name, f"cannot write here: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if target.exists():
-            try:
-                os.chmod(tmp, target.stat().st_mode & 0o7777)
-            except OSError:
-                pass
-        else:
-            os.chmod(tmp, new_file_mode())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_stream(path, inputs=inputs) as handle:
+        handle.write(data)
 
 
 @contextmanager
@@ -176,7 +152,10 @@ def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[Bi
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else new_file_mode())
+        try:
+            os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else new_file_mode())
+        except OSError:
+            pass
         os.replace(tmp, target)
     except BaseException:
         try:

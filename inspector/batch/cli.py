@@ -14,6 +14,7 @@ from ..io import InputError, atomic_write
 from .job import Job, default_workers, run_local
 from .report import Health
 
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -40,7 +41,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="JSONL file in input order (.gz to compress; - for stdout), or a folder "
                         "(trailing / or existing empty folder) mirroring an input folder")
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
-                   help=f"worker processes (default: the number of cores, {default_workers()})")
+                   help=f"processes in all, this one included (default: the number of cores, {default_workers()})")
     p.add_argument("--errors", metavar="ERRORS.jsonl",
                    help="write every failed record's source, line, column and reason here")
     p.add_argument("--report", metavar="REPORT.json", help="also write the health report as JSON")
