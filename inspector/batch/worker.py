@@ -144,7 +144,7 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
         kinds: dict[tuple[str, str], int] = {}
-        for event in events_of(outcome):
+        for event in outcome.events:  # import, engine and export events, in order
             key = (event.clause, event.kind)
             kinds[key] = kinds.get(key, 0) + 1
         health.add_record(outcome.result.dropped, kinds, outcome.changed, record.source, record.line)
@@ -161,9 +161,3 @@ def _failed(result: ChunkResult, record: Record, reason: str, line: int | None =
     result.errors.append(entry)
     result.health.add_failed(dict(entry))
 
-
-def events_of(outcome: pipeline.Outcome) -> list:
-    """Every event of a record, in order: import, engine, export. The one place that
-    decides what the report counts (an adapter while ``Outcome.events`` is being added)."""
-    events = getattr(outcome, "events", None)
-    return [*outcome.imported.events, *outcome.result.events] if events is None else events
