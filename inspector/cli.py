@@ -18,13 +18,12 @@ from .cli_options import (
     to_option,
 )
 from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
-# Provider checks: the one place the CLI reads them (moving to inspector.targets).
-from .engine.targets import TARGETS as CHECK_TARGETS, check_target
 from .formats import Imported
 from .io import atomic_write, display_name
 from .pipeline import Outcome, run_file
+from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 
-COMMANDS = ("normalize", "explain", "check", "batch")
+COMMANDS = ("normalize", "explain", "check", "batch", "serve")
 
 __all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "main"]
 
@@ -59,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .batch.cli import add_parser as add_batch_parser
 
     add_batch_parser(sub)
+    from .serve import add_parser as add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 
@@ -139,7 +141,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
-        imported, result = outcome.imported, outcome.result
+        result = outcome.result
         if not outcome.changed:
             print(f"{display_name(path)}: ok, nothing to change")
         else:
@@ -148,9 +150,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                   f"{changes} event{'s' if changes != 1 else ''}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(result.messages, args.target)
-            worst = max(worst, EXIT_CHANGED if problems else EXIT_OK)
-            print(target_text(display_name(path), args.target, imported, result, problems), end="")
+            problems = check_target(outcome, args.target)
+            # Warnings are printed but do not fail: only an error (documented and observed) does.
+            worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
+            print(target_text(display_name(path), args.target, problems), end="")
     return worst
 
 
@@ -185,20 +188,35 @@ def _printable(text: str) -> str:
     return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def target_text(name: str, target: str, imported: Imported, result: Result, problems: list) -> str:
-    if not problems:
-        return f"{name}: {target} would accept it after normalizing\n"
-    lines = [f"{name}: {target} would still reject {len(problems)} thing{'s' if len(problems) != 1 else ''}:"]
+def target_text(name: str, target: str, problems: list) -> str:
+    errors = sum(p.severity == "error" for p in problems)
+    warnings = len(problems) - errors
+    if not errors:
+        head = f"{name}: {target} would accept it after normalizing"
+        if not warnings:
+            return head + "\n"
+        head += f" ({warnings} warning{'s' if warnings != 1 else ''}; warnings do not fail the check):"
+    else:
+        head = f"{name}: {target} would still reject {errors} thing{'s' if errors != 1 else ''}"
+        head += f" (and warn about {warnings}):" if warnings else ":"
+    lines = [head]
     for p in problems:
-        origin = result.origins[p.index] if p.index < len(result.origins) else None
-        where = f"from {imported.where(origin)}" if origin is not None else "a synthesized row"
-        lines.append(f"  #{p.index} ({where}) [{p.rule}]{' (--strict repairs)' if p.strict else ''}")
+        where = f"from {p.where}" if p.where else "a synthesized row"
+        lines.append(f"  #{p.index} ({where}) {p.severity} [{p.rule}]{' (--strict repairs)' if p.strict else ''}")
         lines.append(f"    error: {_printable(p.error)}")
         lines.append(f"    fix: {p.fix}")
+        lines.append(f"    source: {p.source}")
     return "\n".join(lines) + "\n"
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import run
+
+    return run(args)
+
+
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch,
+            "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
