@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import sys
 
 import orjson
 
 from ..cli_options import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, strict_option, to_option
-from ..io import InputError, atomic_write
+from ..io import InputError, atomic_write, describe_os_error
+from ..process import silence_stdout
 from .job import Job, default_workers, run_local
 from .report import Health
 
@@ -82,9 +82,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             show(health, job)
         except OSError as exc:  # standard output full or closed: the outputs are written already
-            _silence(sys.stdout)
-            reason = (exc.strerror or str(exc)).lower()
-            print(f"batch: cannot print the health report: {reason}", file=sys.stderr)
+            silence_stdout()
+            print(f"batch: cannot print the health report: {describe_os_error(exc)}", file=sys.stderr)
             return EXIT_ERROR
     if args.fail_on_error and health.failed:
         return EXIT_ERROR
@@ -100,14 +99,3 @@ def show(health: Health, job: Job) -> None:
     table_stream.flush()
     print(health.summary("<stdout>" if job.output == "-" else job.output), file=sys.stderr)
 
-
-def _silence(stream) -> None:
-    """Point a stream that failed at /dev/null, so Python's own flush at exit cannot fail
-    again and print a warning after our one line."""
-    try:
-        fd = stream.fileno()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
-    except (AttributeError, OSError, ValueError):
-        pass

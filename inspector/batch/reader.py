@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..io import BOM, InputError
+from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
@@ -172,7 +172,7 @@ def _file_type(mode: int) -> str:
 
 
 def _os_reason(exc: OSError) -> str:
-    return (exc.strerror or str(exc)).lower() if exc.strerror else str(exc)
+    return describe_os_error(exc)
 
 
 def mirrored_name(relpath: str) -> str:

@@ -26,7 +26,7 @@ import orjson
 
 from .. import pipeline
 from ..engine import gc_paused
-from ..io import InputError
+from ..io import MAX_WRITE_DEPTH, InputError
 from .reader import Record, Span, Task, mirrored_name, task_records
 from .report import Health
 
@@ -131,8 +131,10 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
-        except orjson.JSONEncodeError as exc:  # orjson reads deeper nesting than it writes
-            _failed(result, record, f"cannot write the result as JSON: {exc}")
+        except (orjson.JSONEncodeError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
+            deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
+            _failed(result, record, f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels "
+                                    "of lists and objects" if deep else f"cannot write the result as JSON: {exc}")
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch
             _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")

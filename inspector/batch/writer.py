@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import BinaryIO
 
-from ..io import InputError, atomic_stream, check_output, new_file_mode
+from ..io import InputError, OutputError, atomic_stream, check_output, describe_os_error, new_file_mode
 from .worker import encode
 
 
@@ -93,7 +93,7 @@ class StreamTarget:
     def _failed(self, exc: OSError) -> BaseException:
         if isinstance(exc, BrokenPipeError):
             return exc  # the reader of standard output left: the CLI ends quietly
-        return InputError(self.name, f"cannot write: {(exc.strerror or str(exc)).lower()}")
+        return OutputError(self.name, f"cannot write: {describe_os_error(exc)}")
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
