@@ -13,60 +13,48 @@ from typing import Any, Sequence
 import orjson
 
 from . import __version__
-from .engine import RULE_ID, RULE_SOURCE, STAGES, Result
-from .engine.rule import CLAUSE_BY_STAGE
-from .engine.strict import ALL_KINDS, STRICT_CLAUSES
+from .cli_options import (
+    EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Parser, from_option, print_error, strict_option,
+    to_option,
+)
+from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
-from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history
-from .io import InputError, atomic_write, display_name
-from .pipeline import run_file
+from .formats import Imported
+from .io import atomic_write, display_name
+from .pipeline import Outcome, run_file
 
-EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("normalize", "explain", "check", "batch")
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with one line, like input errors
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+__all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="inspector",
         description=f"Repair LLM conversation histories by {RULE_ID} and show why every change happened.",
         epilog="Run 'inspector FILE' (or 'inspector' alone for the bundled samples) to open the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"inspector {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def source(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
-                       help="input format (default: detect)")
-
-    p = sub.add_parser("normalize", help="write the normalized history as JSON")
+    p = sub.add_parser("normalize", help="write the normalized history as JSON",
+                       parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
     p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout")
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
-    p.add_argument("--to", default="same", choices=EXPORT_FORMATS,
-                   help="output format (default: same as the input)")
-    p.add_argument("--strict", action="store_true",
-                   help="also move separated results next to their calls and drop early ones (beyond MEM-5)")
-    source(p)
 
-    p = sub.add_parser("explain", help="report every change, stage by stage, with its clause")
+    p = sub.add_parser("explain", help="report every change, stage by stage, with its clause",
+                       parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-")
     p.add_argument("--json", action="store_true", help="machine-readable result")
-    p.add_argument("--strict", action="store_true", help="add the strict stage (beyond MEM-5)")
-    source(p)
 
-    p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none")
+    p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
+                       parents=[from_option(), strict_option()])
     p.add_argument("files", metavar="FILE", nargs="+")
     p.add_argument("--target", choices=CHECK_TARGETS,
-                   help="also list what this provider would still reject after normalizing")
-    p.add_argument("--strict", action="store_true", help="check the strict output (beyond MEM-5)")
-    source(p)
+                   help="also list what this provider would still reject after normalizing; exit 1 on an "
+                        "error, while warnings are printed but do not fail")
 
     from .batch.cli import add_parser as add_batch_parser
 
@@ -74,25 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _import(path: str, fmt: str, strict: bool = False) -> tuple[Imported, Result]:
-    outcome = run_file(path, fmt, strict=strict)
-    return outcome.imported, outcome.result
-
-
-def summary(result: Result) -> str:
-    return f"dropped {result.dropped}, synthesized {result.synthesized}, moved {result.moved}"
-
-
 def cmd_normalize(args: argparse.Namespace) -> int:
     outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact)
-    result, data = outcome.result, outcome.data
+    data = outcome.data
     if args.output and args.output != "-":
         atomic_write(args.output, data, inputs=(args.file,))
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     if not args.quiet:
-        print(summary(result), file=sys.stderr)
+        print(outcome.result.summary(), file=sys.stderr)
     return EXIT_OK
 
 
@@ -105,40 +84,49 @@ def explain_json(result: Result) -> dict[str, Any]:
     }
 
 
+def _event_line(e: Event) -> str:
+    where = "new row" if e.origin is None else f"#{e.origin}"
+    tag = "drop" if e.drop else kind(e.kind).label
+    return f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {_printable(e.message)}"
+
+
 def explain_text(name: str, messages: list[Any], result: Result) -> str:
     lines = [
-        f"{name}: {len(messages)} in, {len(result.messages)} out; {summary(result)}",
+        f"{name}: {len(messages)} in, {len(result.messages)} out; {result.summary()}",
         f"rule: {RULE_ID} ({RULE_SOURCE})",
     ]
     for stage in result.stages:
-        if stage.name in STAGES:
-            clause = CLAUSE_BY_STAGE[stage.name]
-            title = f"clause {clause.number}: {clause.title}"
-        else:
-            title = f"Inspector's extension beyond MEM-5, clauses {', '.join(STRICT_CLAUSES)}"
+        spec = STAGE_BY_NAME[stage.name]
+        title = spec.title if spec.extension else f"clause {spec.clause}: {spec.title}"
         lines.append("")
         lines.append(f"{stage.name} ({title}): "
                      f"{len(stage.events) or 'no'} event{'s' if len(stage.events) != 1 else ''}")
-        for e in stage.events:
-            where = "new row" if e.origin is None else f"#{e.origin}"
-            known = ALL_KINDS.get(e.kind)
-            tag = "drop" if e.drop else known.label if known else "note"
-            lines.append(f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {e.message}")
+        lines += [_event_line(e) for e in stage.events]
+    return "\n".join(lines) + "\n"
+
+
+def export_text(outcome: Outcome) -> str:
+    events = outcome.export_events
+    lines = ["", f"export ({outcome.output_format}): {len(events) or 'no'} event{'s' if len(events) != 1 else ''}"]
+    lines += [_event_line(e) for e in events]
     return "\n".join(lines) + "\n"
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    imported, result = _import(args.file, args.fmt, args.strict)
-    messages = imported.messages
+    outcome = run_file(args.file, args.fmt, args.to, args.strict)
+    imported, result = outcome.imported, outcome.result
     if args.json:
         report = explain_json(result)
-        report["format"] = imported.format
+        report["format"] = outcome.format
         report["import"] = import_json(imported)
+        report["export"] = {"format": outcome.output_format,
+                            "events": [e.to_dict() for e in outcome.export_events]}
+        report["changed"] = outcome.changed
         sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
-        text = explain_text(display_name(args.file), messages, result)
+        text = explain_text(display_name(args.file), imported.messages, result) + export_text(outcome)
         if imported.format != "flat":
-            text = import_text(imported) + text
+            text = import_report(imported) + text
         sys.stdout.write(text)
     return EXIT_OK
 
@@ -148,16 +136,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             outcome = run_file(path, args.fmt, strict=args.strict)
-        except InputError as exc:
-            print(exc, file=sys.stderr)
-            worst = EXIT_ERROR
+        except Exception as exc:       # one bad file is reported and the others still checked
+            worst = max(worst, print_error(exc, path))
             continue
         imported, result = outcome.imported, outcome.result
-        if unchanged(imported, result):
+        if not outcome.changed:
             print(f"{display_name(path)}: ok, nothing to change")
         else:
-            print(f"{display_name(path)}: would change: {summary(result)}, "
-                  f"{len(result.events)} event{'s' if len(result.events) != 1 else ''}")
+            changes = len(result.events) + len(outcome.export_events)
+            print(f"{display_name(path)}: would change: {result.summary()}, "
+                  f"{changes} event{'s' if changes != 1 else ''}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target)
@@ -173,15 +161,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return run(args)
 
 
-def unchanged(imported: Imported, result: Result) -> bool:
-    """Nothing to change: no event, and the output in the input's own format equals the input."""
-    if result.events:
-        return False
-    if imported.format == "flat":
-        return result.messages == imported.messages
-    return export_history(imported, result) == imported.document
-
-
 def import_json(imported: Imported) -> dict[str, Any]:
     """The import step: which original message each flat message came from."""
     return {
@@ -192,7 +171,7 @@ def import_json(imported: Imported) -> dict[str, Any]:
     }
 
 
-def import_text(imported: Imported) -> str:
+def import_report(imported: Imported) -> str:
     lines = [f"import ({imported.format}): {len(imported.messages)} flat messages"]
     lines += [f"  note: {n}" for n in imported.notes]
     for i in range(len(imported.messages)):
@@ -238,29 +217,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return HANDLERS[args.command](args)
-    except InputError as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_ERROR
-    except orjson.JSONEncodeError as exc:
-        # orjson reads deeper nesting than it writes: say so instead of a traceback.
-        print(f"{display_name(getattr(args, 'file', '-'))}: cannot write the result as JSON: {exc}",
-              file=sys.stderr)
-        return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
-    except KeyboardInterrupt:
-        return 130
+    except (Exception, KeyboardInterrupt) as exc:
+        return print_error(exc, getattr(args, "file", "-"))
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = _Parser(prog="inspector", description="Open the inspection TUI on FILE, standard input (-), "
-                     "or the gallery of bundled samples when no file is given.")
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
+                    description="Open the inspection TUI on FILE, standard input (-), or the gallery of "
+                                "bundled samples when no file is given. In the TUI, t toggles --strict.")
     parser.add_argument("file", nargs="?", metavar="FILE|-")
-    parser.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
-                        help="input format (default: detect)")
-    parser.add_argument("--strict", action="store_true",
-                        help="start with the strict stage on (an extension beyond MEM-5; t toggles it)")
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 
-    return run(args.file, fmt=args.fmt, strict=args.strict)
+    try:
+        return run(args.file, fmt=args.fmt, strict=args.strict)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
