@@ -18,12 +18,12 @@ from .cli_options import (
     to_option,
 )
 from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
-from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 from .formats import Imported
 from .io import atomic_write, display_name
 from .pipeline import Outcome, run_file
+from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 
-COMMANDS = ("normalize", "explain", "check", "batch")
+COMMANDS = ("normalize", "explain", "check", "batch", "serve")
 
 __all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "main"]
 
@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .batch.cli import add_parser as add_batch_parser
 
     add_batch_parser(sub)
+    from .serve import add_parser as add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 
@@ -139,7 +142,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
-        imported, result = outcome.imported, outcome.result
+        result = outcome.result
         if not outcome.changed:
             print(f"{display_name(path)}: ok, nothing to change")
         else:
@@ -207,7 +210,14 @@ def target_text(name: str, target: str, problems: list) -> str:
     return "\n".join(lines) + "\n"
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import run
+
+    return run(args)
+
+
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch,
+            "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

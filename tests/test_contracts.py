@@ -34,10 +34,3 @@ def test_a_broken_contract_is_caught(tmp_path):
                       'source_modules = ["inspector.cli"]\nforbidden_modules = ["inspector.pipeline"]\n')
     out = _lint("--config", str(config))
     assert out.returncode != 0 and "inspector.cli -> inspector.pipeline" in out.stdout
-
-
-def test_the_targets_package_is_named_once_it_exists():
-    """Until inspector/targets/ exists the contracts name its modules by a wildcard only."""
-    if (ROOT / "inspector" / "targets" / "__init__.py").exists():
-        assert '"inspector.targets"' in PYPROJECT.read_text("utf-8"), \
-            'inspector/targets/ exists: name "inspector.targets" in the import-linter contracts'
