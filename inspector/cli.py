@@ -19,8 +19,9 @@ from .cli_options import (
 )
 from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
 from .formats import Imported
-from .io import atomic_write, display_name
+from .io import InputError, atomic_write, display_name
 from .pipeline import Outcome, run_file
+from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 
 COMMANDS = ("normalize", "explain", "check", "batch", "serve")
@@ -68,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_normalize(args: argparse.Namespace) -> int:
     outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact)
     data = outcome.data
-    if args.output and args.output != "-":
+    if args.output is not None and args.output != "-":
         atomic_write(args.output, data, inputs=(args.file,))
     else:
         sys.stdout.buffer.write(data)
@@ -224,12 +225,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         return run_tui(argv)
+    mend_closed_streams()
     args = build_parser().parse_args(argv)
     try:
-        return HANDLERS[args.command](args)
+        with terminated_cleanly(args.command in ("normalize", "explain", "check")):
+            code = HANDLERS[args.command](args)
+            sys.stdout.flush()  # a full or closed standard output shows here, not at exit
+            return code
     except BrokenPipeError:
+        silence_stdout()
         return EXIT_OK
     except (Exception, KeyboardInterrupt) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, InputError):
+            silence_stdout()  # what is left is standard output: full, closed, or failing
+            return print_error(exc, exc.filename or "<stdout>")
         return print_error(exc, getattr(args, "file", "-"))
 
 
