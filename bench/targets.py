@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from inspector.engine import normalize  # noqa: E402
 from inspector.pipeline import run  # noqa: E402
+from inspector.targets import TARGETS, check  # noqa: E402
 
 TARGETS_WITH_FORMAT = {"openai-chat", "openai-responses", "anthropic", "bedrock", "gemini"}
 
@@ -40,17 +41,6 @@ def history(calls: int) -> list[dict]:
     msgs += [{"role": "tool", "content": "r", "tool_call_id": i} for i in ids]
     msgs += [{"role": "assistant", "content": "done"}, {"role": "user", "content": "next"}]
     return msgs
-
-
-def checker():
-    """``(subject, target) -> problems`` for whichever API this tree has."""
-    try:
-        from inspector.targets import TARGETS, check
-    except ImportError:                                   # before the targets package
-        from inspector.engine.targets import TARGETS, check_target
-
-        return TARGETS, lambda outcome, target: check_target(outcome.result.messages, target)
-    return TARGETS, check
 
 
 def best(fn, repeat: int) -> float:
@@ -67,13 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, nargs="+", default=[40_000])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    targets, check = checker()
     print(f"{'calls':>8}  {'target':<17} {'normalize s':>11} {'check s':>9} {'ratio':>7}  problems")
     for n in args.calls:
         flat = history(n)
         norm = best(lambda: normalize(flat), args.repeat)
         flat_outcome = run(flat, "bench", "flat")
-        for target in targets:
+        for target in TARGETS:
             outcome = flat_outcome
             if target in TARGETS_WITH_FORMAT:
                 native = run(flat, "bench", "flat", to=target).exported

@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                        parents=[from_option(), strict_option()])
     p.add_argument("files", metavar="FILE", nargs="+")
     p.add_argument("--target", choices=CHECK_TARGETS,
-                   help="also list what this provider would still reject after normalizing")
+                   help="also list what this provider would still reject after normalizing; exit 1 on an "
+                        "error, while warnings are printed but do not fail")
 
     from .batch.cli import add_parser as add_batch_parser
 

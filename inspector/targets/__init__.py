@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..engine.gcpause import gc_paused
+from ..engine import gc_paused
 from . import anthropic, bedrock, gemini, mistral, openai_chat, openai_responses
 from .base import ERROR, WARNING, Problem, Rule, Target, View, create
 

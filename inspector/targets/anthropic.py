@@ -94,8 +94,8 @@ TARGET = create(NAME, [
          "a tool_use id outside [a-zA-Z0-9_-]", RENAME),
     Rule("text-after-tool-use", text_after_tool_use, ERROR, "https://github.com/stacklok/mecatl/issues/1465",
          "a block other than tool_use after the first tool_use of an assistant turn (native)",
-         "Put the message's text and other blocks before its first tool_use; Inspector's export never writes "
-         "this shape."),
+         "Put the turn's text and other blocks before its first tool_use (--strict does this; Inspector's export "
+         "never writes this shape).", strict=True),
     Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",
          "Use role user or assistant (a system prompt goes in the top-level system field)."),
 ])

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..engine.cast import call_id
+from ..engine import call_id
 
 ERROR, WARNING = "error", "warning"
 SEVERITIES = (ERROR, WARNING)

@@ -232,6 +232,11 @@ def test_text_after_tool_use_runs_across_consecutive_assistant_messages(first, s
     assert [p for p in problems if p.rule == "tool-use-without-result"] == []
 
 
+def test_strict_output_has_no_text_after_tool_use():
+    outcome = run(anthropic_doc(TEXT, USE, TEXT), "a", "anthropic", strict=True)
+    assert [p for p in check(outcome, "anthropic") if p.rule == "text-after-tool-use"] == []
+
+
 def test_a_dropped_call_block_is_not_written_back_so_it_does_not_count():
     doc = anthropic_doc(TEXT, {"type": "tool_use", "id": "", "name": "weather", "input": {}}, TEXT, USE)
     outcome = run(doc, "a", "anthropic")
@@ -358,7 +363,7 @@ def _cli(capsys, tmp_path, document, target):
 def test_cli_fails_on_an_error_and_names_the_native_block(tmp_path, capsys):
     code, out = _cli(capsys, tmp_path, anthropic_doc(TEXT, USE, TEXT), "anthropic")
     assert code == 1 and "anthropic would still reject 1 thing:" in out
-    assert "#1 (from messages[1].content[2]) error [text-after-tool-use]" in out
+    assert "#1 (from messages[1].content[2]) error [text-after-tool-use] (--strict repairs)" in out
     assert "source: https://github.com/stacklok/mecatl/issues/1465" in out
 
 
