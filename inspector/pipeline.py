@@ -14,8 +14,8 @@ from typing import Any
 
 from .engine import Result, normalize
 from .engine.strict import normalize_strict
-from .formats import Imported, export_history, import_history
-from .io import display_name, dump_messages, load_json, parse_json
+from .formats import Imported, dump_document, export_history, import_history, parse_bytes
+from .io import display_name, read_bytes
 
 __all__ = ["Outcome", "run", "run_file"]
 
@@ -37,7 +37,7 @@ class Outcome:
     def data(self) -> bytes:
         """The exported document as the bytes ``inspector normalize`` writes."""
         if self._data is None:
-            self._data = dump_messages(self.exported, compact=self.compact)
+            self._data = dump_document(self.exported, compact=self.compact)
         return self._data
 
     @property
@@ -50,7 +50,7 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
         strict: bool = False, compact: bool = False) -> Outcome:
     """Run the whole pipeline on a parsed document (``bytes`` are parsed first)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
-        document = parse_json(bytes(document), name)
+        document = parse_bytes(bytes(document), name, fmt)
     imported = import_history(document, name, fmt)
     result = (normalize_strict if strict else normalize)(imported.messages)
     exported = export_history(imported, result, to)
@@ -60,4 +60,4 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,
              compact: bool = False) -> Outcome:
     """:func:`run` on a file, or on standard input for ``-``."""
-    return run(load_json(path), display_name(path), fmt, to, strict, compact)
+    return run(read_bytes(path), display_name(path), fmt, to, strict, compact)

@@ -15,22 +15,27 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import anthropic, bedrock, flat, gemini, openai_chat, openai_responses
+from . import anthropic, bedrock, claude_code, flat, gemini, openai_chat, openai_responses
 from .base import Imported, Loc
 from .detect import detect
+from .jsonl import Lines
 
 MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, gemini, bedrock)}
+# Session files (JSON Lines, SQLite): claimed from their raw bytes by ``sniff``.
+SESSIONS = {m.NAME: m for m in (claude_code,)}
+MODULES.update(SESSIONS)
 FORMATS = tuple(MODULES)
 TARGETS = ("same", *FORMATS)
 
-__all__ = ["FORMATS", "TARGETS", "Imported", "Loc", "export_history", "import_history"]
+__all__ = ["FORMATS", "TARGETS", "Imported", "Loc", "dump_document", "export_history", "import_history",
+           "parse_bytes"]
 
 
 def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> Imported:
     if fmt not in ("auto", *FORMATS):
         raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if fmt == "auto":
-        fmt = detect(document, name)
+        fmt = document.format if isinstance(document, Lines) else detect(document, name)
     with _no_gc():
         return MODULES[fmt].import_(document, name)
 
@@ -48,6 +53,29 @@ def export_history(imported: Imported, result: Result, to: str = "same") -> Any:
         if to in ("same", imported.format):
             return MODULES[imported.format].export_same(imported, result)
         return MODULES[to].export_new(imported, result)
+
+
+def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
+    """Raw bytes as a document: a session file its own format claims, else JSON.
+    (Adapter until the format registry's sniff/parse hooks land.)"""
+    from ..io import parse_json
+
+    if fmt in SESSIONS:
+        return SESSIONS[fmt].parse(data, name)
+    if fmt == "auto":
+        for module in SESSIONS.values():
+            if module.sniff(data, name):
+                return module.parse(data, name)
+    return parse_json(data, name)
+
+
+def dump_document(document: Any, compact: bool = False) -> bytes:
+    """The bytes of an exported document (a session file writes its own lines)."""
+    from ..io import dump_messages
+
+    if isinstance(document, Lines):
+        return SESSIONS[document.format].dump(document, compact)
+    return dump_messages(document, compact=compact)
 
 
 @contextmanager
