@@ -17,7 +17,7 @@ from .engine import RULE_ID, RULE_SOURCE, STAGES, Result
 from .engine.rule import CLAUSE_BY_STAGE
 from .engine.strict import ALL_KINDS, STRICT_CLAUSES
 from .engine.targets import TARGETS as CHECK_TARGETS, check_target
-from .formats import FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history
+from .formats import FORMATS, SESSION_FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history
 from .io import InputError, atomic_write, display_name
 from .pipeline import run_file
 
@@ -41,12 +41,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def source(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
+        p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS, *SESSION_FORMATS),
                        help="input format (default: detect)")
 
     p = sub.add_parser("normalize", help="write the normalized history as JSON")
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
-    p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout; a session "
+                   "file goes to NAME.repaired.jsonl beside it unless -o is given (-o - for stdout)")
+    p.add_argument("--in-place", action="store_true",
+                   help="session files: replace the input atomically, keeping it as NAME.bak")
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     p.add_argument("--to", default="same", choices=EXPORT_FORMATS,
@@ -62,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     source(p)
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none")
-    p.add_argument("files", metavar="FILE", nargs="+")
+    p.add_argument("files", metavar="FILE", nargs="+", help="files, or folders searched for session files")
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing")
     p.add_argument("--strict", action="store_true", help="check the strict output (beyond MEM-5)")
@@ -84,15 +87,28 @@ def summary(result: Result) -> str:
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
+    from .sessions import in_place, session_output
+
+    if args.in_place and (args.output or args.file == "-"):
+        raise InputError(display_name(args.file), "--in-place needs a file and no -o")
     outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact)
     result, data = outcome.result, outcome.data
-    if args.output and args.output != "-":
-        atomic_write(args.output, data, inputs=(args.file,))
+    output = args.output or session_output(args.file, outcome)
+    if args.in_place:
+        backup = in_place(args.file, outcome)
+        if not args.quiet:
+            print(f"{display_name(args.file)}: replaced; the original is kept as {backup}", file=sys.stderr)
+    elif output and output != "-":
+        atomic_write(output, data, inputs=(args.file,))
+        if not args.quiet and not args.output:
+            print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     if not args.quiet:
         print(summary(result), file=sys.stderr)
+        for note in outcome.imported.extra.get("export-notes", ()):
+            print(f"  {note[1]}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -144,8 +160,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .sessions import expand, why
+
     worst = EXIT_OK
-    for path in args.files:
+    for path in expand(args.files):
         try:
             imported, result = _import(path, args.fmt, args.strict)
         except InputError as exc:
@@ -156,7 +174,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{display_name(path)}: ok, nothing to change")
         else:
             print(f"{display_name(path)}: would change: {summary(result)}, "
-                  f"{len(result.events)} event{'s' if len(result.events) != 1 else ''}")
+                  f"{len(result.events)} event{'s' if len(result.events) != 1 else ''}{why(imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(result.messages, args.target)
@@ -246,7 +264,7 @@ def run_tui(argv: list[str]) -> int:
     parser = _Parser(prog="inspector", description="Open the inspection TUI on FILE, standard input (-), "
                      "or the gallery of bundled samples when no file is given.")
     parser.add_argument("file", nargs="?", metavar="FILE|-")
-    parser.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
+    parser.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS, *SESSION_FORMATS),
                         help="input format (default: detect)")
     parser.add_argument("--strict", action="store_true",
                         help="start with the strict stage on (an extension beyond MEM-5; t toggles it)")

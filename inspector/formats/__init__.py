@@ -23,17 +23,18 @@ from .jsonl import Lines
 MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, gemini, bedrock)}
 # Session files (JSON Lines, SQLite): claimed from their raw bytes by ``sniff``.
 SESSIONS = {m.NAME: m for m in (claude_code,)}
-MODULES.update(SESSIONS)
 FORMATS = tuple(MODULES)
 TARGETS = ("same", *FORMATS)
+SESSION_FORMATS = tuple(SESSIONS)      # read by --from; written back in their own format ("same")
+MODULES.update(SESSIONS)
 
 __all__ = ["FORMATS", "TARGETS", "Imported", "Loc", "dump_document", "export_history", "import_history",
            "parse_bytes"]
 
 
 def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> Imported:
-    if fmt not in ("auto", *FORMATS):
-        raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if fmt not in ("auto", *FORMATS, *SESSION_FORMATS):
+        raise InputError(name, f"unknown format {fmt!r}; known: {', '.join((*FORMATS, *SESSION_FORMATS))}")
     if fmt == "auto":
         fmt = document.format if isinstance(document, Lines) else detect(document, name)
     with _no_gc():

@@ -72,11 +72,21 @@ def request(data: bytes) -> dict[str, Any]:
     return {"model": "claude-sonnet-4-5-20250929", "max_tokens": 1024, "messages": messages}
 
 
-def problems(data: bytes) -> list:
-    """What the Anthropic API would reject in the resumed request (``check --target anthropic``)."""
+def problems(data: bytes) -> list[str]:
+    """What the Anthropic API would reject in the resumed request: ``check --target anthropic``,
+    plus the two id errors the API reports for a whole request (ids must be unique; one result
+    per tool_use), which the issue's reports quote."""
     body = request(data)
     flat = anthropic.import_(body, "<resume>").messages
-    return check_target(flat, "anthropic")
+    found = [p.rule for p in check_target(flat, "anthropic")]
+    blocks = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict)]
+    uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+    results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
+    if len(uses) != len(set(uses)):
+        found.append("tool_use ids must be unique")
+    if len(results) != len(set(results)):
+        found.append("each tool_use must have a single result")
+    return found
 
 
 def dangling(data: bytes) -> list[str]:

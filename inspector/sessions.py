@@ -1,0 +1,103 @@
+"""Agent session files from the command line: where a repaired session is written, the
+``--in-place`` swap with its backup, and the session files in a folder.
+
+A session file is the agent's own record, so it is never written over by default: the repair
+goes beside it (``NAME.repaired.jsonl``), and ``--in-place`` first keeps the original as
+``NAME.bak`` (``NAME.bak.1``... when that exists) and refuses if the agent wrote to the file
+meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+from .formats import SESSIONS
+from .formats.jsonl import Lines
+from .io import InputError, atomic_write, display_name
+
+SESSION_SUFFIXES = (".jsonl",)
+SKIP_DIRS = {".git", "node_modules", "__pycache__"}
+
+
+def is_session(outcome: Any) -> bool:
+    return isinstance(outcome.imported.document, Lines)
+
+
+def repaired_name(path: str | os.PathLike) -> str:
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.repaired{p.suffix or '.jsonl'}"))
+
+
+def session_output(path: str, outcome: Any) -> str | None:
+    """Where ``normalize`` writes by default: beside a session file, stdout for anything else."""
+    if str(path) == "-" or not is_session(outcome) or outcome.to not in ("same", outcome.imported.format):
+        return None
+    return repaired_name(path)
+
+
+def in_place(path: str, outcome: Any) -> str:
+    """Replace ``path`` by the repair atomically, keeping the original; returns the backup's name."""
+    name = display_name(path)
+    if not is_session(outcome):
+        raise InputError(name, "--in-place is for agent session files; write other formats with -o")
+    p = Path(path)
+    before = p.stat()
+    original = p.read_bytes()
+    if original != outcome.imported.document.to_bytes():
+        raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
+                               "nothing was written")
+    backup = p.with_name(p.name + ".bak")
+    n = 0
+    while backup.exists():
+        n += 1
+        backup = p.with_name(f"{p.name}.bak.{n}")
+    atomic_write(backup, original)
+    after = p.stat()
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        raise InputError(name, f"the file changed while it was being repaired; nothing was replaced "
+                               f"(the copy {backup} is kept)")
+    atomic_write(p, outcome.data)
+    return str(backup)
+
+
+def expand(paths: list[str]) -> Iterator[str]:
+    """Files as given; a folder gives the session files under it (recursively, sorted)."""
+    for path in paths:
+        if path != "-" and Path(path).is_dir():
+            found = list(_sessions_under(Path(path)))
+            if not found:
+                yield path              # read as a file: "is a directory", exit 2
+            yield from found
+        else:
+            yield path
+
+
+def _sessions_under(root: Path) -> Iterator[str]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for f in files:
+            if f.endswith(SESSION_SUFFIXES) and ".repaired." not in f:
+                found.append(os.path.join(folder, f))
+    for path in sorted(found):
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(1 << 16)
+        except OSError:
+            yield path                 # the error is reported where it is read
+            continue
+        if any(m.sniff(head, path) for m in SESSIONS.values()):
+            yield path
+
+
+def why(imported: Any, result: Any) -> str:
+    """What a session would fail on, in a few words: the kinds of change, counted."""
+    if not isinstance(imported.document, Lines):
+        return ""
+    kinds = Counter(e.kind for e in [*imported.events, *result.events])
+    if not kinds:
+        return ""
+    return " (" + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()) + ")"
