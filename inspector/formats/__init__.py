@@ -15,14 +15,14 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import anthropic, bedrock, claude_code, flat, gemini, openai_chat, openai_responses
+from . import anthropic, bedrock, claude_code, codex_rollout, flat, gemini, openai_chat, openai_responses
 from .base import Imported, Loc
 from .detect import detect
 from .jsonl import Lines
 
 MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, gemini, bedrock)}
 # Session files (JSON Lines, SQLite): claimed from their raw bytes by ``sniff``.
-SESSIONS = {m.NAME: m for m in (claude_code,)}
+SESSIONS = {m.NAME: m for m in (claude_code, codex_rollout)}
 FORMATS = tuple(MODULES)
 TARGETS = ("same", *FORMATS)
 SESSION_FORMATS = tuple(SESSIONS)      # read by --from; written back in their own format ("same")
