@@ -197,19 +197,20 @@ def export_same(im: Imported, result: Result) -> Lines:
                                               f"rewritten ({len(old)} items in, {len(new_list)} out).")
 
     # New items (and moved ones) are written after the line of the item before them.
-    new_after_line: dict[int, list[bytes]] = {}
+    new_after_line: dict[int, list[tuple[bytes, Any]]] = {}
     for k, extra in after.items():
         anchor = places[k][0] if k >= 0 else _first_line(entries)
         for item in extra:
             j = index.get(id(item))
             if j is not None:
-                raw = doc.raw[places[j][0]]
+                raw, entry = doc.raw[places[j][0]], entries[places[j][0]]
                 note_export(im, "line-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
             else:
-                raw = dump_line(_wrap(entries, anchor, item))
+                entry = _wrap(entries, anchor, item)
+                raw = dump_line(entry)
                 note_export(im, "line-added", f"A new line after line {anchor + 1} holds a "
                                               f"{item.get('type')} for {item.get('call_id')}.")
-            new_after_line.setdefault(anchor, []).append(raw)
+            new_after_line.setdefault(anchor, []).append((raw, entry))
     raw_out: list[bytes] = []
     entries_out: list[Any] = []
     for i, line in enumerate(doc.raw):
@@ -220,9 +221,9 @@ def export_same(im: Imported, result: Result) -> Lines:
             else:
                 raw_out.append(line)
                 entries_out.append(entries[i])
-        for extra in new_after_line.get(i, ()):
-            raw_out.append(extra)
-            entries_out.append(None)
+        for raw, entry in new_after_line.get(i, ()):
+            raw_out.append(raw)
+            entries_out.append(entry)
     return Lines(NAME, raw_out, entries_out, doc.final_newline or not doc.raw, doc.bom)
 
 
