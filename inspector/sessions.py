@@ -14,16 +14,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from .formats import SESSIONS
+from .formats import JSON_SESSIONS, SESSION_FORMATS, SESSIONS, parse_bytes
 from .formats.jsonl import Lines
 from .io import InputError, atomic_write, display_name
 
-SESSION_SUFFIXES = (".jsonl",)
+SESSION_SUFFIXES = (".jsonl", ".json")
 SKIP_DIRS = {".git", "node_modules", "__pycache__"}
 
 
 def is_session(outcome: Any) -> bool:
-    return isinstance(outcome.imported.document, Lines)
+    return outcome.imported.format in SESSION_FORMATS
 
 
 def repaired_name(path: str | os.PathLike) -> str:
@@ -33,7 +33,8 @@ def repaired_name(path: str | os.PathLike) -> str:
 
 def session_output(path: str, outcome: Any) -> str | None:
     """Where ``normalize`` writes by default: beside a session file, stdout for anything else."""
-    if str(path) == "-" or not is_session(outcome) or outcome.to not in ("same", outcome.imported.format):
+    if str(path) == "-" or not isinstance(outcome.imported.document, Lines) \
+            or outcome.to not in ("same", outcome.imported.format):
         return None
     return repaired_name(path)
 
@@ -46,7 +47,9 @@ def in_place(path: str, outcome: Any) -> str:
     p = Path(path)
     before = p.stat()
     original = p.read_bytes()
-    if original != outcome.imported.document.to_bytes():
+    document = outcome.imported.document
+    now = document.to_bytes() if isinstance(document, Lines) else None
+    if (original != now) if now is not None else (parse_bytes(original, name) != document):
         raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
                                "nothing was written")
     backup = p.with_name(p.name + ".bak")
@@ -89,13 +92,26 @@ def _sessions_under(root: Path) -> Iterator[str]:
         except OSError:
             yield path                 # the error is reported where it is read
             continue
-        if any(m.sniff(head, path) for m in SESSIONS.values()):
+        if path.endswith(".jsonl"):
+            if any(m.sniff(head, path) for m in SESSIONS.values()):
+                yield path
+        elif head.lstrip().startswith(b"{") and _json_session(path):
             yield path
+
+
+def _json_session(path: str) -> bool:
+    """A JSON file one of the JSON session formats claims (read whole: they are small)."""
+    try:
+        with open(path, "rb") as handle:
+            document = parse_bytes(handle.read(), path, "json")
+    except (OSError, InputError):
+        return False
+    return any(m.evidence(document) for m in JSON_SESSIONS.values())
 
 
 def why(imported: Any, result: Any) -> str:
     """What a session would fail on, in a few words: the kinds of change, counted."""
-    if not isinstance(imported.document, Lines):
+    if imported.format not in SESSION_FORMATS:
         return ""
     kinds = Counter(e.kind for e in [*imported.events, *result.events])
     if not kinds:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import anthropic, bedrock, claude_code, codex_rollout, flat, gemini, openai_chat, openai_responses
+from . import anthropic, bedrock, claude_code, codex_rollout, flat, gemini, gemini_cli, openai_chat, openai_responses
 from .base import Imported, Loc
 from .detect import detect
 from .jsonl import Lines
@@ -25,8 +25,11 @@ MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, g
 SESSIONS = {m.NAME: m for m in (claude_code, codex_rollout)}
 FORMATS = tuple(MODULES)
 TARGETS = ("same", *FORMATS)
-SESSION_FORMATS = tuple(SESSIONS)      # read by --from; written back in their own format ("same")
+# Session files that are one JSON document: chosen by their own evidence before detection.
+JSON_SESSIONS = {m.NAME: m for m in (gemini_cli,)}
+SESSION_FORMATS = (*SESSIONS, *JSON_SESSIONS)   # read by --from; written back in their own format
 MODULES.update(SESSIONS)
+MODULES.update(JSON_SESSIONS)
 
 __all__ = ["FORMATS", "TARGETS", "Imported", "Loc", "dump_document", "export_history", "import_history",
            "parse_bytes"]
@@ -36,7 +39,7 @@ def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> I
     if fmt not in ("auto", *FORMATS, *SESSION_FORMATS):
         raise InputError(name, f"unknown format {fmt!r}; known: {', '.join((*FORMATS, *SESSION_FORMATS))}")
     if fmt == "auto":
-        fmt = document.format if isinstance(document, Lines) else detect(document, name)
+        fmt = document.format if isinstance(document, Lines) else _session_format(document) or detect(document, name)
     with _no_gc():
         return MODULES[fmt].import_(document, name)
 
@@ -56,6 +59,10 @@ def export_history(imported: Imported, result: Result, to: str = "same") -> Any:
         return MODULES[to].export_new(imported, result)
 
 
+def _session_format(document: Any) -> str | None:
+    return next((n for n, m in JSON_SESSIONS.items() if m.evidence(document)), None)
+
+
 def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
     """Raw bytes as a document: a session file its own format claims, else JSON.
     (Adapter until the format registry's sniff/parse hooks land.)"""
@@ -63,6 +70,8 @@ def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
 
     if fmt in SESSIONS:
         return SESSIONS[fmt].parse(data, name)
+    if fmt == "json":
+        return parse_json(data, name)
     if fmt == "auto":
         for module in SESSIONS.values():
             if module.sniff(data, name):
