@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     def source(p: argparse.ArgumentParser) -> None:
         p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS, *SESSION_FORMATS),
                        help="input format (default: detect)")
+        p.add_argument("--session", metavar="ID", help="the session to read in a file that holds several "
+                       "(an Agents SDK SQLite database)")
 
     p = sub.add_parser("normalize", help="write the normalized history as JSON")
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
@@ -77,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _import(path: str, fmt: str, strict: bool = False) -> tuple[Imported, Result]:
-    outcome = run_file(path, fmt, strict=strict)
+def _import(path: str, fmt: str, strict: bool = False, session: str | None = None) -> tuple[Imported, Result]:
+    outcome = run_file(path, fmt, strict=strict, session=session)
     return outcome.imported, outcome.result
 
 
@@ -91,7 +93,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
 
     if args.in_place and (args.output or args.file == "-"):
         raise InputError(display_name(args.file), "--in-place needs a file and no -o")
-    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact)
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session)
     result, data = outcome.result, outcome.data
     output = args.output or session_output(args.file, outcome)
     if args.in_place:
@@ -144,7 +146,7 @@ def explain_text(name: str, messages: list[Any], result: Result) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    imported, result = _import(args.file, args.fmt, args.strict)
+    imported, result = _import(args.file, args.fmt, args.strict, args.session)
     messages = imported.messages
     if args.json:
         report = explain_json(result)
@@ -160,20 +162,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .sessions import expand, why
+    from .sessions import each_session, expand, why
 
     worst = EXIT_OK
-    for path in expand(args.files):
+    for path, session, label in each_session(expand(args.files), args.session):
         try:
-            imported, result = _import(path, args.fmt, args.strict)
+            imported, result = _import(path, args.fmt, args.strict, session)
         except InputError as exc:
             print(exc, file=sys.stderr)
             worst = EXIT_ERROR
             continue
         if unchanged(imported, result):
-            print(f"{display_name(path)}: ok, nothing to change")
+            print(f"{label}: ok, nothing to change")
         else:
-            print(f"{display_name(path)}: would change: {summary(result)}, "
+            print(f"{label}: would change: {summary(result)}, "
                   f"{len(result.events)} event{'s' if len(result.events) != 1 else ''}{why(imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:

@@ -47,10 +47,11 @@ class Outcome:
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
-        strict: bool = False, compact: bool = False) -> Outcome:
-    """Run the whole pipeline on a parsed document (``bytes`` are parsed first)."""
+        strict: bool = False, compact: bool = False, session: str | None = None) -> Outcome:
+    """Run the whole pipeline on a parsed document (``bytes`` are parsed first; ``session``
+    picks one session in a file that holds several)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
-        document = parse_bytes(bytes(document), name, fmt)
+        document = parse_bytes(bytes(document), name, fmt, session)
     imported = import_history(document, name, fmt)
     result = (normalize_strict if strict else normalize)(imported.messages)
     exported = export_history(imported, result, to)
@@ -58,6 +59,6 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,
-             compact: bool = False) -> Outcome:
+             compact: bool = False, session: str | None = None) -> Outcome:
     """:func:`run` on a file, or on standard input for ``-``."""
-    return run(read_bytes(path), display_name(path), fmt, to, strict, compact)
+    return run(read_bytes(path), display_name(path), fmt, to, strict, compact, session)

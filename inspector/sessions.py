@@ -18,7 +18,7 @@ from .formats import JSON_SESSIONS, SESSION_FORMATS, SESSIONS, parse_bytes
 from .formats.jsonl import Lines
 from .io import InputError, atomic_write, display_name
 
-SESSION_SUFFIXES = (".jsonl", ".json")
+SESSION_SUFFIXES = (".jsonl", ".json", ".db", ".sqlite", ".sqlite3")
 SKIP_DIRS = {".git", "node_modules", "__pycache__"}
 
 
@@ -33,7 +33,7 @@ def repaired_name(path: str | os.PathLike) -> str:
 
 def session_output(path: str, outcome: Any) -> str | None:
     """Where ``normalize`` writes by default: beside a session file, stdout for anything else."""
-    if str(path) == "-" or not isinstance(outcome.imported.document, Lines) \
+    if str(path) == "-" or not hasattr(outcome.imported.document, "to_bytes") \
             or outcome.to not in ("same", outcome.imported.format):
         return None
     return repaired_name(path)
@@ -48,8 +48,11 @@ def in_place(path: str, outcome: Any) -> str:
     before = p.stat()
     original = p.read_bytes()
     document = outcome.imported.document
-    now = document.to_bytes() if isinstance(document, Lines) else None
-    if (original != now) if now is not None else (parse_bytes(original, name) != document):
+    if isinstance(document, Lines):
+        same = original == document.to_bytes()
+    else:
+        same = parse_bytes(original, name, session=getattr(document, "session", None)) == document
+    if not same:
         raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
                                "nothing was written")
     backup = p.with_name(p.name + ".bak")
@@ -78,6 +81,29 @@ def expand(paths: list[str]) -> Iterator[str]:
             yield path
 
 
+def each_session(paths: Iterator[str], session: str | None) -> Iterator[tuple[str, str | None, str]]:
+    """(path, session, label) per session to check: a database holding several sessions gives
+    one per session when no --session is given."""
+    from .formats.agents_sqlite import parse as parse_db, sniff as sniff_db
+    from .io import read_bytes
+
+    for path in paths:
+        name = display_name(path)
+        if session is None and path != "-" and Path(path).is_file():
+            try:
+                with open(path, "rb") as handle:
+                    head = handle.read(1 << 20)
+                if sniff_db(head, path):
+                    db = parse_db(read_bytes(path), path)
+                    if len(db.sessions) > 1:
+                        for sid in db.sessions:
+                            yield path, sid, f"{name} --session {sid}"
+                        continue
+            except (OSError, InputError):
+                pass                       # reported where it is read
+        yield path, session, name if session is None else f"{name} --session {session}"
+
+
 def _sessions_under(root: Path) -> Iterator[str]:
     found = []
     for folder, dirs, files in os.walk(root):
@@ -92,7 +118,7 @@ def _sessions_under(root: Path) -> Iterator[str]:
         except OSError:
             yield path                 # the error is reported where it is read
             continue
-        if path.endswith(".jsonl"):
+        if not path.endswith(".json"):
             if any(m.sniff(head, path) for m in SESSIONS.values()):
                 yield path
         elif head.lstrip().startswith(b"{") and _json_session(path):

@@ -15,14 +15,14 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import anthropic, bedrock, claude_code, codex_rollout, flat, gemini, gemini_cli, openai_chat, openai_responses
+from . import agents_sqlite, anthropic, bedrock, claude_code, codex_rollout, flat, gemini, gemini_cli, openai_chat, openai_responses
 from .base import Imported, Loc
 from .detect import detect
 from .jsonl import Lines
 
 MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, gemini, bedrock)}
 # Session files (JSON Lines, SQLite): claimed from their raw bytes by ``sniff``.
-SESSIONS = {m.NAME: m for m in (claude_code, codex_rollout)}
+SESSIONS = {m.NAME: m for m in (claude_code, codex_rollout, agents_sqlite)}
 FORMATS = tuple(MODULES)
 TARGETS = ("same", *FORMATS)
 # Session files that are one JSON document: chosen by their own evidence before detection.
@@ -39,7 +39,7 @@ def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> I
     if fmt not in ("auto", *FORMATS, *SESSION_FORMATS):
         raise InputError(name, f"unknown format {fmt!r}; known: {', '.join((*FORMATS, *SESSION_FORMATS))}")
     if fmt == "auto":
-        fmt = document.format if isinstance(document, Lines) else _session_format(document) or detect(document, name)
+        fmt = _session_format(document) or detect(document, name)
     with _no_gc():
         return MODULES[fmt].import_(document, name)
 
@@ -60,22 +60,24 @@ def export_history(imported: Imported, result: Result, to: str = "same") -> Any:
 
 
 def _session_format(document: Any) -> str | None:
+    if getattr(document, "format", None) in SESSIONS:
+        return document.format             # bytes a session format claimed and parsed
     return next((n for n, m in JSON_SESSIONS.items() if m.evidence(document)), None)
 
 
-def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
+def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> Any:
     """Raw bytes as a document: a session file its own format claims, else JSON.
     (Adapter until the format registry's sniff/parse hooks land.)"""
     from ..io import parse_json
 
     if fmt in SESSIONS:
-        return SESSIONS[fmt].parse(data, name)
+        return SESSIONS[fmt].parse(data, name, session=session)
     if fmt == "json":
         return parse_json(data, name)
     if fmt == "auto":
         for module in SESSIONS.values():
             if module.sniff(data, name):
-                return module.parse(data, name)
+                return module.parse(data, name, session=session)
     return parse_json(data, name)
 
 
@@ -83,7 +85,7 @@ def dump_document(document: Any, compact: bool = False) -> bytes:
     """The bytes of an exported document (a session file writes its own lines)."""
     from ..io import dump_messages
 
-    if isinstance(document, Lines):
+    if getattr(document, "format", None) in SESSIONS and not isinstance(document, (dict, list)):
         return SESSIONS[document.format].dump(document, compact)
     return dump_messages(document, compact=compact)
 

@@ -73,7 +73,7 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
     return sniff_lines(data, claims)
 
 
-def parse(data: bytes, name: str = "<input>") -> Lines:
+def parse(data: bytes, name: str = "<input>", **options: Any) -> Lines:
     return split(data, NAME, name)
 
 
