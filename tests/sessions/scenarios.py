@@ -100,3 +100,14 @@ BROKEN = {
     "result-off-chain": result_off_chain,
     "duplicate-result": duplicate_result,
 }
+
+
+def separated_result() -> bytes:
+    """The user typed while a command ran, so their line landed between the call and its result."""
+    s = Session()
+    opening(s)
+    s.assistant("msg_01J5sp6", tool("toolu_01Long", "pytest -q"))
+    s.user("also check the linter when done")
+    s.result("toolu_01Long", "42 passed")
+    s.assistant("msg_01J6sp7", text("Tests pass; running the linter."))
+    return s.data()

@@ -153,3 +153,18 @@ def test_check_folder_lists_each_session_once(tmp_path, capsys):
     assert "would change" in by_name["a.jsonl"] and "result-synthesized" in by_name["a.jsonl"]
     assert ": ok" in by_name["b.jsonl"]
     assert "would change" in by_name["c.jsonl"] and "result-orphan" in by_name["c.jsonl"]
+
+
+def test_strict_moves_a_separated_result_and_relinks_the_chain():
+    data = scenarios.separated_result()
+    assert simulate.problems(data)
+    plain = run(data, "s")
+    assert not plain.result.events        # MEM-5 matches ids as sets: a known limit
+    out = run(data, "s", strict=True)
+    assert out.result.moved == 1
+    assert simulate.problems(out.data) == []
+    assert simulate.dangling(out.data) == [] and simulate.duplicate_uuids(out.data) == []
+    assert len(out.data.splitlines()) == len(data.splitlines())   # no line lost: only parents re-linked
+    request = simulate.request(out.data)["messages"]
+    answer = request[4]["content"]
+    assert answer[0]["type"] == "tool_result" and answer[1]["text"] == "also check the linter when done"
