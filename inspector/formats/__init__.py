@@ -18,7 +18,6 @@ from ..io import InputError
 from . import agents_sqlite, anthropic, bedrock, claude_code, codex_rollout, flat, gemini, gemini_cli, openai_chat, openai_responses
 from .base import Imported, Loc
 from .detect import detect
-from .jsonl import Lines
 
 MODULES = {m.NAME: m for m in (flat, openai_chat, openai_responses, anthropic, gemini, bedrock)}
 # Session files (JSON Lines, SQLite): claimed from their raw bytes by ``sniff``.

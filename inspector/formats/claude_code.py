@@ -30,12 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Result
-from ..engine.pairing import INTERRUPTED
 from ..engine.rule import Kind
 from ..io import InputError
 from .anthropic import result_text
 from .base import Decisions, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
-from .jsonl import LineLoc, Lines, dump_line, note_export, sniff_lines, split
+from .jsonl import LineFormat, LineLoc, Lines, dump_line, note_export
 
 NAME = "claude-code"
 LABEL = "Claude Code session"
@@ -69,22 +68,8 @@ def claims(entry: Mapping) -> bool:
     return kind == "file-history-snapshot" and "messageId" in entry
 
 
-def sniff(data: bytes, name: str = "<input>") -> bool:
-    return sniff_lines(data, claims)
-
-
-def parse(data: bytes, name: str = "<input>", **options: Any) -> Lines:
-    return split(data, NAME, name)
-
-
-def dump(document: Lines, compact: bool = False) -> bytes:
-    return document.to_bytes()
-
-
-def evidence(document: Any) -> list[str]:
-    if isinstance(document, Lines) and document.format == NAME:
-        return ["JSON Lines with uuid/parentUuid conversation entries (a Claude Code session)"]
-    return []
+HOOKS = LineFormat(NAME, claims, "JSON Lines with uuid/parentUuid conversation entries (a Claude Code session)")
+sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
 
 
 def describe_block(block: Any) -> str:

@@ -26,7 +26,7 @@ from ..io import InputError
 from . import openai_responses
 from .base import Imported, kind_of
 from .detect import RESPONSES_ITEMS
-from .jsonl import LineLoc, Lines, dump_line, note_export, sniff_lines, split
+from .jsonl import LineFormat, LineLoc, Lines, dump_line, note_export
 
 NAME = "codex-rollout"
 LABEL = "Codex CLI rollout"
@@ -43,22 +43,8 @@ def claims(entry: Mapping) -> bool:
         or entry.get("record_type") == "state"
 
 
-def sniff(data: bytes, name: str = "<input>") -> bool:
-    return sniff_lines(data, claims)
-
-
-def parse(data: bytes, name: str = "<input>", **options: Any) -> Lines:
-    return split(data, NAME, name)
-
-
-def dump(document: Lines, compact: bool = False) -> bytes:
-    return document.to_bytes()
-
-
-def evidence(document: Any) -> list[str]:
-    if isinstance(document, Lines) and document.format == NAME:
-        return ["JSON Lines of {timestamp, type, payload} records (a Codex rollout)"]
-    return []
+HOOKS = LineFormat(NAME, claims, "JSON Lines of {timestamp, type, payload} records (a Codex rollout)")
+sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
 
 
 def describe_block(block: Any) -> str:

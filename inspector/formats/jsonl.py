@@ -143,3 +143,25 @@ def note_export(im: Any, kind: str, message: str, origin: int | None = None, cau
         hook(kind, message, origin=origin, cause=cause)
     else:
         im.extra.setdefault("export-notes", []).append((kind, message, origin, cause))
+
+
+@dataclass(frozen=True, slots=True)
+class LineFormat:
+    """The raw-bytes hooks every JSON Lines session format shares: a format names itself,
+    says which lines are its own, and why a parsed file is one of its sessions."""
+
+    name: str
+    claims: Callable[[Mapping], bool]
+    reason: str
+
+    def sniff(self, data: bytes, name: str = "<input>") -> bool:
+        return sniff_lines(data, self.claims)
+
+    def parse(self, data: bytes, name: str = "<input>", **options: Any) -> Lines:
+        return split(data, self.name, name)
+
+    def dump(self, document: Lines, compact: bool = False) -> bytes:
+        return document.to_bytes()
+
+    def evidence(self, document: Any) -> list[str]:
+        return [self.reason] if isinstance(document, Lines) and document.format == self.name else []
