@@ -229,11 +229,11 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
             last_time, previous = row.created_at, row.id
         else:
             new_rows.append((last_time, json.dumps(item)))
-            note_export(im, "row-added", f"A new row after row {previous} holds a {item.get('type')} for "
+            note_export(im, "entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
                                          f"{item.get('call_id')}.")
     for rid in ids:
         if rid not in kept:
-            note_export(im, "row-removed", f"Row {rid} is removed: the engine dropped its item.")
+            note_export(im, "entry-removed", f"Row {rid} is removed: the engine dropped its item.")
     # Rows the SDK could not read stay, after the rest.
     for rid in im.extra["skipped"]:
         new_rows.append((rows[rid].created_at, rows[rid].data))

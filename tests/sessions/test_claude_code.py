@@ -36,10 +36,10 @@ def test_only_lines_an_event_touches_change(name, make):
     out = run(data, name)
     before = data.split(b"\n")[:-1]
     after = out.data.split(b"\n")[:-1]
-    notes = out.imported.extra["export-notes"]
+    notes = simulate.export_notes(out.imported)
     touched = {int(n[1].split()[1].rstrip(":")) for n in notes if n[1].startswith("Line ")}
-    added = sum(1 for n in notes if n[0] == "line-added")
-    removed = {int(n[1].split()[1]) for n in notes if n[0] == "line-removed"}
+    added = sum(1 for n in notes if n[0] == "entry-added")
+    removed = {int(n[1].split()[1]) for n in notes if n[0] == "entry-removed"}
     kept = [line for k, line in enumerate(before, 1) if k not in touched]
     # Every untouched line is in the output byte for byte, in the same order.
     it = iter(after)

@@ -11,7 +11,7 @@ from inspector.engine.targets import check_target
 from inspector.formats import codex_rollout, openai_responses
 from inspector.pipeline import run
 
-from . import codex_builder
+from . import codex_builder, simulate
 
 CASES = sorted(codex_builder.BROKEN.items())
 
@@ -52,9 +52,9 @@ def test_lines_nothing_touches_are_byte_identical_in_order(name, make):
     data = make()
     out = run(data, name)
     before, after = data.splitlines(), out.data.splitlines()
-    notes = out.imported.extra["export-notes"]
-    removed = {int(n[1].split()[1]) for n in notes if n[0] == "line-removed"}
-    added = sum(1 for n in notes if n[0] == "line-added")
+    notes = simulate.export_notes(out.imported)
+    removed = {int(n[1].split()[1]) for n in notes if n[0] == "entry-removed"}
+    added = sum(1 for n in notes if n[0] == "entry-added")
     kept = [line for k, line in enumerate(before, 1) if k not in removed]
     assert [line for line in after if line in set(kept)] == kept
     assert len(after) == len(before) - len(removed) + added
