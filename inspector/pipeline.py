@@ -15,7 +15,7 @@ from typing import Any
 from .engine import Result, normalize
 from .engine.strict import normalize_strict
 from .formats import Imported, dump_document, export_history, import_history, parse_bytes
-from .io import display_name, read_bytes
+from .io import InputError, display_name, read_bytes
 
 __all__ = ["Outcome", "run", "run_file"]
 
@@ -51,11 +51,21 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
     """Run the whole pipeline on a parsed document (``bytes`` are parsed first; ``session``
     picks one session in a file that holds several)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
-        document = parse_bytes(bytes(document), name, fmt, session)
+        document = parse_bytes(bytes(document), name, fmt)
+    if session is not None:
+        document = select_session(document, session, name)
     imported = import_history(document, name, fmt)
     result = (normalize_strict if strict else normalize)(imported.messages)
     exported = export_history(imported, result, to)
     return Outcome(name, imported, result, exported, to, compact)
+
+
+def select_session(document: Any, session: str, name: str) -> Any:
+    """``--session ID``: one session of a file that holds several (an Agents SDK database)."""
+    select = getattr(document, "select", None)
+    if not callable(select):
+        raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
+    return select(session, name)
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,

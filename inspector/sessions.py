@@ -51,7 +51,10 @@ def in_place(path: str, outcome: Any) -> str:
     if isinstance(document, Lines):
         same = original == document.to_bytes()
     else:
-        same = parse_bytes(original, name, session=getattr(document, "session", None)) == document
+        now = parse_bytes(original, name)
+        if getattr(document, "session", None) is not None and hasattr(now, "select"):
+            now = now.select(document.session, name)
+        same = now == document
     if not same:
         raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
                                "nothing was written")

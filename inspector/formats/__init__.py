@@ -64,19 +64,19 @@ def _session_format(document: Any) -> str | None:
     return next((n for n, m in JSON_SESSIONS.items() if m.evidence(document)), None)
 
 
-def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> Any:
+def parse_bytes(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
     """Raw bytes as a document: a session file its own format claims, else JSON.
     (Adapter until the format registry's sniff/parse hooks land.)"""
     from ..io import parse_json
 
     if fmt in SESSIONS:
-        return SESSIONS[fmt].parse(data, name, session=session)
+        return SESSIONS[fmt].parse(data, name)
     if fmt == "json":
         return parse_json(data, name)
     if fmt == "auto":
         for module in SESSIONS.values():
             if module.sniff(data, name):
-                return module.parse(data, name, session=session)
+                return module.parse(data, name)
     return parse_json(data, name)
 
 

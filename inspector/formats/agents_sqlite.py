@@ -71,6 +71,13 @@ class AgentsDB:
             raise ValueError("no session chosen")
         return self.sessions[self.session]
 
+    def select(self, session: str, name: str = "<input>") -> "AgentsDB":
+        """Choose the session to repair (``--session ID``)."""
+        if session not in self.sessions:
+            raise InputError(name, f"{NAME}: no session {session!r}; sessions: " + (", ".join(self.sessions) or "none"))
+        self.session = session
+        return self
+
     def listing(self) -> str:
         return ", ".join(f"{sid} ({len(rows)} item{'s' if len(rows) != 1 else ''})" for sid, rows in self.sessions.items())
 
@@ -146,7 +153,7 @@ def _tables(conn: sqlite3.Connection) -> tuple[str | None, str | None]:
     return messages, sessions
 
 
-def parse(data: bytes, name: str = "<input>", session: str | None = None) -> AgentsDB:
+def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
     conn = _open(data, name)
     try:
         messages, sessions_table = _tables(conn)
@@ -163,11 +170,8 @@ def parse(data: bytes, name: str = "<input>", session: str | None = None) -> Age
         data = conn.serialize()
     finally:
         conn.close()
-    if session is not None and session not in found:
-        raise InputError(name, f"{NAME}: no session {session!r}; sessions: "
-                               + (", ".join(found) or "none"))
-    db = AgentsDB(data, messages, sessions_table, found, session)
-    if db.session is None and len(found) == 1:
+    db = AgentsDB(data, messages, sessions_table, found)
+    if len(found) == 1:
         db.session = next(iter(found))
     return db
 
@@ -247,7 +251,7 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
         data = conn.serialize()
     finally:
         conn.close()
-    return parse(data, "<repaired>", db.session)
+    return parse(data, "<repaired>").select(db.session)
 
 
 def export_new(im: Imported, result: Result) -> Any:

@@ -96,3 +96,22 @@ def test_cli_session_option_and_default_output(db, tmp_path, capsys):
     assert main(["normalize", "-q", "--session", "support-42", str(db)]) == 0
     repaired = tmp_path / "agents.repaired.db"
     assert problems(ab.items(repaired, "support-42")) == []
+
+
+def test_in_place_keeps_the_original_database(db, tmp_path):
+    from inspector.cli import main
+
+    original = db.read_bytes()
+    assert main(["normalize", "-q", "--in-place", "--session", "support-42", str(db)]) == 0
+    assert (tmp_path / "agents.db.bak").read_bytes() == original
+    assert problems(ab.items(db, "support-42")) == []
+    assert ab.items(db, "faro") == ab.clean()
+
+
+def test_session_option_on_a_file_with_one_history_is_an_error(tmp_path):
+    from . import scenarios
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(scenarios.crash_missing_result())
+    with pytest.raises(InputError, match="--session is for"):
+        run_file(path, session="x")
