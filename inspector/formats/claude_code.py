@@ -73,7 +73,7 @@ sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evide
 
 
 def describe_block(block: Any) -> str:
-    if isinstance(block, Mapping) and isinstance(block.get("type"), str):
+    if isinstance(block, dict) and isinstance(block.get("type"), str):
         return f"a {block['type']} block"
     return "a block"
 
@@ -85,21 +85,21 @@ def _str(value: Any) -> str | None:
 
 
 def is_boundary(entry: Any) -> bool:
-    return isinstance(entry, Mapping) and entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
+    return isinstance(entry, dict) and entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
 
 
 def is_conversation(entry: Any) -> bool:
-    return isinstance(entry, Mapping) and entry.get("type") in CONVERSATION and not entry.get("isSidechain")
+    return isinstance(entry, dict) and entry.get("type") in CONVERSATION and not entry.get("isSidechain")
 
 
 def message_id(entry: Mapping) -> str | None:
     msg = entry.get("message")
-    return _str(msg.get("id")) if isinstance(msg, Mapping) else None
+    return _str(msg.get("id")) if isinstance(msg, dict) else None
 
 
 def blocks_of(entry: Any) -> Any:
-    msg = entry.get("message") if isinstance(entry, Mapping) else None
-    return msg.get("content") if isinstance(msg, Mapping) else None
+    msg = entry.get("message") if isinstance(entry, dict) else None
+    return msg.get("content") if isinstance(msg, dict) else None
 
 
 @dataclass(slots=True)
@@ -122,7 +122,7 @@ def walk(entries: list[Any]) -> Chain:
     by_uuid: dict[str, int] = {}
     leaf = None
     for i, e in enumerate(entries):
-        if not isinstance(e, Mapping):
+        if not isinstance(e, dict):
             continue
         u = _str(e.get("uuid"))
         if u is not None and u not in by_uuid:
@@ -182,7 +182,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         e = entries[i]
         if not is_conversation(e):
             continue
-        if not isinstance(e.get("message"), Mapping):
+        if not isinstance(e.get("message"), dict):
             im.note(None, "line-skipped", f"Line {i + 1} is a {e.get('type')} entry without a message; "
                                           f"a resume has nothing to send for it.")
             continue
@@ -201,7 +201,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             if not isinstance(blocks, list):
                 continue
             for b in blocks:
-                if not isinstance(b, Mapping):
+                if not isinstance(b, dict):
                     continue
                 if kind == "assistant" and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
                     declared.setdefault(b["id"], u)
@@ -227,7 +227,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                             tool_call_id=im.messages[o]["tool_call_id"])
         else:
             _add_user(im, lines[0])
-    off = [i for i, e in enumerate(entries) if isinstance(e, Mapping) and i not in on_chain and i not in recovered]
+    off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered]
     side = sum(1 for i in off if entries[i].get("isSidechain"))
     conv = sum(1 for i in off if is_conversation(entries[i]))
     im.notes.append(f"resumed chain: {len(chain.lines)} lines"
@@ -260,7 +260,7 @@ def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[st
         blocks = blocks_of(e)
         if not isinstance(blocks, list) or not blocks:
             continue
-        ids = [b.get("tool_use_id") for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+        ids = [b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         if len(ids) != len(blocks) or not all(isinstance(x, str) for x in ids):
             continue
         units = {declared.get(x) for x in ids}
@@ -283,7 +283,7 @@ def _add_assistant(im: Imported, lines: list[int]) -> None:
         if not isinstance(blocks, list):
             continue
         for k, b in enumerate(blocks):
-            if not isinstance(b, Mapping):
+            if not isinstance(b, dict):
                 continue
             if b.get("type") == "text" and isinstance(b.get("text"), str):
                 texts.append(b["text"])
@@ -304,7 +304,7 @@ def _add_user(im: Imported, i: int) -> None:
     run: list[int] = []
     texts: list[str] = []
     for k, b in enumerate(blocks):
-        if isinstance(b, Mapping) and b.get("type") == "tool_result":
+        if isinstance(b, dict) and b.get("type") == "tool_result":
             if run:
                 im.add({"role": "user", "content": join_text(texts)}, LineLoc(i, "content", tuple(run)))
                 run, texts = [], []
@@ -312,7 +312,7 @@ def _add_user(im: Imported, i: int) -> None:
                    LineLoc(i, "content", (k,)))
         else:
             run.append(k)
-            if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str):
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
                 texts.append(b["text"])
     if run or not blocks:
         im.add({"role": "user", "content": join_text(texts)}, LineLoc(i, "content", tuple(run)))
@@ -419,7 +419,7 @@ def export_same(im: Imported, result: Result) -> Lines:
     # 4. Lines that named a removed line (as parent, logical parent or leaf) name its survivor.
     survivor = _survivors(entries, chain, removed)
     for i, e in enumerate(entries):
-        if i in removed or not isinstance(e, Mapping):
+        if i in removed or not isinstance(e, dict):
             continue
         entry = rewrite.get(i, e)
         changes: dict[str, Any] = {}
