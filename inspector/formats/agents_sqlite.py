@@ -254,5 +254,28 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
     return parse(data, "<repaired>").select(db.session)
 
 
-def export_new(im: Imported, result: Result) -> Any:
-    return openai_responses.export_new(im, result)
+SCHEMA = """
+CREATE TABLE agent_sessions (session_id TEXT PRIMARY KEY, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+                             updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+                             message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+                             FOREIGN KEY (session_id) REFERENCES agent_sessions (session_id) ON DELETE CASCADE);
+CREATE INDEX idx_agent_messages_session_id ON agent_messages (session_id, created_at);
+"""
+
+
+def export_new(im: Imported, result: Result) -> AgentsDB:
+    """A new database with the SDK's schema holding one session (named after the input)."""
+    items = openai_responses.export_new(im, result)
+    session = "imported"
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA)
+        conn.execute("INSERT INTO agent_sessions (session_id) VALUES (?)", (session,))
+        conn.executemany("INSERT INTO agent_messages (session_id, message_data, created_at) VALUES (?, ?, ?)",
+                         [(session, json.dumps(item), "1970-01-01 00:00:00") for item in items])
+        conn.commit()
+        data = conn.serialize()
+    finally:
+        conn.close()
+    return parse(data, "<new>")

@@ -115,3 +115,16 @@ def test_session_option_on_a_file_with_one_history_is_an_error(tmp_path):
     path.write_bytes(scenarios.crash_missing_result())
     with pytest.raises(InputError, match="--session is for"):
         run_file(path, session="x")
+
+
+def test_a_history_from_another_format_becomes_a_new_database(tmp_path):
+    from inspector.formats import agents_sqlite
+    from inspector.pipeline import run
+
+    out = run(b'[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "", '
+              b'"tool_calls": [{"tool_call_id": "c1", "name": "f", "arguments": "{}"}]}]', "h.json")
+    db = agents_sqlite.export_new(out.imported, out.result)
+    path = tmp_path / "new.db"
+    path.write_bytes(db.to_bytes())
+    assert [i.get("type", "message") for i in ab.items(path, "imported")] == [
+        "message", "function_call", "function_call_output"]
