@@ -62,9 +62,7 @@ CHECKPOINT = Checkpoint()
 def is_record(document: Any) -> bool:
     if not isinstance(document, Mapping) or not isinstance(document.get("messages"), list):
         return False
-    if "sessionId" in document and ("projectHash" in document or "startTime" in document):
-        return True
-    return any(isinstance(m, Mapping) and m.get("type") == "gemini" and "toolCalls" in m for m in document["messages"])
+    return "sessionId" in document and ("projectHash" in document or "startTime" in document)
 
 
 def is_checkpoint(document: Any) -> bool:
