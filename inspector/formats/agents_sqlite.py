@@ -198,7 +198,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     im = Imported(NAME, inner.messages, document, container=None, history=items)
     im.events.extend(inner.events)
     for rid in skipped:
-        im.note(None, "line-skipped", f"Row {rid} is not JSON; the SDK skips it, and it is kept as it is.")
+        im.note(None, "entry-skipped", f"Row {rid} is not JSON; the SDK skips it, and it is kept as it is.")
     for src, calls in zip(inner.sources, inner.calls):
         span = src.items or (src.message,)
         im.sources.append(RowLoc(span[0], None, tuple(ids[k] for k in span), tuple(span) if len(span) > 1 else None))

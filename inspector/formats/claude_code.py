@@ -52,7 +52,7 @@ IMPORT_KINDS = (
     Kind("chain-broken", f"import:{NAME}", False, "chain broken",
          "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
          "follows it."),
-    Kind("line-skipped", f"import:{NAME}", False, "line skipped",
+    Kind("entry-skipped", f"import:{NAME}", False, "line skipped",
          "A line that is not JSON, or a conversation entry without a message; a resume skips it too."),
 )
 
@@ -170,7 +170,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     chain = walk(entries)
     im.extra["chain"] = chain
     for i in document.bad:
-        im.note(None, "line-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
+        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
     if chain.why:
         im.note(None, "chain-broken", f"The chain stops: {chain.why}.")
 
@@ -183,7 +183,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         if not is_conversation(e):
             continue
         if not isinstance(e.get("message"), dict):
-            im.note(None, "line-skipped", f"Line {i + 1} is a {e.get('type')} entry without a message; "
+            im.note(None, "entry-skipped", f"Line {i + 1} is a {e.get('type')} entry without a message; "
                                           f"a resume has nothing to send for it.")
             continue
         if e["type"] == "assistant" and units and units[-1][0] == "assistant":

@@ -25,13 +25,15 @@ from ..engine import Result
 from ..io import InputError
 from . import openai_responses
 from .base import Imported, kind_of
-from .detect import RESPONSES_ITEMS
 from .jsonl import LineFormat, LineLoc, Lines, dump_line, note_export
 
 NAME = "codex-rollout"
 LABEL = "Codex CLI rollout"
 SUMMARY = "a Codex CLI session rollout (JSON Lines under ~/.codex/sessions/)"
 LINE_TYPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
+# Item types a bare line of the older layout may hold.
+ITEM_TYPES = frozenset({"message", *openai_responses.MODEL_ITEMS, *openai_responses.OUTPUTS,
+                        "local_shell_call_output", "computer_call_output", "item_reference"})
 
 
 def claims(entry: Mapping) -> bool:
@@ -60,7 +62,7 @@ def item_of(entry: Any) -> Any:
     if entry.get("type") == "response_item" and "payload" in entry:
         return entry["payload"]
     if "payload" not in entry and "record_type" not in entry and (
-            entry.get("type") in RESPONSES_ITEMS or entry.get("type") in openai_responses.MODEL_ITEMS):
+            entry.get("type") in ITEM_TYPES):
         return entry                       # the older layout: a bare item per line
     return None
 
@@ -107,7 +109,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     inner = openai_responses.import_(items, name)
     im = Imported(NAME, inner.messages, document, notes=notes, container=None, history=entries)
     for i in document.bad:
-        im.note(None, "line-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
+        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
     im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}") for e in inner.events)
 
     def loc(k: int) -> LineLoc:

@@ -121,7 +121,7 @@ def test_sniff_claims_sessions_and_nothing_else():
 def test_truncated_last_line_is_skipped_and_kept(tmp_path):
     data = scenarios.split_and_clean() + b'{"parentUuid":"x","type":"assist'
     out = run(data, "s")
-    assert [e.kind for e in out.imported.events] == ["line-skipped"]
+    assert [e.kind for e in out.imported.events] == ["entry-skipped"]
     assert out.data == data
 
 
