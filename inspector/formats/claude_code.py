@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Result
-from ..engine.rule import Kind
 from ..io import InputError
 from .anthropic import result_text
 from .base import Decisions, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
@@ -44,18 +43,6 @@ CHAINED = ("user", "assistant", "system", "progress", "attachment")
 # Fields a new line copies from the line before it, in the order Claude Code writes them.
 HEADER = ("parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
 NAMESPACE = uuidlib.UUID("6f1d1d59-5b51-4c5e-9d3c-3a3f6cbf6c21")
-
-IMPORT_KINDS = (
-    Kind("result-recovered", f"import:{NAME}", False, "result recovered",
-         "A tool result was in the session file but off the chain a resume walks; it is put back on the "
-         "chain right after its call's turn.", "restore"),
-    Kind("chain-broken", f"import:{NAME}", False, "chain broken",
-         "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
-         "follows it."),
-    Kind("entry-skipped", f"import:{NAME}", False, "line skipped",
-         "A line that is not JSON, or a conversation entry without a message; a resume skips it too."),
-)
-
 
 def claims(entry: Mapping) -> bool:
     kind = entry.get("type")
