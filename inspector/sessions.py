@@ -138,11 +138,28 @@ def _json_session(path: str) -> bool:
     return any(m.evidence(document) for m in JSON_SESSIONS.values())
 
 
+# The API each agent sends its history to: what a resume of the unrepaired session hits.
+RESUME_TARGET = {"claude-code": "anthropic", "codex-rollout": "openai-responses", "gemini-cli": "gemini",
+                 "agents-sqlite": "openai-responses"}
+
+
 def why(imported: Any, result: Any) -> str:
-    """What a session would fail on, in a few words: the kinds of change, counted."""
+    """Why a session would fail to resume, in a few words: the first thing its API rejects in
+    the history as it is (with where it is), and the kinds of change the repair makes."""
     if imported.format not in SESSION_FORMATS:
         return ""
+    from .engine.targets import check_target
+
+    words = []
+    # As the agent sends it today: without the results the import put back on the chain.
+    back = {e.origin for e in imported.events if e.kind == "result-recovered"}
+    keep = [i for i in range(len(imported.messages)) if i not in back]
+    problems = check_target([imported.messages[i] for i in keep], RESUME_TARGET[imported.format])
+    if problems:
+        first = problems[0]
+        more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+        words.append(f"resume fails now: {first.target} {first.rule} at {imported.where(keep[first.index])}{more}")
     kinds = Counter(e.kind for e in [*imported.events, *result.events])
-    if not kinds:
-        return ""
-    return " (" + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()) + ")"
+    if kinds:
+        words.append("repair: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()))
+    return f" ({'; '.join(words)})" if words else ""
