@@ -111,3 +111,36 @@ def separated_result() -> bytes:
     s.result("toolu_01Long", "42 passed")
     s.assistant("msg_01J6sp7", text("Tests pass; running the linter."))
     return s.data()
+
+
+def orphan_in_mixed_line() -> bytes:
+    """After compaction an interrupted tool's error result and the user's note share one line."""
+    s = Session()
+    opening(s)
+    s.assistant("msg_01K7mx8", tool("toolu_01Gone", "make build"))
+    s.boundary()
+    s.user([{"type": "tool_result", "tool_use_id": "toolu_01Gone", "content": "interrupted", "is_error": True},
+            {"type": "text", "text": "[Request interrupted by user for tool use]"}])
+    s.user("Let's try the tests instead.")
+    return s.data()
+
+
+def broken_parent() -> bytes:
+    """A line names a parent that was never written (#22526): a resume starts after it."""
+    s = Session()
+    opening(s)
+    s.user("Next question.", parent="6b1e0000-0000-4000-8000-00000000dead")
+    s.assistant("msg_01L8bp9", tool("toolu_01Ls", "ls"))
+    s.user("hello?")
+    return s.data()
+
+
+def compacted_elsewhere() -> bytes:
+    """A compact boundary whose logical parent lives in another (older) session file."""
+    s = Session()
+    s.last = "0a0a0a0a-0000-4000-8000-0000000f11e5"
+    s.boundary()
+    s.assistant("msg_01M9ce1", tool("toolu_01Cat", "cat README.md"))
+    s.result("toolu_01Cat", "# shop")
+    s.assistant("msg_01M9ce2", text("The README is one line."))
+    return s.data()

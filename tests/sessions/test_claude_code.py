@@ -170,3 +170,31 @@ def test_strict_moves_a_separated_result_and_relinks_the_chain():
     request = simulate.request(out.data)["messages"]
     answer = request[4]["content"]
     assert answer[0]["type"] == "tool_result" and answer[1]["text"] == "also check the linter when done"
+
+
+def test_a_dropped_result_leaves_the_rest_of_its_line():
+    data = scenarios.orphan_in_mixed_line()
+    assert simulate.problems(data)
+    out = run(data, "s")
+    assert out.result.dropped == 1
+    assert simulate.problems(out.data) == []
+    kinds = [k for k, _ in simulate.export_notes(out.imported)]
+    assert "entry-rewritten" in kinds and "entry-removed" not in kinds
+    line = [x for x in out.data.splitlines() if b"Request interrupted" in x][0]
+    content = orjson.loads(line)["message"]["content"]
+    assert content == [{"type": "text", "text": "[Request interrupted by user for tool use]"}]
+
+
+def test_a_broken_chain_is_said_and_only_what_follows_is_read():
+    out = run(scenarios.broken_parent(), "s")
+    assert [e.kind for e in out.imported.events] == ["chain-broken"]
+    assert out.imported.messages[0]["content"] == "Next question."
+    assert out.result.synthesized == 1
+    assert simulate.problems(out.data) == []
+
+
+def test_compaction_from_another_file_is_not_a_broken_chain():
+    out = run(scenarios.compacted_elsewhere(), "s")
+    assert out.imported.events == []
+    assert out.imported.messages[0]["content"].startswith("This session is being continued")
+    assert not out.changed

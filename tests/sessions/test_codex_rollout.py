@@ -103,3 +103,19 @@ def test_sniff_does_not_claim_claude_code_or_json():
 
     assert not codex_rollout.sniff(scenarios.crash_missing_result())
     assert not codex_rollout.sniff(b'{"input": []}')
+
+
+def test_strict_moves_a_separated_output_line_next_to_its_call():
+    r = codex_builder.Rollout()
+    r.user("Run the suite.")
+    r.call("call_Rt4u9X", "pytest -x")
+    r.user("and lint after")
+    r.output("call_Rt4u9X", "42 passed", 0)
+    r.say("All pass.")
+    data = r.data()
+    out = run(data, "r", strict=True)
+    assert out.result.moved == 1
+    assert problems(out.data) == []
+    assert sorted(out.data.splitlines()) == sorted(data.splitlines())   # same lines, one moved
+    items = resume(out.data)
+    assert [i.get("type") for i in items[1:3]] == ["function_call", "function_call_output"]

@@ -82,3 +82,18 @@ def test_check_finds_gemini_sessions_in_a_folder_and_in_place_keeps_a_backup(tmp
     assert main(["normalize", "-q", "--in-place", str(path)]) == 0
     assert (chats / (path.name + ".bak")).read_bytes() == data
     assert gemini_builder.problems(orjson.loads(path.read_bytes())) == []
+
+
+def test_a_call_recorded_twice_keeps_its_first_record():
+    r = gemini_builder.Record()
+    r.user("List the tests.")
+    r.gemini("", gemini_builder.call("run_shell_command-1", "ls tests", "test_cart.py"))
+    r.gemini("Listing again.", gemini_builder.call("run_shell_command-1", "ls tests", "test_cart.py"))
+    r.user("Thanks.")
+    data = r.data()
+    out = run(data, "s.json")
+    assert [e.kind for e in out.result.events] == ["call-redeclared", "result-duplicate"]
+    repaired = orjson.loads(out.data)
+    assert repaired["messages"][1] == orjson.loads(data)["messages"][1]
+    assert repaired["messages"][2]["toolCalls"] == [] and repaired["messages"][2]["content"] == "Listing again."
+    assert gemini_builder.problems(repaired) == []
