@@ -138,6 +138,16 @@ def walk(entries: list[Any]) -> Chain:
     if i is not None and i in seen and chain.why is None and len(chain.lines) > 1 and chain.lines[-1] != i:
         chain.why = f"the parent chain loops back to line {i + 1}"
     chain.lines.reverse()
+    # Lines chained after the last conversation entry (turn_duration, progress...) hang off it:
+    # they are on the chain too, so that whatever a resume takes as its leaf, the walk is whole.
+    if leaf is not None:
+        tail = _str(entries[leaf].get("uuid"))
+        for i in range(leaf + 1, len(entries)):
+            e = entries[i]
+            if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
+                    and not e.get("isSidechain") and not is_conversation(e) and _str(e.get("uuid")):
+                chain.lines.append(i)
+                tail = e["uuid"]
     for k in range(len(chain.lines) - 1, -1, -1):
         if is_boundary(entries[chain.lines[k]]):
             chain.start = k

@@ -144,3 +144,12 @@ def compacted_elsewhere() -> bytes:
     s.result("toolu_01Cat", "# shop")
     s.assistant("msg_01M9ce2", text("The README is one line."))
     return s.data()
+
+
+def crash_with_trailing_system_line() -> bytes:
+    """The last turn's call never returned; a turn_duration system line hangs off it (2.1.x)."""
+    s = Session(version="2.1.90")
+    opening(s)
+    s.assistant("msg_01N1ts2", text("Editing the cart."), tool("toolu_01Edit", "sed -i s/1)/2)/ shop/cart.py"))
+    s.system("turn_duration")
+    return s.data()

@@ -198,3 +198,15 @@ def test_compaction_from_another_file_is_not_a_broken_chain():
     assert out.imported.events == []
     assert out.imported.messages[0]["content"].startswith("This session is being continued")
     assert not out.changed
+
+
+def test_trailing_system_lines_stay_on_the_chain_whatever_the_leaf():
+    data = scenarios.crash_with_trailing_system_line()
+    out = run(data, "s")
+    assert out.result.synthesized == 1
+    assert simulate.problems(out.data) == [] and simulate.dangling(out.data) == []
+    lines = [orjson.loads(x) for x in out.data.splitlines()]
+    # The last line of the file is the new result, chained after the system line: a resume
+    # that starts from the last line of any type walks the same chain.
+    assert lines[-1]["message"]["content"][0]["is_error"] is True
+    assert lines[-1]["parentUuid"] == lines[-2]["uuid"] and lines[-2]["type"] == "system"
