@@ -13,79 +13,66 @@ from typing import Any, Sequence
 import orjson
 
 from . import __version__
-from .engine import RULE_ID, RULE_SOURCE, STAGES, Result
-from .engine.rule import CLAUSE_BY_STAGE
-from .engine.strict import ALL_KINDS, STRICT_CLAUSES
-from .engine.targets import TARGETS as CHECK_TARGETS, check_target
-from .formats import FORMATS, SESSION_FORMATS, TARGETS as EXPORT_FORMATS, Imported, export_history
+from .cli_options import (
+    EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Parser, from_option, print_error, strict_option,
+    to_option,
+)
+from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
+from .formats import Imported
 from .io import InputError, atomic_write, display_name
-from .pipeline import run_file
+from .pipeline import Outcome, run_file
+from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 
-EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("normalize", "explain", "check", "batch")
+COMMANDS = ("normalize", "explain", "check", "batch", "serve")
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with one line, like input errors
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+__all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="inspector",
         description=f"Repair LLM conversation histories by {RULE_ID} and show why every change happened.",
         epilog="Run 'inspector FILE' (or 'inspector' alone for the bundled samples) to open the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"inspector {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def source(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS, *SESSION_FORMATS),
-                       help="input format (default: detect)")
-        p.add_argument("--session", metavar="ID", help="the session to read in a file that holds several "
-                       "(an Agents SDK SQLite database)")
-
-    p = sub.add_parser("normalize", help="write the normalized history as JSON")
+    p = sub.add_parser("normalize", help="write the normalized history as JSON",
+                       parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
     p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout; a session "
-                   "file goes to NAME.repaired.jsonl beside it unless -o is given (-o - for stdout)")
+                   "file or database goes beside it as NAME.repaired.EXT unless -o is given (-o - for stdout)")
     p.add_argument("--in-place", action="store_true",
                    help="session files: replace the input atomically, keeping it as NAME.bak")
+    session_option(p)
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
-    p.add_argument("--to", default="same", choices=EXPORT_FORMATS,
-                   help="output format (default: same as the input)")
-    p.add_argument("--strict", action="store_true",
-                   help="also move separated results next to their calls and drop early ones (beyond MEM-5)")
-    source(p)
 
-    p = sub.add_parser("explain", help="report every change, stage by stage, with its clause")
+    p = sub.add_parser("explain", help="report every change, stage by stage, with its clause",
+                       parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-")
     p.add_argument("--json", action="store_true", help="machine-readable result")
-    p.add_argument("--strict", action="store_true", help="add the strict stage (beyond MEM-5)")
-    source(p)
+    session_option(p)
 
-    p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none")
+    p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
+                       parents=[from_option(), strict_option()])
     p.add_argument("files", metavar="FILE", nargs="+", help="files, or folders searched for session files")
+    session_option(p)
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing")
-    p.add_argument("--strict", action="store_true", help="check the strict output (beyond MEM-5)")
-    source(p)
 
     from .batch.cli import add_parser as add_batch_parser
 
     add_batch_parser(sub)
+    from .serve import add_parser as add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 
-def _import(path: str, fmt: str, strict: bool = False, session: str | None = None) -> tuple[Imported, Result]:
-    outcome = run_file(path, fmt, strict=strict, session=session)
-    return outcome.imported, outcome.result
-
-
-def summary(result: Result) -> str:
-    return f"dropped {result.dropped}, synthesized {result.synthesized}, moved {result.moved}"
+def session_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--session", metavar="ID", help="the session to read in a file that holds several "
+                   "(an Agents SDK SQLite database)")
 
 
 def cmd_normalize(args: argparse.Namespace) -> int:
@@ -94,7 +81,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     if args.in_place and (args.output or args.file == "-"):
         raise InputError(display_name(args.file), "--in-place needs a file and no -o")
     outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session)
-    result, data = outcome.result, outcome.data
+    data = outcome.data
     output = args.output or session_output(args.file, outcome)
     if args.in_place:
         backup = in_place(args.file, outcome)
@@ -108,9 +95,9 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     if not args.quiet:
-        print(summary(result), file=sys.stderr)
-        for note in outcome.imported.extra.get("export-notes", ()):
-            print(f"  {note[1]}", file=sys.stderr)
+        print(outcome.result.summary(), file=sys.stderr)
+        for e in outcome.imported.export_events:
+            print(f"  {_printable(e.message)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -123,40 +110,49 @@ def explain_json(result: Result) -> dict[str, Any]:
     }
 
 
+def _event_line(e: Event) -> str:
+    where = "new row" if e.origin is None else f"#{e.origin}"
+    tag = "drop" if e.drop else kind(e.kind).label
+    return f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {_printable(e.message)}"
+
+
 def explain_text(name: str, messages: list[Any], result: Result) -> str:
     lines = [
-        f"{name}: {len(messages)} in, {len(result.messages)} out; {summary(result)}",
+        f"{name}: {len(messages)} in, {len(result.messages)} out; {result.summary()}",
         f"rule: {RULE_ID} ({RULE_SOURCE})",
     ]
     for stage in result.stages:
-        if stage.name in STAGES:
-            clause = CLAUSE_BY_STAGE[stage.name]
-            title = f"clause {clause.number}: {clause.title}"
-        else:
-            title = f"Inspector's extension beyond MEM-5, clauses {', '.join(STRICT_CLAUSES)}"
+        spec = STAGE_BY_NAME[stage.name]
+        title = spec.title if spec.extension else f"clause {spec.clause}: {spec.title}"
         lines.append("")
         lines.append(f"{stage.name} ({title}): "
                      f"{len(stage.events) or 'no'} event{'s' if len(stage.events) != 1 else ''}")
-        for e in stage.events:
-            where = "new row" if e.origin is None else f"#{e.origin}"
-            known = ALL_KINDS.get(e.kind)
-            tag = "drop" if e.drop else known.label if known else "note"
-            lines.append(f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {e.message}")
+        lines += [_event_line(e) for e in stage.events]
+    return "\n".join(lines) + "\n"
+
+
+def export_text(outcome: Outcome) -> str:
+    events = outcome.export_events
+    lines = ["", f"export ({outcome.output_format}): {len(events) or 'no'} event{'s' if len(events) != 1 else ''}"]
+    lines += [_event_line(e) for e in events]
     return "\n".join(lines) + "\n"
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    imported, result = _import(args.file, args.fmt, args.strict, args.session)
-    messages = imported.messages
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, session=args.session)
+    imported, result = outcome.imported, outcome.result
     if args.json:
         report = explain_json(result)
-        report["format"] = imported.format
+        report["format"] = outcome.format
         report["import"] = import_json(imported)
+        report["export"] = {"format": outcome.output_format,
+                            "events": [e.to_dict() for e in outcome.export_events]}
+        report["changed"] = outcome.changed
         sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
-        text = explain_text(display_name(args.file), messages, result)
+        text = explain_text(display_name(args.file), imported.messages, result) + export_text(outcome)
         if imported.format != "flat":
-            text = import_text(imported) + text
+            text = import_report(imported) + text
         sys.stdout.write(text)
     return EXIT_OK
 
@@ -167,21 +163,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path, session, label in each_session(expand(args.files), args.session):
         try:
-            imported, result = _import(path, args.fmt, args.strict, session)
-        except InputError as exc:
-            print(exc, file=sys.stderr)
-            worst = EXIT_ERROR
+            outcome = run_file(path, args.fmt, strict=args.strict, session=session)
+        except Exception as exc:       # one bad file is reported and the others still checked
+            worst = max(worst, print_error(exc, path))
             continue
-        if unchanged(imported, result):
+        result = outcome.result
+        if not outcome.changed:
             print(f"{label}: ok, nothing to change")
         else:
-            print(f"{label}: would change: {summary(result)}, "
-                  f"{len(result.events)} event{'s' if len(result.events) != 1 else ''}{why(imported, result)}")
+            changes = len(result.events) + len(outcome.export_events)
+            print(f"{label}: would change: {result.summary()}, "
+                  f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(result.messages, args.target)
-            worst = max(worst, EXIT_CHANGED if problems else EXIT_OK)
-            print(target_text(display_name(path), args.target, imported, result, problems), end="")
+            problems = check_target(outcome, args.target)
+            # Warnings are printed but do not fail: only an error (documented and observed) does.
+            worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
+            print(target_text(label, args.target, problems), end="")
     return worst
 
 
@@ -189,15 +187,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from .batch.cli import run
 
     return run(args)
-
-
-def unchanged(imported: Imported, result: Result) -> bool:
-    """Nothing to change: no event, and the output in the input's own format equals the input."""
-    if result.events:
-        return False
-    if imported.format == "flat":
-        return result.messages == imported.messages
-    return export_history(imported, result) == imported.document
 
 
 def import_json(imported: Imported) -> dict[str, Any]:
@@ -210,7 +199,7 @@ def import_json(imported: Imported) -> dict[str, Any]:
     }
 
 
-def import_text(imported: Imported) -> str:
+def import_report(imported: Imported) -> str:
     lines = [f"import ({imported.format}): {len(imported.messages)} flat messages"]
     lines += [f"  note: {n}" for n in imported.notes]
     for i in range(len(imported.messages)):
@@ -225,20 +214,35 @@ def _printable(text: str) -> str:
     return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def target_text(name: str, target: str, imported: Imported, result: Result, problems: list) -> str:
-    if not problems:
-        return f"{name}: {target} would accept it after normalizing\n"
-    lines = [f"{name}: {target} would still reject {len(problems)} thing{'s' if len(problems) != 1 else ''}:"]
+def target_text(name: str, target: str, problems: list) -> str:
+    errors = sum(p.severity == "error" for p in problems)
+    warnings = len(problems) - errors
+    if not errors:
+        head = f"{name}: {target} would accept it after normalizing"
+        if not warnings:
+            return head + "\n"
+        head += f" ({warnings} warning{'s' if warnings != 1 else ''}; warnings do not fail the check):"
+    else:
+        head = f"{name}: {target} would still reject {errors} thing{'s' if errors != 1 else ''}"
+        head += f" (and warn about {warnings}):" if warnings else ":"
+    lines = [head]
     for p in problems:
-        origin = result.origins[p.index] if p.index < len(result.origins) else None
-        where = f"from {imported.where(origin)}" if origin is not None else "a synthesized row"
-        lines.append(f"  #{p.index} ({where}) [{p.rule}]{' (--strict repairs)' if p.strict else ''}")
+        where = f"from {p.where}" if p.where else "a synthesized row"
+        lines.append(f"  #{p.index} ({where}) {p.severity} [{p.rule}]{' (--strict repairs)' if p.strict else ''}")
         lines.append(f"    error: {_printable(p.error)}")
         lines.append(f"    fix: {p.fix}")
+        lines.append(f"    source: {p.source}")
     return "\n".join(lines) + "\n"
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import run
+
+    return run(args)
+
+
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch,
+            "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -248,29 +252,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return HANDLERS[args.command](args)
-    except InputError as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_ERROR
-    except orjson.JSONEncodeError as exc:
-        # orjson reads deeper nesting than it writes: say so instead of a traceback.
-        print(f"{display_name(getattr(args, 'file', '-'))}: cannot write the result as JSON: {exc}",
-              file=sys.stderr)
-        return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
-    except KeyboardInterrupt:
-        return 130
+    except (Exception, KeyboardInterrupt) as exc:
+        return print_error(exc, getattr(args, "file", "-"))
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = _Parser(prog="inspector", description="Open the inspection TUI on FILE, standard input (-), "
-                     "or the gallery of bundled samples when no file is given.")
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
+                    description="Open the inspection TUI on FILE, standard input (-), or the gallery of "
+                                "bundled samples when no file is given. In the TUI, t toggles --strict.")
     parser.add_argument("file", nargs="?", metavar="FILE|-")
-    parser.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS, *SESSION_FORMATS),
-                        help="input format (default: detect)")
-    parser.add_argument("--strict", action="store_true",
-                        help="start with the strict stage on (an extension beyond MEM-5; t toggles it)")
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 
-    return run(args.file, fmt=args.fmt, strict=args.strict)
+    try:
+        return run(args.file, fmt=args.fmt, strict=args.strict)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

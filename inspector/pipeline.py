@@ -9,21 +9,20 @@ apply its decisions through provenance, and this module only wires them together
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import Result, normalize
-from .engine.strict import normalize_strict
-from .formats import Imported, dump_document, export_history, import_history, parse_bytes
-from .io import InputError, display_name, read_bytes
+from .engine import EXTENSIONS, Event, Result, normalize
+from .formats import REGISTRY, Imported, export_history, import_history
+from .io import InputError, display_name, parse_json, read_bytes
 
-__all__ = ["Outcome", "run", "run_file"]
+__all__ = ["Outcome", "parse", "run", "run_file", "select_session"]
 
 
 @dataclass(slots=True)
 class Outcome:
     """Everything a view needs about one history: where it came from, what the engine did,
-    and what is written back. ``data`` and ``changed`` are computed on first use."""
+    and what is written back. ``data`` is computed on first use."""
 
     name: str
     imported: Imported
@@ -31,19 +30,50 @@ class Outcome:
     exported: Any
     to: str
     compact: bool = False
+    export_events: list[Event] = field(default_factory=list)   # what this export changed on its own
     _data: bytes | None = None
+
+    @property
+    def format(self) -> str:
+        """The input's format, as detected or as given with ``--from``."""
+        return self.imported.format
+
+    @property
+    def output_format(self) -> str:
+        return self.imported.format if self.to == "same" else self.to
+
+    @property
+    def events(self) -> list[Event]:
+        """Everything that happened, in order: import notes, the stages' events, then what
+        the export changed on its own."""
+        return [*self.imported.events, *self.result.events, *self.export_events]
 
     @property
     def data(self) -> bytes:
         """The exported document as the bytes ``inspector normalize`` writes."""
         if self._data is None:
-            self._data = dump_document(self.exported, compact=self.compact)
+            self._data = REGISTRY[self.output_format].dump(self.exported, self.compact)
         return self._data
 
     @property
     def changed(self) -> bool:
-        """Whether writing the output back would change the input document."""
-        return self.exported != self.imported.document
+        """Whether writing the output back would change the input document, or the export
+        says it changed something. Import notes alone (how a document was read) are not
+        changes: normalize's own output checks clean."""
+        return bool(self.export_events) or self.exported != self.imported.document
+
+
+def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
+    """Bytes to a document: a format that claims raw bytes (``Format.sniff``) parses them
+    itself; anything else is one JSON document."""
+    if fmt != "auto":
+        if fmt not in REGISTRY:
+            raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(REGISTRY)}")
+        return REGISTRY[fmt].parse(data, name)
+    for f in REGISTRY.values():
+        if f.sniff(data, name):
+            return f.parse(data, name)
+    return parse_json(data, name)
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
@@ -51,13 +81,13 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
     """Run the whole pipeline on a parsed document (``bytes`` are parsed first; ``session``
     picks one session in a file that holds several)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
-        document = parse_bytes(bytes(document), name, fmt)
+        document = parse(bytes(document), name, fmt)
     if session is not None:
         document = select_session(document, session, name)
     imported = import_history(document, name, fmt)
-    result = (normalize_strict if strict else normalize)(imported.messages)
+    result = normalize(imported.messages, EXTENSIONS if strict else ())
     exported = export_history(imported, result, to)
-    return Outcome(name, imported, result, exported, to, compact)
+    return Outcome(name, imported, result, exported, to, compact, list(imported.export_events))
 
 
 def select_session(document: Any, session: str, name: str) -> Any:

@@ -14,9 +14,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from .formats import JSON_SESSIONS, SESSION_FORMATS, SESSIONS, parse_bytes
-from .formats.jsonl import Lines
-from .io import InputError, atomic_write, display_name
+from .formats import REGISTRY
+from .io import InputError, atomic_write, display_name, parse_json, read_bytes
+from .pipeline import parse as parse_bytes, select_session
+
+# The agents' session formats (the rest of the registry is request bodies).
+SESSION_FORMATS = ("claude-code", "codex-rollout", "gemini-cli", "agents-sqlite")
 
 SESSION_SUFFIXES = (".jsonl", ".json", ".db", ".sqlite", ".sqlite3")
 SKIP_DIRS = {".git", "node_modules", "__pycache__"}
@@ -48,14 +51,10 @@ def in_place(path: str, outcome: Any) -> str:
     before = p.stat()
     original = p.read_bytes()
     document = outcome.imported.document
-    if isinstance(document, Lines):
-        same = original == document.to_bytes()
-    else:
-        now = parse_bytes(original, name)
-        if getattr(document, "session", None) is not None and hasattr(now, "select"):
-            now = now.select(document.session, name)
-        same = now == document
-    if not same:
+    now = parse_bytes(original, name, outcome.format)
+    if getattr(document, "session", None) is not None:
+        now = select_session(now, document.session, name)
+    if now != document:
         raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
                                "nothing was written")
     backup = p.with_name(p.name + ".bak")
@@ -87,19 +86,17 @@ def expand(paths: list[str]) -> Iterator[str]:
 def each_session(paths: Iterator[str], session: str | None) -> Iterator[tuple[str, str | None, str]]:
     """(path, session, label) per session to check: a database holding several sessions gives
     one per session when no --session is given."""
-    from .formats.agents_sqlite import parse as parse_db, sniff as sniff_db
-    from .io import read_bytes
-
+    sniff = REGISTRY["agents-sqlite"].sniff
     for path in paths:
         name = display_name(path)
         if session is None and path != "-" and Path(path).is_file():
             try:
                 with open(path, "rb") as handle:
                     head = handle.read(1 << 20)
-                if sniff_db(head, path):
-                    db = parse_db(read_bytes(path), path)
-                    if len(db.sessions) > 1:
-                        for sid in db.sessions:
+                if sniff(head, path):
+                    sessions = getattr(parse_bytes(read_bytes(path), name), "sessions", {})
+                    if len(sessions) > 1:
+                        for sid in sessions:
                             yield path, sid, f"{name} --session {sid}"
                         continue
             except (OSError, InputError):
@@ -122,7 +119,7 @@ def _sessions_under(root: Path) -> Iterator[str]:
             yield path                 # the error is reported where it is read
             continue
         if not path.endswith(".json"):
-            if any(m.sniff(head, path) for m in SESSIONS.values()):
+            if any(REGISTRY[f].sniff(head, path) for f in SESSION_FORMATS):
                 yield path
         elif head.lstrip().startswith(b"{") and _json_session(path):
             yield path
@@ -132,10 +129,10 @@ def _json_session(path: str) -> bool:
     """A JSON file one of the JSON session formats claims (read whole: they are small)."""
     try:
         with open(path, "rb") as handle:
-            document = parse_bytes(handle.read(), path, "json")
+            document = parse_json(handle.read(), path)
     except (OSError, InputError):
         return False
-    return any(m.evidence(document) for m in JSON_SESSIONS.values())
+    return any(REGISTRY[f].evidence(document) for f in SESSION_FORMATS)
 
 
 # The API each agent sends its history to: what a resume of the unrepaired session hits.
@@ -148,13 +145,14 @@ def why(imported: Any, result: Any) -> str:
     the history as it is (with where it is), and the kinds of change the repair makes."""
     if imported.format not in SESSION_FORMATS:
         return ""
-    from .engine.targets import check_target
+    from .targets import check, failed
 
     words = []
     # As the agent sends it today: without the results the import put back on the chain.
     back = {e.origin for e in imported.events if e.kind == "result-recovered"}
     keep = [i for i in range(len(imported.messages)) if i not in back]
-    problems = check_target([imported.messages[i] for i in keep], RESUME_TARGET[imported.format])
+    problems = [p for p in check([imported.messages[i] for i in keep], RESUME_TARGET[imported.format])
+                if failed([p])]
     if problems:
         first = problems[0]
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""

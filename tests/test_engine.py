@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 import pytest
 
-from inspector.engine import CLAUSES, INTERRUPTED, KINDS, STAGES, normalize
+from inspector.engine import CLAUSES, INTERRUPTED, KINDS, MEM5_STAGES as STAGES, normalize
 from inspector.engine.cast import php_float, to_id, to_text
 
 

@@ -11,7 +11,9 @@ import pytest
 
 from inspector.bundled import samples_dir
 from inspector.engine import normalize
-from inspector.formats import FORMATS, SESSION_FORMATS, export_history, import_history, parse_bytes
+from inspector.formats import FORMATS, export_history, import_history
+from inspector.pipeline import parse as parse_bytes
+from inspector.sessions import SESSION_FORMATS
 from inspector.io import read_bytes
 
 SAMPLES = samples_dir()

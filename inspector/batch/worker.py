@@ -16,9 +16,8 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Union
 
-from ..engine import normalize
-from ..formats import import_history
-from ..io import InputError, dump_messages, parse_json
+from ..io import InputError, parse_json
+from ..pipeline import run
 from .reader import Record, Task, mirrored_name, task_records
 
 FAILED = -1
@@ -106,8 +105,8 @@ def process_records(records: list[Record], fmt: str = "auto", mirror: str | None
             if isinstance(item, str):  # the reader could not read it at all
                 raise InputError("<record>", item)
             document = parse_json(item, "<record>")
-            messages = import_history(document, "<record>", fmt).messages
-            normalized = normalize(messages)
+            outcome = run(document, "<record>", fmt, compact=True)
+            normalized = outcome.result
         except InputError as exc:
             result.failures.append(Failure(index, exc.reason, exc.line, exc.column, _excerpt(item)))
             result.drops.append(FAILED)
@@ -117,7 +116,7 @@ def process_records(records: list[Record], fmt: str = "auto", mirror: str | None
             result.failures.append(Failure(index, reason, None, None, _excerpt(item)))
             result.drops.append(FAILED)
             continue
-        data = dump_messages(normalized.messages, compact=True)
+        data = outcome.data
         if mirror is None:
             parts.append(data)
         else:
@@ -126,7 +125,7 @@ def process_records(records: list[Record], fmt: str = "auto", mirror: str | None
             dest.write_bytes(data)
         result.drops.append(normalized.dropped)
         events = normalized.events
-        if events or normalized.messages != messages:
+        if outcome.changed:
             result.changed += 1
         seen: set[tuple[str, str]] = set()
         for event in events:

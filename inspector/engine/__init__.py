@@ -1,58 +1,96 @@
 """The MEM-5 normalization engine: pure Python, no UI imports, the only place a rule lives.
 
-``normalize(messages)`` runs coerce, hoist, repair and strip in order and returns a
-:class:`Result` with the final messages, the drop count the passes recorded, the ordered
-events, and every stage's output with each message's origin (its input index).
+``normalize(messages)`` runs the stages of :data:`STAGES` that MEM-5 defines (coerce, hoist,
+repair, strip) in order, then any extension asked for (``extensions=("strict",)``), and
+returns a :class:`Result` with the final messages, the drop count the passes recorded, the
+ordered events, and every stage's output with each message's origin (its input index).
+
+The public names are those in ``__all__``; views import them from here, never from the
+modules behind them.
 """
 
 from __future__ import annotations
 
-import gc
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from . import strict
+from .cast import call_id, kind_of, to_id
 from .coerce import coerce
+from .gcpause import gc_paused
 from .hoist import hoist
-from .model import Event, Recorder, Result, Stage
+from .model import Event, Recorder, Result, Stage, summary
 from .pairing import INTERRUPTED, repair
-from .rule import CLAUSES, KINDS, RULE_ID, RULE_SOURCE
+from .rule import (
+    CLAUSE_BY_STAGE, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, IMPORT_CLAUSE, KINDS, RULE_ID, RULE_SOURCE,
+    RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, Clause, Kind, kind,
+)
 from .strip import strip
 
-STAGES = ("coerce", "hoist", "repair", "strip")
-
 __all__ = [
-    "CLAUSES", "INTERRUPTED", "KINDS", "RULE_ID", "RULE_SOURCE", "STAGES",
-    "Event", "Result", "Stage", "normalize",
+    "CLAUSES", "CLAUSE_BY_STAGE", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "IMPORT_CLAUSE",
+    "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE", "STAGES",
+    "STAGE_BY_NAME", "STRICT_CLAUSES", "Clause", "Event", "Kind", "Result", "Stage", "StageSpec",
+    "call_id", "gc_paused", "kind", "kind_of", "normalize", "summary", "to_id",
 ]
 
+StageFunction = Callable[[list[Any], list[Any], Recorder, list[Stage]], tuple[list[Any], list[Any]]]
 
-def normalize(messages: list[Any]) -> Result:
+
+@dataclass(frozen=True, slots=True)
+class StageSpec:
+    """One stage of the pipeline. ``extension`` is True for Inspector's own stages beyond
+    MEM-5, which run only when asked for; views ask this, never count stages."""
+
+    name: str
+    clause: str          # the MEM-5 clause number, or the extension's name
+    title: str
+    summary: str
+    function: StageFunction
+    extension: bool = False
+
+
+def _mem5(name: str, function: StageFunction) -> StageSpec:
+    clause = CLAUSE_BY_STAGE[name]
+    return StageSpec(name, clause.number, clause.title, clause.summary, function)
+
+
+STAGES: tuple[StageSpec, ...] = (
+    _mem5("coerce", lambda msgs, origins, rec, done: coerce(msgs, rec)),
+    _mem5("hoist", lambda msgs, origins, rec, done: hoist(msgs, origins, rec)),
+    _mem5("repair", lambda msgs, origins, rec, done: repair(msgs, origins, rec)),
+    _mem5("strip", lambda msgs, origins, rec, done: strip(msgs, origins, rec)),
+    StageSpec(strict.STAGE, strict.STAGE, "Inspector's extension beyond MEM-5: results right after their calls",
+              "Moves a result that other messages separate from its call next to it, and drops a result "
+              "that comes before its call (restoring a later real result, or the interrupted one). "
+              "Its clauses are Inspector's own: " + ", ".join(STRICT_CLAUSES) + ".",
+              strict.run, extension=True),
+)
+STAGE_BY_NAME: dict[str, StageSpec] = {s.name: s for s in STAGES}
+MEM5_STAGES: tuple[str, ...] = tuple(s.name for s in STAGES if not s.extension)
+EXTENSIONS: tuple[str, ...] = tuple(s.name for s in STAGES if s.extension)
+
+
+def normalize(messages: list[Any], extensions: Iterable[str] = ()) -> Result:
+    """Run MEM-5's stages, then the named extensions (in table order) on their output."""
     if not isinstance(messages, list):
         raise TypeError(
             f"normalize() expects a list of messages (a parsed JSON array), "
             f"got {type(messages).__name__}"
         )
+    wanted = set(extensions)
+    if not wanted <= set(EXTENSIONS):
+        raise ValueError(f"unknown extension(s) {sorted(wanted - set(EXTENSIONS))}; known: {', '.join(EXTENSIONS)}")
     rec = Recorder()
     stages: list[Stage] = []
-    # Millions of small dicts and no cycles: the cyclic collector only costs time here.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        msgs, origins = coerce(messages, rec)
-        stages.append(_snapshot("coerce", msgs, origins, rec, 0))
-        mark = len(rec.events)
-        msgs, origins = hoist(msgs, origins, rec)
-        stages.append(_snapshot("hoist", msgs, origins, rec, mark))
-        mark = len(rec.events)
-        msgs, origins = repair(msgs, origins, rec)
-        stages.append(_snapshot("repair", msgs, origins, rec, mark))
-        mark = len(rec.events)
-        msgs, origins = strip(msgs, origins, rec)
-        stages.append(_snapshot("strip", msgs, origins, rec, mark))
-    finally:
-        if collecting:
-            gc.enable()
+    msgs: list[Any] = messages
+    origins: list[Any] = []
+    with gc_paused():
+        for spec in STAGES:
+            if spec.extension and spec.name not in wanted:
+                continue
+            mark = len(rec.events)
+            msgs, origins = spec.function(msgs, origins, rec, stages)
+            stages.append(Stage(name=spec.name, messages=msgs, origins=origins, events=rec.events[mark:]))
     return Result(messages=msgs, dropped=rec.dropped, events=rec.events, stages=stages)
-
-
-def _snapshot(name: str, msgs: list, origins: list, rec: Recorder, mark: int) -> Stage:
-    return Stage(name=name, messages=msgs, origins=origins, events=rec.events[mark:])

@@ -15,6 +15,28 @@ import orjson
 # PHP's trim() set: the reference runtime decides what counts as blank.
 WHITESPACE = " \t\n\r\0\x0b"
 
+def kind_of(value: Any) -> str:
+    """What kind of value this is, in JSON's words ("an array", never "a list"): the one
+    describer every explanation and error uses."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "a byte string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return f"a {type(value).__name__} value"
+
+
 # How a value became text; None means it already was text (or was null/missing).
 CAST = "content-cast"
 SERIALIZED = "content-serialized"

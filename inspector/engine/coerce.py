@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .cast import WHITESPACE, to_id, to_text
+from .cast import WHITESPACE, kind_of, to_id, to_text
 from .model import Recorder
 
 STAGE = "coerce"
@@ -18,24 +18,6 @@ _HOW = {
     "content-serialized": "wrote {what} out as JSON text instead of blanking it",
     "content-unserializable": "could not turn {what} into text, so it became an empty string",
 }
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "a byte string"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return f"a {type(value).__name__} value"
 
 
 def _field(key: Any) -> str:
@@ -58,14 +40,14 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
     for i, entry in enumerate(entries):
         if type(entry) is not dict and not isinstance(entry, Mapping):
             record(STAGE, CLAUSE, "not-a-map", True, i,
-                   f"Dropped entry {i}: it is {_describe(entry) if entry is not None else 'null'}, "
+                   f"Dropped entry {i}: it is {kind_of(entry)}, "
                    "not a message object.")
             continue
         role = entry.get("role")
         if type(role) is not str or role not in _PLAIN_ROLES:  # the common roles need no trimming
             if not isinstance(role, str) or not (trimmed := role.strip(WHITESPACE)):
                 why = "has no role" if role is None else (
-                    "has a blank role" if isinstance(role, str) else f"has {_describe(role)} as its role")
+                    "has a blank role" if isinstance(role, str) else f"has {kind_of(role)} as its role")
                 record(STAGE, CLAUSE, "no-role", True, i,
                        f"Dropped entry {i}: it {why}, so no provider could tell who said it.")
                 continue
@@ -82,7 +64,7 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             content, how = to_text(raw)
             if how is not None:
                 record(STAGE, CLAUSE, how, False, i,
-                       "Content: " + _HOW[how].format(what=_describe(raw), text=_short(content)) + ".")
+                       "Content: " + _HOW[how].format(what=kind_of(raw), text=_short(content)) + ".")
 
         if role == "assistant":
             calls = entry.get("tool_calls")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .rule import kind
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -62,19 +64,33 @@ class Result:
     def origins(self) -> list[int | None]:
         return self.stages[-1].origins if self.stages else []
 
+    def count(self, effect: str) -> int:
+        """How many events have this effect on a row (``rule.Kind.effect``)."""
+        return sum(1 for e in self.events if kind(e.kind).effect == effect)
+
     @property
     def synthesized(self) -> int:
-        return sum(1 for e in self.events if e.kind == "result-synthesized")
+        return self.count("add")
 
     @property
     def moved(self) -> int:
-        return sum(1 for e in self.events if e.kind == "system-hoisted")
+        return self.count("move")
+
+    def summary(self, sep: str = ", ") -> str:
+        """The one wording of what changed, for every view's one-line summary."""
+        return summary(self.dropped, self.synthesized, self.moved, sep)
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
             if s.name == name:
                 return s
         raise KeyError(name)
+
+
+def summary(dropped: int, synthesized: int, moved: int, sep: str = ", ") -> str:
+    """``dropped 2, synthesized 1, moved 0`` (the TUI joins with `` · ``): one wording for one
+    history and for totals that views add up (a batch)."""
+    return sep.join((f"dropped {dropped:,}", f"synthesized {synthesized:,}", f"moved {moved:,}"))
 
 
 @dataclass(slots=True)

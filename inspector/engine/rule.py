@@ -72,13 +72,29 @@ DROP_COUNT_NOTE = (
 )
 
 
+EFFECTS = ("drop", "add", "restore", "move", "change", "note")
+SCOPES = ("row", "call")
+
+# Clause names of the kinds that are not MEM-5 clause numbers.
+STRICT_CLAUSES = {
+    "strict:adjacent": "A result must sit in the block of results right after the turn that made its call.",
+    "strict:early-result": "A result placed before the turn that declares its call answers nothing a provider can see.",
+    "strict:restore": "With the early result gone, a later real result for the call is no longer a duplicate.",
+    "strict:heal": "A call left without a result gets the interrupted result, right after its turn.",
+}
+IMPORT_CLAUSE = "import"   # events carry "import:<format>"
+EXPORT_CLAUSE = "export"
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """What an event kind does to a row, so views mark rows without a table of their own.
+    """Everything an event kind means, so no view or exporter keeps a table of its own.
 
-    ``effect``: ``drop`` (the row or call is gone), ``add`` (a new synthesized row),
-    ``restore`` (a row dropped earlier comes back), ``move``, or ``change`` (edited in place,
-    or a note about how it was read).
+    ``effect`` on a row: ``drop`` (the row or call is gone), ``add`` (a new synthesized row),
+    ``restore`` (a row dropped earlier comes back), ``move``, ``change`` (edited in place) or
+    ``note`` (how something was read or written; the document is the same). ``scope``:
+    ``row`` (the event is about a whole message) or ``call`` (one call inside a turn; a
+    ``call`` drop removes just that call, and ``Event.call`` says which).
     """
 
     name: str
@@ -87,13 +103,17 @@ class Kind:
     label: str
     meaning: str
     effect: str = "change"
+    scope: str = "row"
 
     def __post_init__(self) -> None:
         if self.drop and self.effect != "drop":
             object.__setattr__(self, "effect", "drop")
+        if self.effect not in EFFECTS or self.scope not in SCOPES:
+            raise ValueError(f"kind {self.name!r}: effect {self.effect!r} / scope {self.scope!r} unknown")
 
 
 _KINDS = [
+    # MEM-5, in clause order
     Kind("not-a-map", "1", True, "not a message", "The entry is not an object, so it cannot be a message."),
     Kind("no-role", "1", True, "no role", "The entry has no usable role (missing, not text, or blank)."),
     Kind("role-trimmed", "1", False, "role trimmed", "Whitespace around the role was removed."),
@@ -104,15 +124,60 @@ _KINDS = [
     Kind("metadata-lifted", "1", False, "metadata lifted", "A stored row kept its pairing field in metadata; it was read from there."),
     Kind("field-discarded", "1", False, "fields discarded", "Fields that the flat shape has no place for were left out."),
     Kind("system-hoisted", "2", False, "system moved", "A system message was moved to the front.", "move"),
-    Kind("call-malformed", "3", True, "call malformed", "A call inside tool_calls is not an object."),
-    Kind("call-unusable-id", "3", True, "call id unusable", "A call's id is empty or '0', so nothing can be paired with it."),
-    Kind("call-redeclared", "3", True, "call redeclared", "An id was declared again after its first declaration; the first owns the pairing."),
+    Kind("call-malformed", "3", True, "call malformed", "A call inside tool_calls is not an object.", scope="call"),
+    Kind("call-unusable-id", "3", True, "call id unusable", "A call's id is empty or '0', so nothing can be paired with it.", scope="call"),
+    Kind("call-redeclared", "3", True, "call redeclared", "An id was declared again after its first declaration; the first owns the pairing.", scope="call"),
     Kind("turn-emptied", "3", True, "turn emptied", "An assistant turn lost all its calls and has no text, so nothing of it remains."),
     Kind("result-unusable-id", "3", True, "result id unusable", "A result's id is empty or '0', so it can answer no call."),
     Kind("result-orphan", "3", True, "orphan result", "No turn declares the id this result answers."),
     Kind("result-duplicate", "3", True, "duplicate result", "The call already has an earlier result; the first result wins."),
     Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn.", "add"),
     Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
+    # the strict stage: Inspector's extension beyond MEM-5
+    Kind("strict-moved", "strict:adjacent", False, "result moved",
+         "A result separated from its call was moved next to it (strict, beyond MEM-5).", "move"),
+    Kind("strict-early-result", "strict:early-result", True, "early result",
+         "A result before its call was dropped as if it were an orphan (strict, beyond MEM-5)."),
+    Kind("strict-restored", "strict:restore", False, "result restored",
+         "A later result clause 3 had dropped as a duplicate of an early one now answers the call "
+         "(strict, beyond MEM-5).", "restore"),
+    Kind("strict-healed", "strict:heal", False, "result synthesized",
+         "The call that lost its early result got an interrupted result (strict, beyond MEM-5).", "add"),
+    # import: how a provider document was read (the document itself is unchanged)
+    Kind("id-derived", IMPORT_CLAUSE, False, "id derived",
+         "A call or response had no id, so one was derived from its position to pair them.", "note", "call"),
+    Kind("item-carried", IMPORT_CLAUSE, False, "item carried",
+         "An item with no flat equivalent rides along with its turn and is written back as it was.", "note"),
+    # export: what writing the output changed beyond the engine's decisions
+    Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
+         "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
+    Kind("export-converted", EXPORT_CLAUSE, False, "converted on export",
+         "Something the output format cannot hold was written in the nearest form it has.", "change"),
+    # agent session files (formats/claude_code.py, codex_rollout.py, gemini_cli.py, agents_sqlite.py)
+    Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
+         "A result that is in the session file but off the chain a resume reads was put back right after "
+         "its call's turn, before MEM-5 ran.", "restore"),
+    Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
+         "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
+         "follows it.", "note"),
+    Kind("entry-skipped", IMPORT_CLAUSE, False, "entry skipped",
+         "A line or row the agent cannot read either (not JSON, or no message in it); it is kept as it is.", "note"),
+    Kind("entry-removed", EXPORT_CLAUSE, False, "entry removed",
+         "A line or row of the session lost everything in it, so it is removed.", "change"),
+    Kind("entry-added", EXPORT_CLAUSE, False, "entry added",
+         "A new line or row holds a synthesized result, placed after its call's turn.", "change"),
+    Kind("entry-rewritten", EXPORT_CLAUSE, False, "entry rewritten",
+         "A line or record keeps the rest of its content after some of it was dropped.", "change"),
+    Kind("entry-relinked", EXPORT_CLAUSE, False, "entry re-linked",
+         "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
+    Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
+         "A line was moved with the result it holds, next to its call.", "change"),
 ]
 
 KINDS: dict[str, Kind] = {k.name: k for k in _KINDS}
+UNKNOWN_KIND = Kind("unknown", "", False, "note", "An event kind this version does not know.", "note")
+
+
+def kind(name: str) -> Kind:
+    """The table entry for ``name`` (a neutral note for a kind this version does not know)."""
+    return KINDS.get(name, UNKNOWN_KIND)

@@ -20,52 +20,18 @@ Its events carry origins like every stage, and its drops count in ``dropped``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from . import normalize
 from .model import Recorder, Result, Stage
 from .pairing import INTERRUPTED
-from .rule import KINDS, Kind
+from .rule import KINDS, STRICT_CLAUSES
 
 STAGE = "strict"
-ADJACENT, EARLY, RESTORE, HEAL = "strict:adjacent", "strict:early-result", "strict:restore", "strict:heal"
+ADJACENT, EARLY, RESTORE, HEAL = STRICT_CLAUSES
 
-STRICT_CLAUSES = {
-    ADJACENT: "A result must sit in the block of results right after the turn that made its call.",
-    EARLY: "A result placed before the turn that declares its call answers nothing a provider can see.",
-    RESTORE: "With the early result gone, a later real result for the call is no longer a duplicate.",
-    HEAL: "A call left without a result gets the interrupted result, right after its turn.",
-}
-
-STRICT_KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("strict-moved", ADJACENT, False, "result moved",
-         "A result separated from its call was moved next to it (strict, beyond MEM-5).", "move"),
-    Kind("strict-early-result", EARLY, True, "early result",
-         "A result before its call was dropped as if it were an orphan (strict, beyond MEM-5)."),
-    Kind("strict-restored", RESTORE, False, "result restored",
-         "A later result clause 3 had dropped as a duplicate of an early one now answers the call "
-         "(strict, beyond MEM-5).", "restore"),
-    Kind("strict-healed", HEAL, False, "result synthesized",
-         "The call that lost its early result got an interrupted result (strict, beyond MEM-5).", "add"),
-)}
-
-
-# Every kind an event can have, MEM-5's first, then the strict stage's own.
-ALL_KINDS: dict[str, Kind] = {**KINDS, **STRICT_KINDS}
-
-
-@dataclass(frozen=True, slots=True)
-class StrictResult(Result):
-    """A :class:`Result` whose last stage is ``strict``; its counts include strict events."""
-
-    @property
-    def synthesized(self) -> int:
-        return sum(1 for e in self.events if ALL_KINDS[e.kind].effect == "add")
-
-    @property
-    def moved(self) -> int:
-        return sum(1 for e in self.events if ALL_KINDS[e.kind].effect == "move")
+# Kept for views that still read the strict stage's kinds apart; the one table is rule.KINDS.
+STRICT_KINDS = {name: k for name, k in KINDS.items() if k.clause in STRICT_CLAUSES}
+ALL_KINDS = KINDS
 
 
 def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,
@@ -143,19 +109,22 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
     return out, orig
 
 
-def normalize_strict(messages: list[Any]) -> StrictResult:
-    """MEM-5's four stages, then the ``strict`` stage."""
-    base = normalize(messages)
-    rec = Recorder(events=list(base.events), dropped=base.dropped)
-    mark = len(rec.events)
-    wanted = {e.origin: e.tool_call_id for e in base.events
+def run(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,
+        done: list[Stage]) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """The stage function: runs after the MEM-5 stages (``done``), on their output."""
+    wanted = {e.origin: e.tool_call_id for e in rec.events
               if e.kind == "result-duplicate" and e.origin is not None}
     duplicates: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     if wanted:
-        hoisted = base.stage("hoist")
+        hoisted = next(s for s in done if s.name == "hoist")
         for msg, origin in zip(hoisted.messages, hoisted.origins):
             if origin in wanted:
                 duplicates.setdefault(wanted[origin], []).append((origin, msg))
-    msgs, origins = strict_pass(base.messages, base.origins, rec, duplicates)
-    stage = Stage(name=STAGE, messages=msgs, origins=origins, events=rec.events[mark:])
-    return StrictResult(messages=msgs, dropped=rec.dropped, events=rec.events, stages=[*base.stages, stage])
+    return strict_pass(messages, origins, rec, duplicates)
+
+
+def normalize_strict(messages: list[Any]) -> Result:
+    """``normalize(messages, extensions=("strict",))``, for callers written before the stage table."""
+    from . import normalize   # the package imports this module for its stage table
+
+    return normalize(messages, extensions=(STAGE,))

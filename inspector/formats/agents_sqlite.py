@@ -107,8 +107,6 @@ def evidence(document: Any) -> list[str]:
         if isinstance(document, AgentsDB) else []
 
 
-def describe_block(block: Any) -> str:
-    return openai_responses.NAME if not isinstance(block, Mapping) else f"a {block.get('type', 'message')} item"
 
 
 def _open(data: bytes, name: str) -> sqlite3.Connection:
@@ -279,3 +277,12 @@ def export_new(im: Imported, result: Result) -> AgentsDB:
     finally:
         conn.close()
     return parse(data, "<new>")
+
+
+# -- registration --------------------------------------------------------------------------
+from .registry import Format  # noqa: E402
+
+FORMAT = Format(
+    NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,
+    describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
+)

@@ -13,6 +13,12 @@ from .base import args_object, as_text, call_args, call_name, join_text
 from .blocks import BlockSpec
 
 NAME = "anthropic"
+# Detection: block types only Anthropic uses. A ``thinking`` block counts only as Anthropic
+# spells it (a string ``thinking`` and a ``signature``): Mistral has a ``thinking`` part too.
+BLOCK_MARKERS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
+                           "web_search_tool_result", "document", "search_result", "container_upload"})
+# Block types an Anthropic message may hold that decide nothing alone.
+PARTS = frozenset({"text", "image"})
 
 
 def result_text(content: Any) -> str:
@@ -70,3 +76,41 @@ SPEC = Anthropic()
 import_ = SPEC.import_
 export_same = SPEC.export_same
 export_new = SPEC.export_new
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block  # noqa: E402
+from .registry import Format  # noqa: E402
+from .shape import messages_body, shape_of  # noqa: E402
+
+
+def _is_marker(kind: str, block: Mapping, keys: set[str]) -> bool:
+    if kind == "thinking":
+        return isinstance(block.get("thinking"), str) and "signature" in keys
+    return True
+
+
+def evidence(document: Any) -> list[str]:
+    found = []
+    body = messages_body(document)
+    if body is not None:
+        system = body.get("system")
+        if isinstance(system, str):
+            found.append('a top-level "system" string')
+        elif isinstance(system, list) and system and all(isinstance(b, Mapping) and "type" in b for b in system):
+            found.append('a top-level "system" list of typed text blocks')
+    shape = shape_of(document, "messages")
+    found += [f'a "{t}" block' for t in sorted(BLOCK_MARKERS & shape.blocks.keys())
+              if _is_marker(t, shape.blocks[t], shape.block_keys[t])]
+    if "source" in shape.block_keys.get("image", ()):
+        found.append('a "image" block')
+    return found
+
+
+FORMAT = Format(
+    NAME, "an Anthropic Messages request",
+    "Anthropic Messages: a request body with system and messages of tool_use / tool_result blocks",
+    evidence, import_, export_same, export_new,
+    describe_block=lambda block: describe_block(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
+    parts=PARTS,
+)

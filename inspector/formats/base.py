@@ -14,11 +14,13 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..engine import Event, Result
+from ..engine import EXPORT_CLAUSE, KINDS, Event, Result, kind_of
 
 IMPORT_STAGE = "import"
-# Drop events that remove one call from its turn; ``call`` indexes the flat turn's tool_calls.
-CALL_DROPS = frozenset({"call-malformed", "call-unusable-id", "call-redeclared"})
+EXPORT_STAGE = "export"
+# Drop events that remove one call from its turn (``call`` indexes the flat turn's
+# tool_calls): read from each kind's scope in the engine's table, never listed here.
+CALL_DROPS = frozenset(name for name, k in KINDS.items() if k.drop and k.scope == "call")
 
 
 class Loc(NamedTuple):
@@ -58,7 +60,8 @@ class Imported:
 
     ``sources[i]`` is where flat message ``i`` came from, ``calls[i][j]`` where call ``j`` of
     its ``tool_calls`` came from. ``events`` are import-step notes (stage ``import``), e.g.
-    how Gemini calls without ids were paired. ``container`` is the document key holding the
+    how Gemini calls without ids were paired; ``export_events`` are what the last export
+    changed beyond the engine's decisions (stage ``export``), reset by each export. ``container`` is the document key holding the
     history list (``messages``, ``input``, ``contents``), None when the document is the list.
     """
 
@@ -72,6 +75,7 @@ class Imported:
     container: str | None = None
     history: list[Any] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    export_events: list[Event] = field(default_factory=list)
 
     def add(self, flat: Any, source: Loc, calls: list[Loc] | None = None) -> int:
         self.messages.append(flat)
@@ -84,6 +88,13 @@ class Imported:
         self.events.append(Event(IMPORT_STAGE, f"import:{self.format}", kind, False, index, call,
                                  tool_call_id, message))
 
+    def export_note(self, kind: str, message: str, origin: int | None = None,
+                    cause: int | None = None) -> None:
+        """Record a change the export makes on its own (e.g. two same-role messages written as
+        one); ``kind`` is a ``rule.KINDS`` entry with clause ``export``. It counts as a change."""
+        self.export_events.append(Event(EXPORT_STAGE, EXPORT_CLAUSE, kind, False, origin, None, None,
+                                        message, cause))
+
     def original(self, index: int) -> Any:
         """The original object flat message ``index`` came from (for showing side by side)."""
         loc = self.sources[index]
@@ -93,19 +104,32 @@ class Imported:
             return [self.history[k] for k in loc.items]
         return self.history[loc.message]
 
-    def step(self) -> list[dict[str, Any]]:
-        """The import as a step of its own: each flat message beside where it came from."""
-        return [{"index": i, "where": self.where(i), "original": self.original(i), "flat": flat}
-                for i, flat in enumerate(self.messages)]
-
     def where(self, index: int) -> str:
         """A path such as ``messages[3].content[1]`` for flat message ``index``."""
         return self.sources[index].describe(self.container)
 
 
-def kind_of(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+def describe_block(block: Any, ids: tuple[str, ...], texts: tuple[str, ...], limit: int = 80) -> str:
+    """``tool_use toolu_01 get_weather {"city":"Lyon"}``: a block's kind, id, name and payload,
+    with the format's own id and payload keys. A block spelled ``{"functionCall": {...}}``
+    (one key, no ``type``) is named by that key and read inside."""
+    if not isinstance(block, Mapping):
+        return kind_of(block)
+    inner: Any = block
+    kind = block.get("type")
+    if not isinstance(kind, str) and len(block) == 1:
+        kind, inner = next(iter(block.items()))
+        if not isinstance(inner, Mapping):
+            return f"{kind} {as_text(inner)[:limit]}".rstrip()
+    words = [str(kind)] if kind is not None else []
+    words += [inner[k] for k in ids if isinstance(inner.get(k), str)][:1]
+    if isinstance(inner.get("name"), str):
+        words.append(inner["name"])
+    for key in texts:
+        if key in inner and key != "type":
+            words.append(as_text(inner[key])[:limit])
+            break
+    return " ".join(w for w in words if w) or kind_of(block)
 
 
 def split_body(document: Any, key: str) -> tuple[Mapping | None, list[Any] | None]:

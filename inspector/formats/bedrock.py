@@ -13,6 +13,9 @@ from .base import args_object, as_text, call_args, call_name, join_text
 from .blocks import BlockSpec
 
 NAME = "bedrock"
+# Detection: Converse blocks are keyed by kind, with no ``type``; these keys are its alone.
+BLOCK_MARKERS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePoint", "guardContent"})
+BODY_MARKERS = ("modelId", "inferenceConfig", "toolConfig")
 
 
 def result_text(content: Any) -> str:
@@ -74,3 +77,36 @@ SPEC = Bedrock()
 import_ = SPEC.import_
 export_same = SPEC.export_same
 export_new = SPEC.export_new
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block  # noqa: E402
+from .registry import Format  # noqa: E402
+from .shape import messages_body, shape_of  # noqa: E402
+
+
+def evidence(document: Any) -> list[str]:
+    found = []
+    body = messages_body(document)
+    if body is not None:
+        system = body.get("system")
+        if isinstance(system, list) and system and all(isinstance(b, Mapping) for b in system) \
+                and not all("type" in b for b in system) and any("text" in b and "type" not in b for b in system):
+            found.append('a top-level "system" list of {"text"} blocks')
+        if any(k in body for k in BODY_MARKERS):
+            found.append('"modelId", "inferenceConfig" or "toolConfig"')
+    shape = shape_of(document, "messages")
+    keys = BLOCK_MARKERS & shape.untyped_keys
+    if keys:
+        found.append(f'a "{sorted(keys)[0]}" block')
+    elif shape.untyped_keys & {"text", "image", "document"}:
+        found.append("content blocks without a type key")
+    return found
+
+
+FORMAT = Format(
+    NAME, "Bedrock Converse messages",
+    "Amazon Bedrock Converse: messages of toolUse / toolResult blocks keyed by kind",
+    evidence, import_, export_same, export_new,
+    describe_block=lambda block: describe_block(block, ("toolUseId",), ("text", "content", "input")),
+)

@@ -59,10 +59,6 @@ HOOKS = LineFormat(NAME, claims, "JSON Lines with uuid/parentUuid conversation e
 sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
 
 
-def describe_block(block: Any) -> str:
-    if isinstance(block, dict) and isinstance(block.get("type"), str):
-        return f"a {block['type']} block"
-    return "a block"
 
 
 # -- the chain a resume walks ------------------------------------------------------------
@@ -530,3 +526,14 @@ def export_new(im: Imported, result: Result) -> Lines:
                     "message": message, "uuid": u})
         parent = u
     return Lines(NAME, [dump_line(e) for e in out], out)
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block as _describe  # noqa: E402
+from .registry import Format  # noqa: E402
+
+FORMAT = Format(
+    NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,
+    describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
+    sniff=sniff, parse=parse, dump=dump,
+)

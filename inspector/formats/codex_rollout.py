@@ -49,10 +49,6 @@ HOOKS = LineFormat(NAME, claims, "JSON Lines of {timestamp, type, payload} recor
 sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
 
 
-def describe_block(block: Any) -> str:
-    if isinstance(block, Mapping) and isinstance(block.get("type"), str):
-        return f"a {block['type']} item"
-    return "an item"
 
 
 def item_of(entry: Any) -> Any:
@@ -231,3 +227,12 @@ def export_new(im: Imported, result: Result) -> Lines:
     items = openai_responses.export_new(im, result)
     out = [{"timestamp": None, "type": "response_item", "payload": item} for item in items]
     return Lines(NAME, [dump_line(e) for e in out], out)
+
+
+# -- registration --------------------------------------------------------------------------
+from .registry import Format  # noqa: E402
+
+FORMAT = Format(
+    NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
+    describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
+)

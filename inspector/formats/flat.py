@@ -1,7 +1,7 @@
 """FlowDrop's flat shape (and stored buffer rows): what the engine reads and writes.
 
 Importing is the identity; exporting writes the engine's own output, as ``normalize``
-always has.
+always has. A request body keeps every other field: only its ``messages`` are replaced.
 """
 
 from __future__ import annotations
@@ -11,9 +11,14 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Imported, Loc, kind_of
+from .base import Imported, Loc, describe_block, kind_of
+from .registry import Format
+from .shape import shape_of
 
 NAME = "flat"
+# Evidence of the flat shape alone: stored rows keep pairing in metadata, and calls spell
+# their id ``tool_call_id`` (or carry a ``name`` without OpenAI's ``function`` object).
+METADATA_PAIRING = frozenset({"tool_calls", "tool_call_id"})
 
 
 def import_(document: Any, name: str) -> Imported:
@@ -67,7 +72,39 @@ class _Identity(Sequence):
 
 
 def export_same(im: Imported, result: Result) -> Any:
-    return result.messages
+    if im.container is None:
+        return result.messages
+    body = dict(im.document)
+    body["messages"] = result.messages
+    return body
 
 
-export_new = export_same  # the engine's output is already flat, whatever it came from
+def export_new(im: Imported, result: Result) -> Any:
+    """The engine's output is already flat. A body keeps its other fields; the history list
+    and the top-level fields that were read into messages (e.g. ``system``) are replaced by
+    ``messages``."""
+    if im.container is None or not isinstance(im.document, Mapping):
+        return result.messages
+    read = {im.container}
+    read.update(loc.message for loc in im.sources if isinstance(loc.message, str))
+    body = {k: v for k, v in im.document.items() if k not in read}
+    body["messages"] = result.messages
+    return body
+
+
+def evidence(document: Any) -> list[str]:
+    shape = shape_of(document, "messages")
+    found = []
+    if METADATA_PAIRING & shape.metadata_keys:
+        found.append("stored buffer rows with tool pairing in metadata")
+    if any("tool_call_id" in keys or ("name" in keys and "function" not in keys) for keys in shape.call_keys):
+        found.append("calls in the flat spelling (tool_call_id / name)")
+    return found
+
+
+FORMAT = Format(
+    NAME, "FlowDrop flat messages",
+    "FlowDrop's flat messages and stored buffer rows, as MEM-5 reads them",
+    evidence, import_, export_same, export_new,
+    describe_block=lambda block: describe_block(block, ("tool_call_id", "id"), ("content", "arguments")),
+)

@@ -24,6 +24,11 @@ from .base import Imported, args_object, as_text, call_args, call_name, join_tex
 from .blocks import BlockSpec
 
 NAME = "gemini"
+# Detection: the body's own keys, and part keys only Gemini uses (both spellings).
+BODY_MARKERS = ("systemInstruction", "system_instruction")
+PART_MARKERS = frozenset({"functionCall", "functionResponse", "function_call", "function_response", "inlineData",
+                          "inline_data", "fileData", "file_data", "executableCode", "codeExecutionResult",
+                          "thoughtSignature"})
 
 
 def _get(part: Mapping, camel: str, snake: str) -> Any:
@@ -187,3 +192,31 @@ SPEC = Gemini()
 import_ = SPEC.import_
 export_same = SPEC.export_same
 export_new = SPEC.export_new
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block  # noqa: E402
+from .registry import Format  # noqa: E402
+from .shape import shape_of  # noqa: E402
+
+
+def evidence(document: Any) -> list[str]:
+    found = []
+    if isinstance(document, Mapping) and (isinstance(document.get("contents"), list)
+                                          or any(k in document for k in BODY_MARKERS)):
+        found.append('a "contents" array or "systemInstruction"')
+    shape = shape_of(document, "contents")
+    if shape.parts_only:
+        found.append('a content with "parts"')
+        keys = PART_MARKERS & shape.part_keys
+        if keys:
+            found.append(f'a "{sorted(keys)[0]}" part')
+    return found
+
+
+FORMAT = Format(
+    NAME, "Gemini contents",
+    "Google Gemini generateContent: contents of parts with functionCall / functionResponse",
+    evidence, import_, export_same, export_new,
+    describe_block=lambda block: describe_block(block, ("id",), ("text", "args", "response")),
+)

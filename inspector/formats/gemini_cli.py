@@ -79,12 +79,6 @@ def evidence(document: Any) -> list[str]:
     return []
 
 
-def describe_block(block: Any) -> str:
-    if isinstance(block, Mapping):
-        keys = [k for k in ("functionCall", "functionResponse", "text") if k in block]
-        if keys:
-            return f"a {keys[0]} part"
-    return "a part"
 
 
 def text_of(content: Any) -> str:
@@ -249,3 +243,13 @@ def export_same(im: Imported, result: Result) -> Any:
 def export_new(im: Imported, result: Result) -> Any:
     """A checkpoint (``{"history": [...]}``) from another format's history."""
     return {"history": CHECKPOINT.export_new(im, result)[CHECKPOINT.container]}
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block as _describe  # noqa: E402
+from .registry import Format  # noqa: E402
+
+FORMAT = Format(
+    NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
+    describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
+)

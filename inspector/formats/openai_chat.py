@@ -16,6 +16,10 @@ from ..io import InputError
 from .base import Decisions, Imported, Loc, args_string, call_args, call_name, join_text, kind_of, rebuild, split_body
 
 NAME = "openai-chat"
+# Detection: content part types only Chat Completions uses, and calls spelled
+# ``{"id", "type": "function", "function": {name, arguments}}``.
+PART_MARKERS = frozenset({"image_url", "input_audio", "file", "refusal"})
+PARTS = frozenset({"text", *PART_MARKERS})   # every part type a Chat message may hold
 TEXT_PARTS = ("text", "refusal", "input_text", "output_text")
 
 
@@ -99,3 +103,26 @@ def export_new(im: Imported, result: Result) -> Any:
         else:
             out.append({"role": role, "content": msg["content"]})
     return out
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block  # noqa: E402
+from .registry import Format  # noqa: E402
+from .shape import shape_of  # noqa: E402
+
+
+def evidence(document: Any) -> list[str]:
+    shape = shape_of(document, "messages")
+    found = [f'a "{t}" content part' for t in sorted(PART_MARKERS & shape.blocks.keys())]
+    if shape.call_function_objects:
+        found.append('calls with "function": {name, arguments}')
+    return found
+
+
+FORMAT = Format(
+    NAME, "OpenAI Chat Completions messages",
+    "OpenAI Chat Completions: messages (or a request body) with tool_calls and tool messages",
+    evidence, import_, export_same, export_new,
+    describe_block=lambda block: describe_block(block, ("id", "tool_call_id"), ("text", "refusal", "function")),
+    parts=PARTS,
+)

@@ -21,6 +21,13 @@ from .base import Decisions, Imported, Loc, args_string, as_text, call_args, cal
 from .openai_chat import content_text
 
 NAME = "openai-responses"
+# Detection: input item types and content part types only Responses uses (``input_audio``
+# is Chat's too, so it decides nothing here).
+ITEM_MARKERS = frozenset({"function_call", "function_call_output", "reasoning", "message", "custom_tool_call",
+                          "custom_tool_call_output", "item_reference", "web_search_call", "file_search_call",
+                          "computer_call", "computer_call_output"})
+PART_MARKERS = frozenset({"input_text", "output_text", "input_image", "input_file"})
+PARTS = frozenset({*PART_MARKERS, "input_audio", "refusal", "summary_text"})
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 MODEL_ITEMS = frozenset({"reasoning", *CALLS, "web_search_call", "file_search_call", "computer_call",
@@ -141,3 +148,30 @@ def export_new(im: Imported, result: Result) -> Any:
         else:
             out.append({"role": role, "content": msg["content"]})
     return out
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block  # noqa: E402
+from .registry import Format  # noqa: E402
+from .shape import shape_of  # noqa: E402
+
+
+def evidence(document: Any) -> list[str]:
+    found = []
+    if isinstance(document, Mapping) and isinstance(document.get("input"), (list, str)) \
+            and "messages" not in document:
+        found.append('an "input" array')
+    shape = shape_of(document, "input")
+    found += [f'an input item of type "{t}"' for t in sorted(ITEM_MARKERS & shape.item_types.keys())
+              if t != "message" or "role" in shape.item_types[t]]
+    found += [f'a "{t}" content part' for t in sorted(PART_MARKERS & shape.blocks.keys())]
+    return found
+
+
+FORMAT = Format(
+    NAME, "OpenAI Responses input items",
+    "OpenAI Responses: input items (or a request body) with function_call and function_call_output",
+    evidence, import_, export_same, export_new,
+    describe_block=lambda block: describe_block(block, ("call_id", "id"), ("text", "output", "arguments", "content")),
+    parts=PARTS,
+)

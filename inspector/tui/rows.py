@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import STAGES, Event, Result
+from ..engine import MEM5_STAGES as STAGES, Event, Result
 from ..engine.rule import Kind
 from ..engine.cast import call_id, to_id
 from ..engine.strict import ALL_KINDS

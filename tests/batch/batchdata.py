@@ -14,9 +14,8 @@ from pathlib import Path
 import orjson
 
 from inspector.bundled import samples_dir
-from inspector.engine import normalize
-from inspector.formats import import_history
-from inspector.io import InputError, dump_messages, parse_json
+from inspector.io import InputError
+from inspector.pipeline import run
 
 BAD_LINES = [b'{"messages": [', b"42", b'{"model": "m"}', b"[1, 2", b"\xff\xfe not utf-8"]
 
@@ -84,16 +83,16 @@ def oracle(lines: list[bytes], fmt: str = "auto") -> Oracle:
             continue
         o.read += 1
         try:
-            messages = import_history(parse_json(line, "x"), "x", fmt).messages
+            outcome = run(line, "x", fmt, compact=True)
         except InputError:
             o.failed_lines.append(number)
             continue
-        result = normalize(messages)
-        o.output.append(dump_messages(result.messages, compact=True))
+        result = outcome.result
+        o.output.append(outcome.data)
         keys = [(e.clause, e.kind) for e in result.events]
         o.kinds.update(keys)
         o.records_with.update(set(keys))
         o.drops[result.dropped] += 1
-        if result.events or result.messages != messages:
+        if outcome.changed:
             o.changed += 1
     return o

@@ -49,7 +49,10 @@ def test_normalize_to_another_format_and_to_flat(tmp_path, capsys):
     assert code == 0 and doc["system"] == [{"text": "You are a weather bot."}]
     assert doc["messages"][1]["content"][0]["toolUse"]["toolUseId"] == "call_abc"
     code, out, _ = run(capsys, "normalize", "-q", "--to", "flat", path)
-    assert json.loads(out)[2]["tool_calls"][0]["tool_call_id"] == "call_abc"
+    flat = json.loads(out)          # a request body stays a body: only its messages are flat
+    assert flat["messages"][2]["tool_calls"][0]["tool_call_id"] == "call_abc"
+    assert {k: v for k, v in flat.items() if k != "messages"} == \
+        {k: v for k, v in CLEAN["openai-chat"].items() if k != "messages"}
 
 
 def test_normalize_strict_moves_a_separated_result(tmp_path, capsys):

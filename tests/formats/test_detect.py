@@ -35,11 +35,29 @@ def test_plain_messages_are_flat():
     assert import_history([{"role": "user", "content": "hi"}], "x").format == "flat"
 
 
-def test_shared_text_parts_are_read_by_mem5_itself():
-    """Plain text parts belong to no provider alone: the flat reading (clause 1) applies."""
+def test_shared_text_parts_are_read_by_a_format_that_keeps_them():
+    """Plain text parts belong to no provider alone: the first format whose parts they fit
+    (OpenAI Chat) reads them and writes each part list back as it was."""
     doc = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    assert import_history(doc, "h.json").format == "flat"
+    assert import_history(doc, "h.json").format == "openai-chat"
     assert import_history(doc, "h.json", "anthropic").format == "anthropic"
+
+
+def test_parts_no_format_knows_are_read_by_mem5_itself():
+    doc = [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "sticker", "id": 3}]}]
+    assert import_history(doc, "h.json").format == "flat"
+
+
+def test_mistral_thinking_part_is_not_anthropic():
+    """Mistral's thinking part holds a list of chunks; Anthropic's holds text and a signature."""
+    mistral = [{"role": "user", "content": "hi"},
+               {"role": "assistant", "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "hm"}]},
+                                                 {"type": "text", "text": "hello"}]}]
+    assert import_history(mistral, "m.json").format != "anthropic"
+    anthropic = [{"role": "user", "content": "hi"},
+                 {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s1"},
+                                                   {"type": "text", "text": "hello"}]}]
+    assert import_history(anthropic, "a.json").format == "anthropic"
 
 
 def test_mixed_call_spellings_are_flat():

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from inspector.engine import normalize
 from inspector.engine.strict import STRICT_CLAUSES, STRICT_KINDS, normalize_strict
-from inspector.engine.targets import check_target
+from inspector.targets import check as check_target
 
 
 def test_strict_stage_moves_drops_and_heals_with_its_own_clauses():

@@ -7,8 +7,9 @@ from typing import Any
 
 import orjson
 
-from inspector.engine.targets import check_target
 from inspector.formats import gemini
+
+from .simulate import rejected
 
 
 class Record:
@@ -79,7 +80,7 @@ def client_history(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 def problems(document: dict[str, Any]) -> list[str]:
     flat = gemini.import_({"contents": client_history(document)}, "<resume>").messages
-    return [p.rule for p in check_target(flat, "gemini")]
+    return rejected(flat, "gemini")
 
 
 def crash_lost_response() -> bytes:

@@ -13,8 +13,13 @@ from typing import Any
 
 import orjson
 
-from inspector.engine.targets import check_target
 from inspector.formats import anthropic
+from inspector.targets import check
+
+
+def rejected(messages: list, target: str) -> list[str]:
+    """The rules ``target`` rejects ``messages`` for (``check --target``): errors, not warnings."""
+    return [p.rule for p in check(messages, target) if p.severity == "error"]
 
 
 def entries(data: bytes) -> list[Any]:
@@ -78,7 +83,7 @@ def problems(data: bytes) -> list[str]:
     per tool_use), which the issue's reports quote."""
     body = request(data)
     flat = anthropic.import_(body, "<resume>").messages
-    found = [p.rule for p in check_target(flat, "anthropic")]
+    found = rejected(flat, "anthropic")
     blocks = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict)]
     uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
     results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]

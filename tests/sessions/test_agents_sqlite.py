@@ -8,16 +8,16 @@ import json
 
 import pytest
 
-from inspector.engine.targets import check_target
 from inspector.formats import agents_sqlite, openai_responses
 from inspector.io import InputError
 from inspector.pipeline import run_file
 
 from . import agents_builder as ab
+from .simulate import rejected
 
 
 def problems(items):
-    return [p.rule for p in check_target(openai_responses.import_(items, "<resume>").messages, "openai-responses")]
+    return rejected(openai_responses.import_(items, "<resume>").messages, "openai-responses")
 
 
 @pytest.fixture

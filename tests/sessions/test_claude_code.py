@@ -7,8 +7,8 @@ import orjson
 import pytest
 
 from inspector.cli import main
-from inspector.formats import claude_code, import_history, parse_bytes
-from inspector.pipeline import run
+from inspector.formats import claude_code, import_history
+from inspector.pipeline import parse as parse_bytes, run
 
 from . import scenarios, simulate
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from inspector.engine.targets import check_target
 from inspector.formats import codex_rollout, openai_responses
 from inspector.pipeline import run
 
 from . import codex_builder, simulate
+from .simulate import rejected
 
 CASES = sorted(codex_builder.BROKEN.items())
 
@@ -29,7 +29,7 @@ def resume(data: bytes) -> list:
 
 def problems(data: bytes) -> list[str]:
     items = resume(data)
-    found = [p.rule for p in check_target(openai_responses.import_(items, "<resume>").messages, "openai-responses")]
+    found = rejected(openai_responses.import_(items, "<resume>").messages, "openai-responses")
     outputs = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
     if len(outputs) != len(set(outputs)):
         found.append("duplicate function_call_output")

@@ -7,7 +7,7 @@ import json
 
 import orjson
 
-from inspector.engine import CLAUSES, KINDS, RULE_SOURCE, STAGES, normalize
+from inspector.engine import CLAUSES, KINDS, MEM5_STAGES as STAGES, RULE_SOURCE, normalize
 from inspector.tui.rows import VIEWS
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.widgets.diff_table import DiffTable

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.bundled import samples_dir
-from inspector.engine import STAGES, normalize
+from inspector.engine import MEM5_STAGES as STAGES, normalize
 from inspector.formats import import_history
 from inspector.tui.rows import ADD, DROP, MOVE, SAME, CHANGE, Model
 

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 from ...engine import Result
 from ...formats import TARGETS, Imported, export_history
 from ...io import InputError, atomic_write, dump_messages, same_file
+from .. import confine
 from ..text import inert
 from .error import ErrorDialog
 
@@ -38,6 +39,10 @@ EXPORTERS: dict[str, str] = {
     "anthropic": "an Anthropic Messages request",
     "gemini": "Gemini contents",
     "bedrock": "Bedrock Converse messages",
+    "claude-code": "a Claude Code session",
+    "codex-rollout": "a Codex CLI rollout",
+    "gemini-cli": "a Gemini CLI session",
+    "agents-sqlite": "an Agents SDK SQLite session",
 }
 assert tuple(EXPORTERS) == TARGETS, "one label per export target, in the CLI's order"
 
@@ -147,6 +152,10 @@ class ExportDialog(ModalScreen[str | None]):
         if not path:
             self._note("Give a path to write to.")
             return
+        if confine.of(self.app) is not None:  # served mode: a download in the browser, nothing written here
+            self._busy(path)
+            self.write(path)
+            return
         if any(same_file(source, path) for source in self.inputs):
             self._note(f"{path} is the input file: choose another path (the input is never overwritten).")
             return
@@ -174,6 +183,8 @@ class ExportDialog(ModalScreen[str | None]):
         """Off the UI thread: build the document, serialize it, write it atomically."""
         try:
             data = export_bytes(self.imported, self.result, self.to)
+            if (sent := confine.deliver(self.app, path, data)) is not None:
+                return sent
             atomic_write(path, data, inputs=self.inputs)
         except OSError as exc:
             raise InputError(path, exc.strerror or str(exc)) from None

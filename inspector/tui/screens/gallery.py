@@ -15,6 +15,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...bundled import samples_dir
+from .. import confine
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +54,14 @@ class GalleryScreen(Screen[Path | None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.samples = list_samples()
+        self.samples = confine.gallery(self.app, list_samples)  # served mode: the served folder's histories
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gallery"):
-            yield Static(Text.assemble(("Inspector", "bold"), ": bundled samples. ",
-                                       ("Each shows one way a history breaks; pick one with the arrows "
-                                        "and enter.", "dim")), id="gallery-title")
+            yield Static(confine.gallery_title(self.app) or Text.assemble(  # served: the folder's histories
+                ("Inspector", "bold"), ": bundled samples. ",
+                ("Each shows one way a history breaks; pick one with the arrows and enter.", "dim")),
+                id="gallery-title")
             options: list[Option | None] = []
             for sample in self.samples:
                 label = Text()

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, T
 from textual.worker import get_current_worker
 
 from ...io import InputError
+from .. import confine
 from ..loader import Document, Source, load_document, renormalize
 from ..rows import VIEWS, Row, kind_info
 from ..text import inert
@@ -165,6 +166,9 @@ class MainScreen(Screen[None]):
     # -- loading ----------------------------------------------------------------------
     def load(self, source: Source) -> None:
         """Load in a worker; the progress panel appears only if it takes more than a moment."""
+        if (refused := confine.refusal(self.app, source.path)) is not None:  # served mode: stay inside
+            self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", refused))
+            return
         self._begin_loading(source)
         self._load_worker(source, self.strict)
 

@@ -12,9 +12,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Static
 
+from .. import confine
+
 
 class JsonTree(DirectoryTree):
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        paths = confine.visible(self.app, paths)  # served mode: nothing that leads out of the folder
         return [p for p in paths if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".json")]
 
 

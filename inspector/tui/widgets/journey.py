@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...engine import STAGES
+from ...engine import MEM5_STAGES as STAGES
 from ..rows import Row, Step, role_of
 from ..text import inert
 

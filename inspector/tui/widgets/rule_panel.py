@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine import CLAUSES, RULE_ID, RULE_SOURCE, STAGES
+from ...engine import CLAUSES, MEM5_STAGES as STAGES, RULE_ID, RULE_SOURCE
 from ...engine.rule import RULE_TITLE
 from ...engine.strict import STAGE as STRICT_STAGE, STRICT_CLAUSES
 from ..text import inert

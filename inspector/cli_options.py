@@ -1,0 +1,69 @@
+"""The command line's shared parts: options defined once, exit codes, and the one error printer.
+
+``inspector normalize|explain|check``, ``inspector batch`` and the TUI launcher build their
+parsers from these ``parents`` (argparse's own way to share options, so no CLI library is
+needed for three flags), and every user-facing error goes through :func:`print_error`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO
+
+import orjson
+
+from .formats import REGISTRY
+from .io import InputError, display_name
+
+EXIT_OK, EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+STRICT_HELP = "also move separated results next to their calls and drop early ones (an extension beyond MEM-5)"
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors exit 2 with one line, like input errors."""
+
+    def error(self, message: str) -> None:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _parent() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(add_help=False)
+
+
+# Each returns a fresh parent parser, for argparse's ``parents=``; the format choices are
+# read from the registry when the parser is built.
+def from_option(help: str = "input format (default: detect)") -> argparse.ArgumentParser:
+    p = _parent()
+    p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *REGISTRY), help=help)
+    return p
+
+
+def to_option() -> argparse.ArgumentParser:
+    p = _parent()
+    p.add_argument("--to", default="same", choices=("same", *REGISTRY), help="output format (default: same as the input)")
+    return p
+
+
+def strict_option() -> argparse.ArgumentParser:
+    p = _parent()
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    return p
+
+
+def print_error(error: BaseException, name: str = "-", stream: IO[str] | None = None) -> int:
+    """Print one line for a user-facing error (file, and line:column where known) and
+    return the exit code the CLI ends with. Anything else is a bug: it is re-raised."""
+    stream = sys.stderr if stream is None else stream
+    if isinstance(error, InputError):
+        print(error, file=stream)
+    elif isinstance(error, orjson.JSONEncodeError):
+        # orjson reads deeper nesting than it writes: say so instead of a traceback.
+        print(f"{display_name(name)}: cannot write the result as JSON: {error}", file=stream)
+    elif isinstance(error, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    else:
+        raise error
+    return EXIT_ERROR

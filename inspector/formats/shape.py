@@ -1,0 +1,129 @@
+"""What a document is made of, gathered in one pass for detection.
+
+Every registered format is asked for its evidence, and most formats look at the same
+history list: walking it once per format would cost six passes over a large file. A
+:class:`Shape` is the vocabulary of one history list (keys and ``type`` values seen at each
+level, and the first example of each typed block), without any format's knowledge; each
+format's ``evidence`` reads it through :func:`shape_of` and decides with its own markers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# Keys every chat format shares; a message with only these (and text content) is plain.
+PLAIN_KEYS = frozenset(("role", "content", "tool_call_id", "name"))
+CALL_KEYS = frozenset(("role", "content", "tool_calls"))
+
+
+@dataclass(slots=True)
+class Shape:
+    """The vocabulary of one history list. Empty when the list does not exist."""
+
+    present: bool = False
+    item_types: dict[str, set[str]] = field(default_factory=dict)    # item "type" value -> keys seen
+    parts_only: bool = False              # an item with a "parts" list and no "content"
+    part_keys: set[str] = field(default_factory=set)                  # keys of Mapping items in "parts"
+    metadata_keys: set[str] = field(default_factory=set)
+    call_keys: list[frozenset[str]] = field(default_factory=list)     # distinct key sets of calls
+    call_function_objects: bool = False   # a call whose "function" is an object
+    blocks: dict[str, Mapping] = field(default_factory=dict)          # block "type" -> first block
+    block_keys: dict[str, set[str]] = field(default_factory=dict)     # block "type" -> keys seen
+    untyped_keys: set[str] = field(default_factory=set)               # keys of blocks without "type"
+    list_content: bool = False            # some content is a list of parts
+
+
+def _scan(history: list[Any]) -> Shape:
+    shape = Shape(present=True)
+    calls_seen: set[frozenset[str]] = set()
+    for m in history:
+        if type(m) is dict and type(m.get("content")) is not list:
+            if m.keys() <= PLAIN_KEYS:
+                continue  # a plain message has no marker of any format: skip it fast
+            if m.keys() <= CALL_KEYS and type(calls := m.get("tool_calls")) is list:
+                _calls(calls, shape, calls_seen)
+                continue
+        if not isinstance(m, Mapping):
+            continue
+        kind = m.get("type")
+        if isinstance(kind, str):
+            shape.item_types.setdefault(kind, set()).update(m.keys())
+        parts = m.get("parts")
+        if isinstance(parts, list) and "content" not in m:
+            shape.parts_only = True
+            for p in parts:
+                if isinstance(p, Mapping):
+                    shape.part_keys.update(p.keys())
+        meta = m.get("metadata")
+        if isinstance(meta, Mapping):
+            shape.metadata_keys.update(meta.keys())
+        calls = m.get("tool_calls")
+        if isinstance(calls, list):
+            _calls(calls, shape, calls_seen)
+        content = m.get("content")
+        if isinstance(content, list):
+            shape.list_content = True
+            for b in content:
+                if not isinstance(b, Mapping):
+                    continue
+                t = b.get("type")
+                if isinstance(t, str):
+                    if t not in shape.blocks:
+                        shape.blocks[t] = b
+                        shape.block_keys[t] = set(b.keys())
+                    else:
+                        shape.block_keys[t].update(b.keys())
+                else:
+                    shape.untyped_keys.update(b.keys())
+    return shape
+
+
+def _calls(calls: list[Any], shape: Shape, seen: set[frozenset[str]]) -> None:
+    for c in calls:
+        if not isinstance(c, Mapping):
+            continue
+        keys = frozenset(c.keys())
+        if keys not in seen:
+            seen.add(keys)
+            shape.call_keys.append(keys)
+        if not shape.call_function_objects and isinstance(c.get("function"), Mapping):
+            shape.call_function_objects = True
+
+
+_EMPTY = Shape()
+_cache: dict[tuple[int, str | None], tuple[Any, Shape]] = {}
+
+
+def shape_of(document: Any, key: str | None = None) -> Shape:
+    """The shape of ``document[key]`` (of ``document`` itself when it is a list and ``key`` is
+    None or names the list a bare document stands for). Cached for the document last asked
+    about, so that every format's evidence shares one pass."""
+    history = document if isinstance(document, list) else (
+        document.get(key) if isinstance(document, Mapping) and key is not None else None)
+    if not isinstance(history, list):
+        return _EMPTY
+    ident = (id(history), None)
+    hit = _cache.get(ident)
+    if hit is not None and hit[0] is history:
+        return hit[1]
+    shape = _scan(history)
+    _cache.clear()                          # hold one document at a time, never a batch's worth
+    _cache[ident] = (history, shape)
+    return shape
+
+
+def messages_body(document: Any) -> Mapping | None:
+    """The document, when it is an object whose history would be ``messages``: not a body
+    that keeps it in ``contents`` (Gemini) or ``input`` without ``messages`` (Responses)."""
+    if not isinstance(document, Mapping) or isinstance(document.get("contents"), list):
+        return None
+    if isinstance(document.get("input"), (list, str)) and "messages" not in document:
+        return None
+    return document
+
+
+def forget() -> None:
+    """Drop the cached shape (detection calls this when every format has answered)."""
+    _cache.clear()

@@ -1,0 +1,187 @@
+"""``inspector serve``: the inspection TUI in a web browser, through textual-serve.
+
+textual-serve runs one app process per browser tab, started with a shell command. That
+command is ``python -m inspector.serve --root FOLDER [FILE]``: the folder the app may read
+travels on its command line, and the app process confines itself to it
+(:mod:`inspector.tui.confine`) before it opens anything.
+
+Safe by default: the server listens on 127.0.0.1 only; another ``--host`` gets a loud
+warning, since there is no login and anyone who reaches the port reads the served folder.
+The server also refuses requests whose ``Host`` is not the address it serves (a web page
+that points its own domain at 127.0.0.1) and websockets opened from another origin (a web
+page the user happens to visit), so a browser tab cannot be turned against the local server.
+
+textual-serve is optional (the ``web`` extra); nothing here imports it or textual until
+the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import shlex
+import socket
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+from urllib.parse import urlsplit
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+EXIT_ERROR = 2
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("serve", help="open the TUI in a web browser (needs the 'web' extra)",
+                       description="Serve the inspection TUI to a web browser. Only files inside FOLDER "
+                                   "(or FILE's folder, or the current one) can be opened; exports are "
+                                   "downloads in the browser.")
+    p.add_argument("path", nargs="?", metavar="FILE|FOLDER",
+                   help="a history to open, or the folder to serve (default: the current folder)")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help=f"address to listen on (default: {DEFAULT_HOST}, this machine only)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
+    return p
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def served(path: str | None) -> tuple[Path, Path | None]:
+    """The folder to serve and the file to open first (None: the gallery). Raises ValueError
+    with the sentence to print."""
+    if path == "-":
+        raise ValueError("standard input (-) cannot be served: the browser's user opens files "
+                         "themselves; give a FILE or FOLDER (or nothing for the current folder)")
+    target = Path(path or os.getcwd())
+    if not target.exists():
+        raise ValueError(f"{path}: no such file or folder")
+    target = target.resolve()
+    if target.is_dir():
+        return target, None
+    return target.parent, target
+
+
+def app_command(root: Path, file: Path | None) -> str:
+    """The shell command textual-serve runs for each browser tab."""
+    args = [sys.executable, "-m", "inspector.serve", "--root", str(root)]
+    if file is not None:
+        args.append(str(file))
+    return shlex.join(args)
+
+
+def warning(host: str, port: int, root: Path) -> str:
+    return (f"WARNING: listening on {host}:{port}, not only on this machine. There is no login: "
+            f"anyone who can reach this port can open every history under {root} and read it. "
+            f"Use the default --host {DEFAULT_HOST} unless you trust every machine on that network.")
+
+
+def public_url(host: str, port: int) -> str:
+    """The address to print: a wildcard address is not one to type into a browser."""
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def allowed_hosts(host: str, port: int) -> set[str] | None:
+    """``Host`` headers the server answers on a loopback address; None (any) otherwise,
+    since other names for the machine cannot be known in advance."""
+    if not is_loopback(host):
+        return None
+    return {f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]", host)}
+
+
+def request_refusal(headers: Any, hosts: set[str] | None) -> str | None:
+    """Why a request must be refused: a foreign ``Host`` (DNS rebinding) or a foreign
+    ``Origin`` (another web site's page opening the websocket); None to serve it."""
+    host = headers.get("Host", "")
+    if hosts is not None and host.lower() not in hosts:
+        return f"unexpected Host header {host!r}"
+    origin = headers.get("Origin")
+    if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+        return f"cross-origin request from {origin!r}"
+    return None
+
+
+def make_server(command: str, host: str, port: int) -> Any:
+    """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request."""
+    from aiohttp import web
+    from textual_serve.server import Server
+
+    hosts = allowed_hosts(host, port)
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+        if (reason := request_refusal(request.headers, hosts)) is not None:
+            raise web.HTTPForbidden(text=f"inspector serve: {reason}\n")
+        return await handler(request)
+
+    class GuardedServer(Server):
+        async def _make_app(self) -> web.Application:
+            app = await super()._make_app()
+            app.middlewares.append(guard)
+            return app
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            # The page's websocket and download links go back to the address the browser used
+            # (checked by the guard), which on a wildcard address is the only one that works.
+            self.public_url = f"{request.scheme}://{request.host}"
+            return await super().handle_index(request)
+
+    return GuardedServer(command, host=host, port=port, title="Inspector", public_url=public_url(host, port))
+
+
+def run(args: argparse.Namespace) -> int:
+    """``inspector serve``: check everything that can be checked, then serve until Ctrl+C."""
+    try:
+        root, file = served(args.path)
+    except ValueError as exc:
+        print(f"inspector serve: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if not 0 < args.port < 65536:
+        print(f"inspector serve: --port {args.port}: not a port number (1-65535)", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        print("inspector serve: needs textual-serve: pip install 'inspector[web]'", file=sys.stderr)
+        return EXIT_ERROR
+    if not is_loopback(args.host):
+        print(warning(args.host, args.port, root), file=sys.stderr)
+    url = public_url(args.host, args.port)
+    print(f"Inspector: serving {root} at {url}" + (f" (opening {file.name})" if file else ""), flush=True)
+    try:
+        make_server(app_command(root, file), args.host, args.port).serve()
+    except OSError as exc:
+        print(f"inspector serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def app_main(argv: Sequence[str] | None = None) -> int:
+    """One browser tab's app process: confined to ``--root`` before it opens anything."""
+    parser = argparse.ArgumentParser(prog="inspector.serve", description="(run by inspector serve)")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("file", nargs="?")
+    args = parser.parse_args(argv)
+    from .tui import confine
+    from .tui.app import make_app
+
+    os.chdir(args.root)  # relative paths typed in the open dialog count from the served folder
+    app = make_app(args.file)
+    confine.attach(app, args.root)
+    result = app.run()
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(app_main())

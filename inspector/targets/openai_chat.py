@@ -1,0 +1,147 @@
+"""OpenAI Chat Completions: a turn with ``tool_calls`` is answered by the block of ``tool``
+messages right after it, one per call, each id once; assistant content parts are text or
+refusal only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .base import EARLY, ERROR, MOVE, WARNING, Hit, Rule, View, calls_of, cid_of, create, is_map, result_id
+
+NAME = "openai-chat"
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+ASSISTANT_PARTS = frozenset({"text", "refusal"})
+
+DOCS = "https://platform.openai.com/docs/api-reference/chat/create"
+GUIDE = "https://platform.openai.com/docs/guides/function-calling"
+
+
+def blocks(view: View) -> list[tuple[int, list[str], set[str]]]:
+    """(assistant row, its call ids in order, ids answered by the tool rows right after it)."""
+    def build():
+        out = []
+        rows = view.rows
+        for k, (i, m) in enumerate(rows):
+            if m["role"] != "assistant" or not calls_of(m):
+                continue
+            answered = set()
+            j = k + 1
+            while j < len(rows) and rows[j][1]["role"] == "tool":
+                answered.add(result_id(rows[j][1]))
+                j += 1
+            out.append((i, [c for c in map(cid_of, calls_of(m)) if c is not None], answered))
+        return out
+    return view.memo("chat-blocks", build)
+
+
+def owners(view: View) -> Iterator[tuple[int, str, set[str] | None, bool]]:
+    """For each tool row: (index, id, ids of the turn whose result block it is in or None,
+    whether a call with that id was declared anywhere before it)."""
+    declared: set[str] = set()
+    owner: set[str] | None = None
+    for i, m in view.rows:
+        role = m["role"]
+        if role == "tool":
+            cid = result_id(m)
+            yield i, cid, owner, cid in declared
+            continue
+        owner = None
+        if role == "assistant" and calls_of(m):
+            owner = {c for c in map(cid_of, calls_of(m)) if c is not None}
+            declared |= owner
+
+
+def empty_tool_calls(view: View) -> Iterator[Hit]:
+    for i, m in view.rows:
+        if m["role"] == "assistant" and isinstance(m.get("tool_calls"), list) and not m["tool_calls"]:
+            yield Hit(i, f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum length 1, "
+                         "but got an empty array instead.")
+
+
+def duplicate_tool_call_id(view: View) -> Iterator[Hit]:
+    seen_call: dict[str, int] = {}
+    seen_result: dict[str, int] = {}
+    for i, m in view.rows:
+        if m["role"] == "tool":
+            cid = result_id(m)
+            if cid in seen_result:
+                yield Hit(i, f"Invalid parameter: Duplicate value for 'tool_call_id' of '{cid}', in "
+                             f"messages[{seen_result[cid]}] and messages[{i}].", cid,
+                          fix="Keep one result per call: normalizing (MEM-5 clause 3) keeps the first.")
+            seen_result.setdefault(cid, i)
+        elif m["role"] == "assistant":
+            for j, cid in enumerate(map(cid_of, calls_of(m))):
+                if cid is None:
+                    continue
+                if cid in seen_call:
+                    yield Hit(i, f"Invalid parameter: Duplicate value for 'tool_call_id' of '{cid}', in "
+                                 f"messages[{seen_call[cid]}] and messages[{i}].", cid, call=j,
+                              fix="Normalize: MEM-5 clause 3 drops the later declaration.")
+                seen_call.setdefault(cid, i)
+
+
+def tool_calls_unanswered(view: View) -> Iterator[Hit]:
+    for i, ids, answered in blocks(view):
+        missing = [c for c in ids if c not in answered]
+        if missing:
+            yield Hit(i, "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+                         "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                         f"{', '.join(missing)}", missing[0])
+
+
+def tool_without_calls(view: View) -> Iterator[Hit]:
+    for i, cid, owner, declared in owners(view):
+        if owner is None:
+            yield Hit(i, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+                         "with 'tool_calls'.", cid, fix=MOVE if declared else EARLY)
+
+
+def tool_call_id_not_found(view: View) -> Iterator[Hit]:
+    for i, cid, owner, _ in owners(view):
+        if owner is not None and cid not in owner:
+            yield Hit(i, f"Invalid parameter: 'tool_call_id' of '{cid}' not found in 'tool_calls' of previous "
+                         "message.", cid)
+
+
+def unknown_role(view: View) -> Iterator[Hit]:
+    for i, m in view.rows:
+        if m["role"] not in ROLES:
+            yield Hit(i, f"Invalid value: '{m['role']}'. Supported values are: 'system', 'assistant', 'user', "
+                         "'function', 'tool', and 'developer'.")
+
+
+def assistant_content_part(view: View) -> Iterator[Hit]:
+    """Native: an assistant message whose content list holds a part other than text or
+    refusal (a forwarded ``tool_use`` block, say) is rejected."""
+    for message in view.sent(NAME) or ():
+        content = message.get("content") if is_map(message) and message.get("role") == "assistant" else None
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            kind = part.get("type") if is_map(part) else None
+            if kind not in ASSISTANT_PARTS:
+                found = view.locate(part, "content")
+                if found is not None:
+                    yield Hit(found[0], f"Invalid value: '{kind}'. Supported values are: 'text' and 'refusal'.",
+                              where=found[1])
+                break
+
+
+TARGET = create(NAME, [
+    Rule("empty-tool-calls", empty_tool_calls, ERROR, "https://github.com/openai/openai-python/issues/2061",
+         "an assistant message with an empty tool_calls array",
+         "Remove the empty tool_calls key (normalizing does)."),
+    Rule("duplicate-tool-call-id", duplicate_tool_call_id, ERROR, "https://github.com/agno-agi/agno/issues/5116",
+         "one tool_call_id declared or answered twice"),
+    Rule("tool-calls-unanswered", tool_calls_unanswered, ERROR, "https://github.com/agno-agi/agno/issues/1784",
+         "a call not answered by the tool messages right after its turn", MOVE, strict=True),
+    Rule("tool-without-calls", tool_without_calls, ERROR, "https://github.com/itmisx/deepx-code/issues/94",
+         "a tool message not in the block right after a turn with tool_calls", MOVE, strict=True),
+    Rule("tool-call-id-not-found", tool_call_id_not_found, WARNING, GUIDE,
+         "a tool message in that block answering a call of another turn", MOVE, strict=True),
+    Rule("unknown-role", unknown_role, WARNING, DOCS, "a role Chat Completions does not list",
+         "Give the message one of the supported roles, or remove it."),
+    Rule("assistant-content-part", assistant_content_part, ERROR, DOCS,
+         "an assistant content part other than text or refusal (native)",
+         "Remove the foreign part (a tool call belongs in tool_calls, once)."),
+])

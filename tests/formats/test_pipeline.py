@@ -1,0 +1,125 @@
+"""The one pipeline every view takes: events in order, the format, and what "changed" means."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import orjson
+import pytest
+
+from inspector import cli
+from inspector.bundled import samples_dir
+from inspector.engine import KINDS
+from inspector.formats import FORMATS, REGISTRY, export_history
+from inspector.pipeline import run, run_file
+
+from .fixtures import CLEAN, clone
+
+SAMPLES = sorted(p for p in samples_dir().glob("*.json") if p.name != "index.json")
+
+
+def test_outcome_names_the_format_and_orders_events():
+    im_doc = clone(CLEAN["gemini"])
+    for content in im_doc["contents"]:       # calls and responses without ids: import notes
+        for part in content["parts"]:
+            for key in ("functionCall", "functionResponse"):
+                if key in part:
+                    part[key].pop("id", None)
+    outcome = run(im_doc, "g.json", strict=True)
+    stages = [e.stage for e in outcome.events]
+    assert outcome.format == "gemini" and stages[0] == "import"
+    assert stages == sorted(stages, key=["import", "coerce", "hoist", "repair", "strip", "strict", "export"].index)
+    assert outcome.events[:len(outcome.imported.events)] == outcome.imported.events
+
+
+def test_bytes_and_documents_give_the_same_outcome():
+    doc = CLEAN["anthropic"]
+    a, b = run(orjson.dumps(doc), "a.json"), run(clone(doc), "a.json")
+    assert a.data == b.data and a.format == b.format == "anthropic" and not a.changed
+
+
+def _noting(monkeypatch, kind="export-merged"):
+    """Make the openai-chat exporter record one export event, as a merging exporter would."""
+    original = REGISTRY["openai-chat"].export_same
+
+    def noting(im, result):
+        im.export_note(kind, "Two user messages were written as one.", origin=3, cause=2)
+        return original(im, result)
+
+    monkeypatch.setitem(REGISTRY, "openai-chat", dataclasses.replace(REGISTRY["openai-chat"], export_same=noting))
+
+
+def test_export_events_count_as_changes_and_belong_to_their_export(monkeypatch):
+    assert not run(clone(CLEAN["openai-chat"]), "o.json").changed
+    _noting(monkeypatch)
+    outcome = run(clone(CLEAN["openai-chat"]), "o.json")
+    assert outcome.exported == CLEAN["openai-chat"] and outcome.changed
+    event = outcome.events[-1]
+    assert (event.stage, event.clause, event.kind, event.origin, event.cause) == ("export", "export", "export-merged", 3, 2)
+    flat = export_history(outcome.imported, outcome.result, "flat")    # another export starts afresh
+    assert outcome.imported.export_events == [] and flat["messages"] and len(outcome.export_events) == 1
+
+
+def test_explain_shows_export_events_in_text_and_json(tmp_path, capsys, monkeypatch):
+    _noting(monkeypatch, "export-converted")
+    path = tmp_path / "o.json"
+    path.write_bytes(orjson.dumps(CLEAN["openai-chat"]))
+    assert cli.main(["explain", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "export (openai-chat): 1 event" in text and "export-converted" in text and "[converted on export]" in text
+    assert cli.main(["explain", "--json", str(path)]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert [e["kind"] for e in report["export"]["events"]] == ["export-converted"] and report["changed"]
+    assert cli.main(["check", str(path)]) == 1
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["mem5", "strict"])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem[:2])
+def test_check_accepts_normalize_output(path, strict, tmp_path, capsys):
+    """What normalize writes is what check calls clean, in every format, with and without
+    --strict (import notes such as derived Gemini ids are not changes)."""
+    flags = ["--strict"] if strict else []
+    first = run_file(path, strict=strict)
+    out = tmp_path / path.name
+    out.write_bytes(first.data)
+    second = run_file(out, fmt=first.format, strict=strict)
+    assert not second.changed, [e.kind for e in second.events]
+    assert cli.main(["check", *flags, "--from", first.format, str(out)]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_clean_documents_are_unchanged_in_every_format(fmt):
+    outcome = run(clone(CLEAN[fmt]), f"{fmt}.json")
+    assert outcome.format == fmt and not outcome.changed and outcome.exported == CLEAN[fmt]
+
+
+def test_a_request_body_read_flat_keeps_every_field():
+    body = {"model": "m", "tools": [{"name": "f"}], "messages": [
+        {"role": "user", "content": "hi"}, {"role": "tool", "content": "x", "tool_call_id": "gone"}]}
+    outcome = run(clone(body), "b.json")
+    assert outcome.format == "flat" and outcome.changed
+    assert outcome.exported == {"model": "m", "tools": [{"name": "f"}], "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize("fmt", ["auto", "openai-chat", "anthropic"])
+def test_shared_text_parts_round_trip_unchanged(fmt):
+    body = {"model": "m", "max_tokens": 5, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "there"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}]}
+    outcome = run(clone(body), "b.json", fmt)
+    assert outcome.exported == body and not outcome.changed
+    assert [e.kind for e in outcome.events] == []
+
+
+def test_flat_export_of_a_body_keeps_its_other_fields():
+    outcome = run(clone(CLEAN["anthropic"]), "a.json", to="flat")
+    assert outcome.exported["model"] == CLEAN["anthropic"]["model"]
+    assert "system" not in outcome.exported          # read into the flat system message
+    assert outcome.exported["messages"][0]["role"] == "system"
+
+
+def test_every_kind_an_event_names_is_in_the_table():
+    for path in SAMPLES:
+        for e in run_file(path, strict=True).events:
+            assert e.kind in KINDS, e
