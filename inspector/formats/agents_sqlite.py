@@ -23,7 +23,6 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +30,6 @@ from ..engine import Result
 from ..io import InputError
 from . import openai_responses
 from .base import Imported, Loc, kind_of
-from .jsonl import note_export
 
 NAME = "agents-sqlite"
 LABEL = "OpenAI Agents SDK SQLite session"
@@ -212,7 +210,6 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
     db: AgentsDB = im.document
     inner: Imported = im.extra["inner"]
     ids: list[int] = im.extra["ids"]
-    im.extra["export-notes"] = []
     out = openai_responses.export_same(inner, result)
     index = {id(item): k for k, item in enumerate(im.history)}
     if len(out) == len(im.history) and all(a is b for a, b in zip(out, im.history)):
@@ -231,11 +228,11 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
             last_time, previous = row.created_at, row.id
         else:
             new_rows.append((last_time, json.dumps(item)))
-            note_export(im, "entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
+            im.export_note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
                                          f"{item.get('call_id')}.")
     for rid in ids:
         if rid not in kept:
-            note_export(im, "entry-removed", f"Row {rid} is removed: the engine dropped its item.")
+            im.export_note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
     # Rows the SDK could not read stay, after the rest.
     for rid in im.extra["skipped"]:
         new_rows.append((rows[rid].created_at, rows[rid].data))

@@ -33,7 +33,7 @@ from ..engine import Result
 from ..io import InputError
 from .anthropic import result_text
 from .base import Decisions, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
-from .jsonl import LineFormat, LineLoc, Lines, dump_line, note_export
+from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 NAME = "claude-code"
 LABEL = "Claude Code session"
@@ -322,7 +322,6 @@ def export_same(im: Imported, result: Result) -> Lines:
     entries = doc.entries
     chain: Chain = im.extra["chain"]
     recovered: dict[int, int] = im.extra.get("recovered", {})
-    im.extra["export-notes"] = []
     d = Decisions.of(result)
 
     # 1. Which blocks each line loses, and the final position of every surviving row.
@@ -358,10 +357,10 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = dict(entries[i])
             entry["message"] = {**entries[i]["message"], "content": keep}
             rewrite[i] = entry
-            note_export(im, "entry-rewritten", f"Line {i + 1} loses content block"
+            im.export_note("entry-rewritten", f"Line {i + 1} loses content block"
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
-        note_export(im, "entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+        im.export_note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
 
     # 2. The new order of the sent part of the chain (rows in the engine's order).
     key_of_line: dict[int, int] = {}
@@ -401,7 +400,7 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"])
             made[node] = entry
             new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
-            note_export(im, "entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
+            im.export_note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
                         f"{msg['tool_call_id']} as interrupted (is_error tool_result).")
             prev_uuid = entry["uuid"]
             continue
@@ -432,7 +431,7 @@ def export_same(im: Imported, result: Result) -> Lines:
                 target = chain.by_uuid.get(value) if isinstance(value, str) else None
                 named = (f"line {target + 1}" if target is not None
                          else "the new line" if value is not None else "none (the root)")
-                note_export(im, "entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
+                im.export_note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
 
     # 5. Write: untouched lines as their bytes, changed ones re-serialized, new ones in place.
     raw: list[bytes] = []

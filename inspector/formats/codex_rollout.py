@@ -25,7 +25,7 @@ from ..engine import Result
 from ..io import InputError
 from . import openai_responses
 from .base import Imported, kind_of
-from .jsonl import LineFormat, LineLoc, Lines, dump_line, note_export
+from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 NAME = "codex-rollout"
 LABEL = "Codex CLI rollout"
@@ -134,7 +134,6 @@ def export_same(im: Imported, result: Result) -> Lines:
     inner: Imported = im.extra["inner"]
     places: list[tuple[int, int | None]] = im.extra["places"]
     items: list[Any] = im.extra["items"]
-    im.extra["export-notes"] = []
     out_items = openai_responses.export_same(inner, result)
     index = {id(item): k for k, item in enumerate(items)}
 
@@ -156,7 +155,7 @@ def export_same(im: Imported, result: Result) -> Lines:
     for k, (line, r) in enumerate(places):
         if k not in survive and k not in moved and r is None and compaction(entries[line]) is None:
             removed_lines.add(line)
-            note_export(im, "entry-removed", f"Line {line + 1} is removed: the engine dropped its item.")
+            im.export_note("entry-removed", f"Line {line + 1} is removed: the engine dropped its item.")
         elif k in moved and r is None:
             removed_lines.add(line)
 
@@ -177,7 +176,7 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = dict(entries[comp_line])
             entry["payload"] = {**entry["payload"], "replacement_history": new_list}
             rewrite[comp_line] = entry
-            note_export(im, "entry-rewritten", f"Line {comp_line + 1}: the compaction's replacement_history is "
+            im.export_note("entry-rewritten", f"Line {comp_line + 1}: the compaction's replacement_history is "
                                               f"rewritten ({len(old)} items in, {len(new_list)} out).")
 
     # New items (and moved ones) are written after the line of the item before them.
@@ -188,11 +187,11 @@ def export_same(im: Imported, result: Result) -> Lines:
             j = index.get(id(item))
             if j is not None:
                 raw, entry = doc.raw[places[j][0]], entries[places[j][0]]
-                note_export(im, "entry-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
+                im.export_note("entry-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
             else:
                 entry = _wrap(entries, anchor, item)
                 raw = dump_line(entry)
-                note_export(im, "entry-added", f"A new line after line {anchor + 1} holds a "
+                im.export_note("entry-added", f"A new line after line {anchor + 1} holds a "
                                               f"{item.get('type')} for {item.get('call_id')}.")
             new_after_line.setdefault(anchor, []).append((raw, entry))
     raw_out: list[bytes] = []

@@ -135,16 +135,6 @@ class LineLoc(Loc):
         return describe_line(self.message, self.key, self.blocks)
 
 
-def note_export(im: Any, kind: str, message: str, origin: int | None = None, cause: int | None = None) -> None:
-    """Record what an exporter changed. Adapter: ``Imported.export_note`` when the
-    registry provides it, else a list in ``extra`` (the CLI prints it)."""
-    hook = getattr(im, "export_note", None)
-    if callable(hook):
-        hook(kind, message, origin=origin, cause=cause)
-    else:
-        im.extra.setdefault("export-notes", []).append((kind, message, origin, cause))
-
-
 @dataclass(frozen=True, slots=True)
 class LineFormat:
     """The raw-bytes hooks every JSON Lines session format shares: a format names itself,

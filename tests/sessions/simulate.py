@@ -113,7 +113,4 @@ def duplicate_uuids(data: bytes) -> list[str]:
 
 def export_notes(imported) -> list[tuple[str, str]]:
     """(kind, sentence) of every change the last export made on its own."""
-    events = getattr(imported, "export_events", None)
-    if events:
-        return [(e.kind, e.message) for e in events]
-    return [(n[0], n[1]) for n in imported.extra.get("export-notes", ())]
+    return [(e.kind, e.message) for e in imported.export_events]
