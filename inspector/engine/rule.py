@@ -148,11 +148,21 @@ _KINDS = [
          "A call or response had no id, so one was derived from its position to pair them.", "note", "call"),
     Kind("item-carried", IMPORT_CLAUSE, False, "item carried",
          "An item with no flat equivalent rides along with its turn and is written back as it was.", "note"),
+    Kind("result-server-call", IMPORT_CLAUSE, False, "server-held call",
+         "A result answers a call the server holds (previous_response_id, conversation or item_reference); "
+         "it is kept as it is.", "note"),
+    Kind("result-builtin-call", IMPORT_CLAUSE, False, "built-in call result",
+         "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
     # export: what writing the output changed beyond the engine's decisions
     Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
          "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
     Kind("export-converted", EXPORT_CLAUSE, False, "converted on export",
          "Something the output format cannot hold was written in the nearest form it has.", "change"),
+    Kind("export-omitted", EXPORT_CLAUSE, False, "omitted on export",
+         "Blocks or items with no counterpart in the target format were not written.", "change"),
+    Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
+         "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
+         "(strict, beyond MEM-5)."),
     # agent session files (formats/claude_code.py, codex_rollout.py, gemini_cli.py, agents_sqlite.py)
     Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
          "A result that is in the session file but off the chain a resume reads was put back right after "

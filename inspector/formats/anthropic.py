@@ -62,14 +62,31 @@ class Anthropic(BlockSpec):
     def system_top(self, texts):
         return {"system": "\n\n".join(texts)} if texts else {}
 
-    def fold_system(self, body, texts):
+    def fold_system(self, body, items):
         current = body.get("system")
-        extra = [self.text_block(t) for t in texts]
-        if current is None:
-            return {"system": "\n\n".join(texts)}
-        if isinstance(current, list):
-            return {"system": [*current, *extra]}
-        return {"system": [self.text_block(as_text(current)), *extra]}
+        if current is None and all(isinstance(t, str) for t in items):
+            return {"system": "\n\n".join(items)}
+        blocks = list(current) if isinstance(current, list) else [] if current is None else \
+            [self.text_block(as_text(current))]
+        for item in items:
+            blocks.extend(item if isinstance(item, list) else [self.text_block(item)])
+        return {"system": blocks}
+
+    def arrange(self, im, origin, blocks, kept, strict):
+        """Anthropic rejects anything but more ``tool_use`` after a message's first ``tool_use``.
+        With ``--strict`` the blocks that follow it move ahead of it, in their order."""
+        uses = [k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"]
+        if not strict or not uses:
+            return kept
+        first = kept.index(uses[0])
+        late = [k for k in kept[first:] if k not in uses]
+        if not late:
+            return kept
+        where = ", ".join(f"{im.container or 'messages'}[{im.sources[origin].message}].content[{k}]" for k in late)
+        im.export_note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
+                       "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks.",
+                       origin=origin, clause="strict:text-after-tool-use")
+        return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
 
 
 SPEC = Anthropic()

@@ -89,10 +89,11 @@ class Imported:
                                  tool_call_id, message))
 
     def export_note(self, kind: str, message: str, origin: int | None = None,
-                    cause: int | None = None) -> None:
+                    cause: int | None = None, clause: str = EXPORT_CLAUSE) -> None:
         """Record a change the export makes on its own (e.g. two same-role messages written as
-        one); ``kind`` is a ``rule.KINDS`` entry with clause ``export``. It counts as a change."""
-        self.export_events.append(Event(EXPORT_STAGE, EXPORT_CLAUSE, kind, False, origin, None, None,
+        one); ``kind`` is a ``rule.KINDS`` entry with clause ``export`` (or a ``strict:`` clause
+        for a repair that only ``--strict`` asks for). It counts as a change."""
+        self.export_events.append(Event(EXPORT_STAGE, clause, kind, False, origin, None, None,
                                         message, cause))
 
     def original(self, index: int) -> Any:
@@ -107,6 +108,19 @@ class Imported:
     def where(self, index: int) -> str:
         """A path such as ``messages[3].content[1]`` for flat message ``index``."""
         return self.sources[index].describe(self.container)
+
+
+def note_unconverted(im: Imported, target: str) -> None:
+    """Converting writes only what the flat form carries: one export event lists the blocks,
+    parts and items of the original (recorded at import as ``(index, key, k)``) left behind."""
+    lost = im.extra.get("unconverted")
+    if not lost:
+        return
+    base = im.container or "history"
+    shown = [f"{base}[{i}]" + (f".{key}[{k}]" if key is not None else "") for i, key, k in lost[:5]]
+    more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
+    im.export_note("export-omitted", f"{len(lost)} block(s) or item(s) of the {im.format} history have no "
+                   f"counterpart in {target} and are not written: {', '.join(shown)}{more}.")
 
 
 def describe_block(block: Any, ids: tuple[str, ...], texts: tuple[str, ...], limit: int = 80) -> str:

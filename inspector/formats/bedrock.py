@@ -1,6 +1,8 @@
 """Amazon Bedrock Converse: ``system`` is a list of ``{"text"}`` blocks, ``messages`` hold
 content blocks keyed by kind (``text``, ``toolUse``, ``toolResult``, ``reasoningContent``,
-``image``, ...). A synthetic result is a ``toolResult`` with ``status: "error"``; all of a
+``image``, ...). A ``toolUse`` of ``"type": "server_tool_use"`` is a tool the provider ran
+itself (its ``toolResult`` is in the same assistant message): not a client call, so it is
+carried through as part of the turn. A synthetic result is a ``toolResult`` with ``status: "error"``; all of a
 turn's results go in the next user message, as Bedrock requires.
 """
 
@@ -34,6 +36,7 @@ def result_text(content: Any) -> str:
 class Bedrock(BlockSpec):
     name = NAME
     merge_users = True
+    merge_reason = "Bedrock requires user and assistant messages to alternate"
 
     def classify(self, block: Any) -> tuple[str, Any]:
         if not isinstance(block, Mapping):
@@ -41,7 +44,7 @@ class Bedrock(BlockSpec):
         if isinstance(block.get("text"), str):
             return "text", block["text"]
         use = block.get("toolUse")
-        if isinstance(use, Mapping):
+        if isinstance(use, Mapping) and use.get("type") != "server_tool_use":
             return "call", {"tool_call_id": use.get("toolUseId"), "name": use.get("name"),
                             "arguments": use.get("input")}
         res = block.get("toolResult")
@@ -67,10 +70,10 @@ class Bedrock(BlockSpec):
     def system_top(self, texts):
         return {"system": [{"text": t} for t in texts]} if texts else {}
 
-    def fold_system(self, body, texts):
+    def fold_system(self, body, items):
         current = body.get("system")
         current = current if isinstance(current, list) else []
-        return {"system": [*current, *({"text": t} for t in texts)]}
+        return {"system": [*current, *(b for t in items for b in (t if isinstance(t, list) else [{"text": t}]))]}
 
 
 SPEC = Bedrock()

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, join_text, kind_of, split_body
+from .base import Decisions, Imported, Loc, join_text, kind_of, note_unconverted, split_body
 
 
 @dataclass(slots=True)
@@ -31,6 +31,7 @@ class Piece:
     blocks: list[Any] = field(default_factory=list)   # new blocks (synthetic or converted)
     result: bool = False
     synthetic: bool = False
+    origin: int | None = None      # the flat row it writes (for export events)
 
 
 class BlockSpec:
@@ -43,6 +44,7 @@ class BlockSpec:
     user = "user"
     system_fields: tuple[str, ...] = ("system",)
     merge_users = False       # True: consecutive user messages always become one (Bedrock alternation)
+    merge_reason = ""         # why, for the export event
 
     # -- reading
     def role_of(self, message: Mapping) -> str | None:
@@ -71,8 +73,14 @@ class BlockSpec:
     def system_top(self, texts: list[str]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def fold_system(self, body: Mapping, texts: list[str]) -> dict[str, Any]:
+    def fold_system(self, body: Mapping, items: list[Any]) -> dict[str, Any]:
+        """The top-level system field with hoisted messages appended: each item is a message's
+        string content or its original blocks, carried as they are."""
         raise NotImplementedError
+
+    def arrange(self, im: Imported, origin: int, blocks: list[Any], kept: list[int], strict: bool) -> list[int]:
+        """The order to write an assistant message's kept blocks in (a format may repair it)."""
+        return kept
 
     # -- shared machinery
     def import_(self, document: Any, name: str) -> Imported:
@@ -82,6 +90,7 @@ class BlockSpec:
                                    f"{self.container!r} array, got {kind_of(document)}")
         im = Imported(self.name, [], document, container=self.container if body is not None else None,
                       history=history)
+        im.extra["unconverted"] = lost = []      # (message, key, block) the flat form does not carry
         if body is not None:
             for fld in self.system_fields:
                 if body.get(fld) is not None:
@@ -108,6 +117,8 @@ class BlockSpec:
                     elif what == "call":
                         calls.append(value)
                         locs.append(Loc(i, self.key, (k,)))
+                    else:
+                        lost.append((i, self.key, k))
                 flat = {"role": "assistant", "content": join_text(texts)}
                 if calls:
                     flat["tool_calls"] = calls
@@ -127,6 +138,8 @@ class BlockSpec:
                     run.append(k)
                     if what == "text":
                         texts.append(value)
+                    else:
+                        lost.append((i, self.key, k))
             if run or not blocks:
                 im.add({"role": role, "content": join_text(texts)}, Loc(i, self.key, tuple(run)))
         return im
@@ -138,8 +151,9 @@ class BlockSpec:
 
     def export_same(self, im: Imported, result: Result) -> Any:
         d = Decisions.of(result)
+        strict = any(s.name == "strict" for s in result.stages)
         pieces: list[Piece] = []
-        folded: list[str] = []
+        folded: list[Any] = []
         history = im.history
         for msg, o in self.result_order(d.rows, im):
             if o is None:
@@ -152,20 +166,28 @@ class BlockSpec:
                 continue                     # the top-level system field stays where it is
             orig = history[loc.message]
             if msg["role"] == "system" and im.container is not None:
-                folded.append(msg["content"])    # hoisted natively: into the top-level system field
+                # Hoisted natively into the top-level system field, its blocks as they are.
+                content = orig.get(self.key) if isinstance(orig, Mapping) else None
+                if isinstance(content, list) and loc.blocks is not None:
+                    folded.append([content[k] for k in loc.blocks])
+                else:
+                    folded.append(msg["content"])
                 continue
             if msg["role"] == "assistant" and isinstance(orig, Mapping) and isinstance(orig.get(self.key), list) \
                     and loc.blocks is None:
                 gone = {im.calls[o][j].blocks[0] for j in d.dropped_calls.get(o, ())}
                 kept = [k for k in range(len(orig[self.key])) if k not in gone]
-                pieces.append(Piece("assistant", loc.message, kept))
+                kept = self.arrange(im, o, orig[self.key], kept, strict)
+                pieces.append(Piece("assistant", loc.message, kept, origin=o))
                 continue
             if loc.blocks is None:
                 role = "user" if isinstance(orig, Mapping) and self.is_user(orig) else "other"
-                pieces.append(Piece(role, loc.message, None))
+                pieces.append(Piece(role, loc.message, None, origin=o))
             else:
-                pieces.append(Piece("user", loc.message, list(loc.blocks), result=msg["role"] == "tool"))
-        messages = [self._build(g, history) for g in self._group(pieces, cross=False)]
+                pieces.append(Piece("user", loc.message, list(loc.blocks), result=msg["role"] == "tool", origin=o))
+        groups = self._group(pieces, cross=False)
+        self._note_merges(im, groups, lambda q: f"{self.container}[{q.src}]", self.merge_reason)
+        messages = [self._build(g, history) for g in groups]
         top = {}
         if folded:
             top = self.fold_system(im.document, folded)
@@ -178,6 +200,7 @@ class BlockSpec:
 
     def export_new(self, im: Imported, result: Result) -> Any:
         """Write the engine's flat output in this format (from another format)."""
+        note_unconverted(im, self.name)
         d = Decisions.of(result)
         pieces: list[Piece] = []
         systems: list[str] = []
@@ -192,10 +215,13 @@ class BlockSpec:
             elif role == "tool":
                 cid = msg["tool_call_id"]
                 block = self.result_block(cid, msg["content"], o is None, d.calls_by_id.get(cid), im)
-                pieces.append(Piece("user", None, None, [block], result=True, synthetic=o is None))
+                pieces.append(Piece("user", None, None, [block], result=True, synthetic=o is None, origin=o))
             else:
-                pieces.append(Piece("user", None, None, [self.text_block(msg["content"])]))
-        messages = [self._build(g, []) for g in self._group(pieces, cross=True)]
+                pieces.append(Piece("user", None, None, [self.text_block(msg["content"])], origin=o))
+        groups = self._group(pieces, cross=True)
+        self._note_merges(im, groups, lambda q: f"row {q.origin}",
+                          "what follows one turn goes in one user message")
+        messages = [self._build(g, []) for g in groups]
         return {**self.system_top(systems), self.container: messages}
 
     def _group(self, pieces: list[Piece], cross: bool) -> list[list[Piece]]:
@@ -204,8 +230,12 @@ class BlockSpec:
         results = synthetic = False
         srcs: set[int | None] = set()
         for p in pieces:
+            # Same format: pieces of one original message stay together, and a result the engine
+            # wrote or moved joins its turn's results; separate original messages that were
+            # already neighbours stay separate unless the format requires one (``merge_users``).
+            # Every merge of separate messages is an export event.
             if p.role == "user" and groups and groups[-1][0].role == "user" and (
-                cross or self.merge_users or (p.result and results)
+                cross or self.merge_users or (p.result and results and not self._in_place(groups[-1][-1], p))
                 or (p.src is not None and p.src in srcs) or synthetic
             ):
                 groups[-1].append(p)
@@ -216,6 +246,27 @@ class BlockSpec:
                 results, synthetic, srcs = p.result, p.synthetic, set()
             srcs.add(p.src)
         return groups
+
+    @staticmethod
+    def _in_place(prev: Piece, p: Piece) -> bool:
+        """Whether ``p`` opens the original message that came right after ``prev``'s."""
+        return p.src is not None and prev.src is not None and p.src == prev.src + 1 and p.idx is not None \
+            and (not p.idx or p.idx[0] == 0)
+
+    def _note_merges(self, im: Imported, groups: list[list[Piece]], name, reason: str) -> None:
+        """One export event for each written message that joins rows from separate messages."""
+        for group in groups:
+            firsts: dict[Any, Piece] = {}
+            for q in group:
+                if q.src is not None or q.origin is not None:
+                    firsts.setdefault(q.src if q.src is not None else ("row", q.origin), q)
+            if len(firsts) < 2:
+                continue
+            parts = list(firsts.values())
+            where = ", ".join(name(q) for q in parts)
+            im.export_note("export-merged",
+                           f"{where} are written as one {self.user} message"
+                           f"{': ' + reason if reason else ''}.", origin=parts[1].origin, cause=parts[0].origin)
 
     def _build(self, group: list[Piece], history: list[Any]) -> Any:
         first = next((q for q in group if q.src is not None), None)

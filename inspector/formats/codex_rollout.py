@@ -32,8 +32,7 @@ LABEL = "Codex CLI rollout"
 SUMMARY = "a Codex CLI session rollout (JSON Lines under ~/.codex/sessions/)"
 LINE_TYPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
 # Item types a bare line of the older layout may hold.
-ITEM_TYPES = frozenset({"message", *openai_responses.MODEL_ITEMS, *openai_responses.OUTPUTS,
-                        "local_shell_call_output", "computer_call_output", "item_reference"})
+ITEM_TYPES = openai_responses.KNOWN
 
 
 def claims(entry: Mapping) -> bool:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Imported, args_object, as_text, call_args, call_name, join_text
+from .base import Imported, args_object, as_text, call_args, call_name, join_text, kind_of
 from .blocks import BlockSpec
 
 NAME = "gemini"
@@ -91,27 +91,30 @@ class Gemini(BlockSpec):
                         call["tool_call_id"] = cid
                         derived.add(cid)
                         im.note(o, "id-derived",
-                                f"Call {call.get('name')!r} at {im.calls[o][j].describe(im.container)} has no id; "
+                                f"Call {_shown(call.get('name'))} at {im.calls[o][j].describe(im.container)} has no id; "
                                 f"Inspector names it {cid!r} (name-content-part) to pair it.", call=j, tool_call_id=cid)
                     pending.append([call.get("name"), call["tool_call_id"], False])
             elif flat.get("role") == "tool" and loc.blocks:      # a functionResponse part
                 part = im.history[loc.message][self.key][loc.blocks[0]]
-                rname = _get(part, "functionResponse", "function_response").get("name")
+                resp = _get(part, "functionResponse", "function_response") if isinstance(part, Mapping) else None
+                if not isinstance(resp, Mapping):
+                    continue                     # a "tool" content of other parts: no response to pair
+                rname = resp.get("name")
                 if flat["tool_call_id"] is None:
-                    match = next((p for p in pending if p[0] == rname and not p[2]), None)
+                    match = next((p for p in pending if _same(p[0], rname) and not p[2]), None)
                     if match is not None:
                         match[2] = True
                         flat["tool_call_id"] = match[1]
                         im.note(o, "id-derived",
-                                f"Response {rname!r} at {im.where(o)} has no id; paired by name and order with the "
+                                f"Response {_shown(rname)} at {im.where(o)} has no id; paired by name and order with the "
                                 f"call {match[1]!r} of the model turn before it.", tool_call_id=match[1])
                     else:
                         cid = _derived(rname, loc.message, loc.blocks[0])
                         derived.add(cid)
                         flat["tool_call_id"] = cid
                         im.note(o, "id-derived",
-                                f"Response {rname!r} at {im.where(o)} has no id and no unanswered call named "
-                                f"{rname!r} in the model turn before it; it is given the id {cid!r} and pairs with nothing.",
+                                f"Response {_shown(rname)} at {im.where(o)} has no id and no unanswered call named "
+                                f"{_shown(rname)} in the model turn before it; it is given the id {cid!r} and pairs with nothing.",
                                 tool_call_id=cid)
                 else:
                     for p in pending:
@@ -155,7 +158,10 @@ class Gemini(BlockSpec):
         return {self._keys(im)[0]: fc}
 
     def result_block(self, cid, text, synthetic, call, im):
-        fr = {"name": call_name(call) if call is not None else "", "response": {"error" if synthetic else "output": text}}
+        # The call's own name, whatever its type: Gemini pairs id-less responses by name, so a
+        # response named otherwise would be an orphan on the next run.
+        name = call.get("name") if isinstance(call, Mapping) and "name" in call else call_name(call)
+        fr = {"name": name, "response": {"error" if synthetic else "output": text}}
         if cid not in im.extra.get("derived", ()):
             fr["id"] = cid
         return {self._keys(im)[1]: fr}
@@ -163,17 +169,33 @@ class Gemini(BlockSpec):
     def system_top(self, texts):
         return {"systemInstruction": {"parts": [{"text": t} for t in texts]}} if texts else {}
 
-    def fold_system(self, body, texts):
+    def fold_system(self, body, items):
         fld = "system_instruction" if "system_instruction" in body else "systemInstruction"
         current = body.get(fld)
         parts = list(current.get("parts") or []) if isinstance(current, Mapping) else []
         base = dict(current) if isinstance(current, Mapping) else {}
-        base["parts"] = [*parts, *({"text": t} for t in texts)]
+        base["parts"] = [*parts, *(p for t in items for p in (t if isinstance(t, list) else [{"text": t}]))]
         return {fld: base}
 
 
 def _derived(name: Any, content: int, part: int) -> str:
-    return f"{re.sub(r'[^a-zA-Z0-9_-]', '_', str(name))}-{content}-{part}"
+    stem = re.sub(r"[^a-zA-Z0-9_-]", "_", name) if isinstance(name, str) else "call"
+    return f"{stem}-{content}-{part}"
+
+
+def _shown(name: Any) -> str:
+    """A name for a sentence; a name that is not text (any depth) is described, not printed."""
+    return repr(name) if isinstance(name, str) else f"({kind_of(name)})"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Names compared for pairing; values too deep to compare pair with nothing."""
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        return a == b
+    except RecursionError:
+        return False
 
 
 def _uses_snake(history: list[Any]) -> bool:

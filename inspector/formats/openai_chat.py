@@ -13,7 +13,8 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, args_string, call_args, call_name, join_text, kind_of, rebuild, split_body
+from .base import (Decisions, Imported, Loc, args_string, call_args, call_name, join_text, kind_of, note_unconverted,
+                   rebuild, split_body)
 
 NAME = "openai-chat"
 # Detection: content part types only Chat Completions uses, and calls spelled
@@ -48,12 +49,17 @@ def import_(document: Any, name: str) -> Imported:
         raise InputError(name, f"openai-chat: expected an array of messages or a request body with a "
                                f"\"messages\" array, got {kind_of(document)}")
     im = Imported(NAME, [], document, container="messages" if body is not None else None, history=history)
+    im.extra["unconverted"] = lost = []          # parts the flat text does not carry
     for i, m in enumerate(history):
         if not isinstance(m, Mapping) or not isinstance(m.get("role"), str):
             im.add(m, Loc(i))
             continue
         role = m["role"]
-        flat: dict[str, Any] = {"role": role, "content": content_text(m.get("content"))}
+        content = m.get("content")
+        if type(content) is list:
+            lost.extend((i, "content", k) for k, p in enumerate(content)
+                        if not (isinstance(p, Mapping) and p.get("type") in TEXT_PARTS))
+        flat: dict[str, Any] = {"role": role, "content": content_text(content)}
         locs = []
         if role == "assistant":
             calls = m.get("tool_calls")
@@ -87,6 +93,7 @@ def export_same(im: Imported, result: Result) -> Any:
 
 
 def export_new(im: Imported, result: Result) -> Any:
+    note_unconverted(im, NAME)
     out = []
     for msg in result.messages:
         role = msg["role"]

@@ -3,6 +3,13 @@ or without ``type``), ``function_call`` (``call_id``, ``name``, ``arguments``),
 ``function_call_output`` (``call_id``, ``output``), ``reasoning``, and other built-in tool
 items.
 
+Carried through untouched: built-in tools the provider runs itself (``web_search_call``,
+``file_search_call``, ``code_interpreter_call``, ...) and item types Inspector does not know
+stay inside their turn; only ``function_call`` and ``custom_tool_call`` are client calls. With
+``previous_response_id``, ``conversation`` or ``item_reference`` items the server holds earlier calls, so an output for a
+call that is not in ``input`` answers one of them: it is kept out of the engine's pairing,
+written back where it was, and an import event says so.
+
 A model turn is a run of consecutive model-produced items (assistant messages, reasoning,
 function calls, built-in tool calls): it becomes one flat assistant row whose provenance
 lists every item. A reasoning item is dropped with the item right after it, since the API
@@ -17,8 +24,9 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, rebuild
-from .openai_chat import content_text
+from .base import (Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, note_unconverted,
+                   rebuild)
+from .openai_chat import TEXT_PARTS, content_text
 
 NAME = "openai-responses"
 # Detection: input item types and content part types only Responses uses (``input_audio``
@@ -30,8 +38,13 @@ PART_MARKERS = frozenset({"input_text", "output_text", "input_image", "input_fil
 PARTS = frozenset({*PART_MARKERS, "input_audio", "refusal", "summary_text"})
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
-MODEL_ITEMS = frozenset({"reasoning", *CALLS, "web_search_call", "file_search_call", "computer_call",
-                         "code_interpreter_call", "image_generation_call", "local_shell_call", "mcp_call"})
+# Items Inspector knows; any other type (``compaction``, types added later) is carried as is.
+KNOWN = frozenset({"message", "reasoning", *CALLS, *OUTPUTS, "web_search_call", "file_search_call",
+                   "tool_search_call", "tool_search_output", "computer_call", "computer_call_output",
+                   "code_interpreter_call", "image_generation_call", "local_shell_call",
+                   "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
+                   "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
+                   "mcp_approval_response", "item_reference"})
 
 
 def item_type(item: Mapping) -> str | None:
@@ -42,10 +55,28 @@ def item_type(item: Mapping) -> str | None:
 
 
 def is_model(item: Any) -> bool:
+    """Whether an item belongs to a model turn: everything but input messages, function
+    outputs and untyped items. Built-in tool calls the provider runs itself (web search, file
+    search, code interpreter...), their outputs and unknown item types stay inside their turn,
+    untouched; only ``function_call`` and ``custom_tool_call`` are the client's calls."""
     if not isinstance(item, Mapping):
         return False
     kind = item_type(item)
-    return kind in MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant")
+    if kind == "message":
+        return item.get("role") == "assistant"
+    return kind is not None and kind not in OUTPUTS
+
+
+def server_state(document: Any, history: list[Any]) -> str | None:
+    """How the request continues state the server holds, if it does: a body field, or input
+    items that stand for stored items."""
+    if isinstance(document, Mapping):
+        for key in ("previous_response_id", "conversation"):
+            if document.get(key):
+                return key
+    if any(isinstance(it, Mapping) and it.get("type") == "item_reference" for it in history):
+        return "item_reference"
+    return None
 
 
 def import_(document: Any, name: str) -> Imported:
@@ -61,6 +92,20 @@ def import_(document: Any, name: str) -> Imported:
         im.history = [{"role": "user", "content": history}]
         im.extra["input-string"] = True
         history = im.history
+    # Items kept out of the flat list and written back in place: server-held results and
+    # turns with nothing the engine pairs.
+    im.extra["carried"] = carried = []
+    im.extra["unconverted"] = lost = []          # items and parts the flat form does not carry
+    state = server_state(document, history)
+    declared: set[Any] = set()      # call ids of function calls in the input
+    builtin: dict[str, int] = {}     # call ids of other items (a client-run tool_search_call...)
+    for k, it in enumerate(history):
+        if isinstance(it, Mapping) and "call_id" in it:
+            t = item_type(it)
+            if t in CALLS:
+                declared.add(it["call_id"])
+            elif t not in OUTPUTS and isinstance(it["call_id"], str):
+                builtin.setdefault(it["call_id"], k)
     i, n = 0, len(history)
     while i < n:
         item = history[i]
@@ -72,6 +117,7 @@ def import_(document: Any, name: str) -> Imported:
         if is_model(item):
             j = i
             texts, calls, locs = [], [], []
+            message = False
             while j < n and is_model(history[j]):
                 it = history[j]
                 t = item_type(it)
@@ -80,44 +126,62 @@ def import_(document: Any, name: str) -> Imported:
                                   "arguments": it.get("arguments", it.get("input")), "type": t})
                     locs.append(Loc(j))
                 elif t == "message":
+                    message = True
+                    _parts_lost(it, j, lost)
                     text = content_text(it.get("content"))
                     texts.append(text if isinstance(text, str) else as_text(text))
+                else:
+                    lost.append((j, None, None))
+                if t not in KNOWN:
+                    im.note(None, "item-carried",
+                            f"input[{j}] is an item of type {t!r} that Inspector does not know; it is carried "
+                            "through unchanged as part of its turn.")
                 j += 1
-            flat: dict[str, Any] = {"role": "assistant", "content": "\n".join(t for t in texts if t)}
-            if calls:
-                flat["tool_calls"] = calls
-            im.add(flat, Loc(i, items=tuple(range(i, j))), locs)
+            if message or calls:
+                flat: dict[str, Any] = {"role": "assistant", "content": "\n".join(t for t in texts if t)}
+                if calls:
+                    flat["tool_calls"] = calls
+                im.add(flat, Loc(i, items=tuple(range(i, j))), locs)
+            else:
+                carried.extend(range(i, j))   # no text and no client call: nothing for the engine
             i = j
             continue
         if kind in OUTPUTS:
-            im.add({"role": "tool", "content": as_text(item.get("output")), "tool_call_id": item.get("call_id")},
-                   Loc(i))
-        elif kind == "message":
-            role = item.get("role")
-            if isinstance(role, str):
-                im.add({"role": role, "content": content_text(item.get("content"))}, Loc(i))
+            cid = item.get("call_id")
+            if cid in builtin and cid not in declared:
+                carried.append(i)
+                lost.append((i, None, None))
+                im.note(None, "result-builtin-call",
+                        f"input[{i}] answers the {item_type(history[builtin[cid]])} at input[{builtin[cid]}], "
+                        "a built-in tool call rather than a function call; it is carried through unchanged.",
+                        tool_call_id=cid)
+            elif state and cid not in declared and isinstance(cid, str) and cid.strip():
+                carried.append(i)
+                lost.append((i, None, None))
+                im.note(None, "result-server-call",
+                        f"input[{i}] answers call {cid!r}, which is not in the input: with {state!r} the server "
+                        "holds that call, so the result is kept and carried through unchanged.", tool_call_id=cid)
             else:
-                im.add(dict(item), Loc(i))
+                im.add({"role": "tool", "content": as_text(item.get("output")), "tool_call_id": cid}, Loc(i))
+        elif kind == "message" and isinstance(item.get("role"), str):
+            _parts_lost(item, i, lost)
+            im.add({"role": item["role"], "content": content_text(item.get("content"))}, Loc(i))
         else:
-            # An item the engine has no pairing rule for (item_reference, mcp approvals...):
-            # carried through untouched under its own type as the role.
-            im.add({"role": kind or "item", "content": ""}, Loc(i))
-            im.note(len(im.messages) - 1, "item-carried",
-                    f"Item {i} of type {kind!r} has no tool pairing; it is carried through unchanged.")
+            im.add(dict(item), Loc(i))     # no type and no usable role: the engine says why (clause 1)
         i += 1
     return im
 
 
 def export_same(im: Imported, result: Result) -> Any:
     d = Decisions.of(result)
-    out = []
+    out: list[tuple[int | None, Any]] = []       # (input index or None for a new item, item)
     for msg, o in d.rows:
         if o is None:
             cid = msg["tool_call_id"]
             # The engine's own calls, keyed by their resolved (string) ids.
             made = (d.calls_by_id.get(cid) or {}).get("type")
             kind = "custom_tool_call_output" if made == "custom_tool_call" else "function_call_output"
-            out.append({"type": kind, "call_id": cid, "output": msg["content"]})
+            out.append((None, {"type": kind, "call_id": cid, "output": msg["content"]}))
             continue
         loc = im.sources[o]
         items = loc.items or (loc.message,)
@@ -127,13 +191,47 @@ def export_same(im: Imported, result: Result) -> Any:
                 continue
             if item_type(im.history[k]) == "reasoning" and k + 1 in gone:
                 continue                 # reasoning must be followed by the item it produced
-            out.append(im.history[k])
-    if im.extra.get("input-string") and len(out) == 1 and out[0] is im.history[0]:
+            out.append((k, im.history[k]))
+    items = _with_carried(out, im.extra.get("carried") or [], im.history)
+    if im.extra.get("input-string") and len(items) == 1 and items[0] is im.history[0]:
         return im.document
-    return rebuild(im, out)
+    return rebuild(im, items)
+
+
+def _parts_lost(item: Mapping, index: int, lost: list) -> None:
+    content = item.get("content")
+    if type(content) is list:
+        lost.extend((index, "content", k) for k, p in enumerate(content)
+                    if not (isinstance(p, Mapping) and p.get("type") in TEXT_PARTS))
+
+
+def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history: list[Any]) -> list[Any]:
+    """Put each carried item back right before the written item that followed it in the input
+    (the next one still written; at the end if none is), so moves elsewhere do not move it."""
+    if not carried:
+        return [item for _, item in out]
+    position = {k: p for p, (k, _) in enumerate(out) if k is not None}
+    before: dict[int | None, list[Any]] = {}
+    nxt: int | None = None
+    it = reversed(carried)
+    c = next(it, None)
+    for k in range(len(history) - 1, -1, -1):     # one pass from the end: the next written index
+        while c is not None and c >= k:
+            if c == k:
+                before.setdefault(nxt, []).append(history[c])
+            c = next(it, None)
+        if k in position:
+            nxt = position[k]
+    items: list[Any] = []
+    for p, (_, item) in enumerate(out):
+        items.extend(reversed(before.get(p, ())))
+        items.append(item)
+    items.extend(reversed(before.get(None, ())))
+    return items
 
 
 def export_new(im: Imported, result: Result) -> Any:
+    note_unconverted(im, NAME)
     out = []
     for msg, o in zip(result.messages, result.origins):
         role = msg["role"]
