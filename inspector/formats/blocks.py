@@ -211,7 +211,7 @@ class BlockSpec:
             elif role == "assistant":
                 blocks = [self.text_block(msg["content"])] if msg["content"].strip() else []
                 blocks += [self.call_block(c["tool_call_id"], c, im) for c in msg.get("tool_calls") or ()]
-                pieces.append(Piece("assistant", None, None, blocks))
+                pieces.append(Piece("assistant", None, None, blocks, origin=o))
             elif role == "tool":
                 cid = msg["tool_call_id"]
                 block = self.result_block(cid, msg["content"], o is None, d.calls_by_id.get(cid), im)
@@ -220,7 +220,8 @@ class BlockSpec:
                 pieces.append(Piece("user", None, None, [self.text_block(msg["content"])], origin=o))
         groups = self._group(pieces, cross=True)
         self._note_merges(im, groups, lambda q: f"row {q.origin}",
-                          "what follows one turn goes in one user message")
+                          "what follows one turn goes in one user message",
+                          "consecutive assistant rows are one turn, its text ahead of its calls")
         messages = [self._build(g, []) for g in groups]
         return {**self.system_top(systems), self.container: messages}
 
@@ -234,9 +235,13 @@ class BlockSpec:
             # wrote or moved joins its turn's results; separate original messages that were
             # already neighbours stay separate unless the format requires one (``merge_users``).
             # Every merge of separate messages is an export event.
-            if p.role == "user" and groups and groups[-1][0].role == "user" and (
-                cross or self.merge_users or (p.result and results and not self._in_place(groups[-1][-1], p))
-                or (p.src is not None and p.src in srcs) or synthetic
+            # Converting, consecutive assistant rows are one turn: the providers combine them
+            # anyway, and a separate message would put its text after the turn's calls.
+            if groups and p.role == groups[-1][0].role and (
+                (p.role == "user" and (
+                    cross or self.merge_users or (p.result and results and not self._in_place(groups[-1][-1], p))
+                    or (p.src is not None and p.src in srcs) or synthetic))
+                or (p.role == "assistant" and cross)
             ):
                 groups[-1].append(p)
                 results = results and p.result
@@ -253,7 +258,8 @@ class BlockSpec:
         return p.src is not None and prev.src is not None and p.src == prev.src + 1 and p.idx is not None \
             and (not p.idx or p.idx[0] == 0)
 
-    def _note_merges(self, im: Imported, groups: list[list[Piece]], name, reason: str) -> None:
+    def _note_merges(self, im: Imported, groups: list[list[Piece]], name, reason: str,
+                     assistant_reason: str = "") -> None:
         """One export event for each written message that joins rows from separate messages."""
         for group in groups:
             firsts: dict[Any, Piece] = {}
@@ -264,9 +270,11 @@ class BlockSpec:
                 continue
             parts = list(firsts.values())
             where = ", ".join(name(q) for q in parts)
+            turn = group[0].role == "assistant"
+            why = assistant_reason if turn else reason
             im.export_note("export-merged",
-                           f"{where} are written as one {self.user} message"
-                           f"{': ' + reason if reason else ''}.", origin=parts[1].origin, cause=parts[0].origin)
+                           f"{where} are written as one {self.assistant if turn else self.user} message"
+                           f"{': ' + why if why else ''}.", origin=parts[1].origin, cause=parts[0].origin)
 
     def _build(self, group: list[Piece], history: list[Any]) -> Any:
         first = next((q for q in group if q.src is not None), None)
@@ -281,6 +289,11 @@ class BlockSpec:
                 if isinstance(blocks, list) and order == list(range(len(blocks))):
                     return orig
         blocks = []
+        if first is None and group[0].role == "assistant" and len(group) > 1:
+            # One converted turn: its text first, then its calls (nothing may follow a call).
+            new = [b for q in group for b in q.blocks]
+            calls = [b for b in new if self.classify(b)[0] == "call"]
+            return {"role": self.assistant, self.key: [b for b in new if self.classify(b)[0] != "call"] + calls}
         for q in group:
             if q.src is None:
                 blocks.extend(q.blocks)

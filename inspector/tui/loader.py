@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine import Result, normalize
-from ..engine.strict import normalize_strict
+from ..engine import Result
 from ..formats import Imported, import_history
 from ..io import InputError, parse_json, read_bytes
+from .adapter import normalize
 from .rows import Model
 
-Progress = Callable[[str, float], None]
+ReportProgress = Callable[[str, float], None]  # (phase, fraction done): the worker posts it as LoadProgress
 CHUNK = 4 << 20
 
 
@@ -51,12 +51,12 @@ class Document:
     raw: list[Any]
     result: Result
     model: Model
-    imported: Imported | None = None  # the parsed document and its format: the seam for exports
+    imported: Imported  # the parsed document and its format: the seam for exports
     notes: list[str] = field(default_factory=list)
     strict: bool = False  # normalized with the strict stage (an extension beyond MEM-5)
 
 
-def _read(path: str, name: str, progress: Progress) -> bytes:
+def _read(path: str, name: str, progress: ReportProgress) -> bytes:
     """Read in chunks so a large file shows how far along it is."""
     try:
         size = os.path.getsize(path)
@@ -77,7 +77,7 @@ def _read(path: str, name: str, progress: Progress) -> bytes:
     return b"".join(parts)
 
 
-def load_document(source: Source, progress: Progress = lambda phase, fraction: None,
+def load_document(source: Source, progress: ReportProgress = lambda phase, fraction: None,
                   strict: bool = False) -> Document:
     """Millions of small acyclic objects are born here: the cyclic collector would walk them
     all again and again (seconds on 200,000 messages), so it pauses until the caller has
@@ -91,7 +91,7 @@ def load_document(source: Source, progress: Progress = lambda phase, fraction: N
             gc.enable()
 
 
-def _load(source: Source, progress: Progress, strict: bool) -> Document:
+def _load(source: Source, progress: ReportProgress, strict: bool) -> Document:
     name = source.name
     if source.data is not None:
         data = source.data
@@ -106,9 +106,8 @@ def _load(source: Source, progress: Progress, strict: bool) -> Document:
     return _normalized(source, imported, progress, strict)
 
 
-def renormalize(doc: Document, strict: bool, progress: Progress = lambda phase, fraction: None) -> Document:
+def renormalize(doc: Document, strict: bool, progress: ReportProgress = lambda phase, fraction: None) -> Document:
     """The same imported history, normalized again with or without the strict stage."""
-    assert doc.imported is not None
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -118,9 +117,9 @@ def renormalize(doc: Document, strict: bool, progress: Progress = lambda phase, 
             gc.enable()
 
 
-def _normalized(source: Source, imported: Imported, progress: Progress, strict: bool) -> Document:
+def _normalized(source: Source, imported: Imported, progress: ReportProgress, strict: bool) -> Document:
     raw = imported.messages
     progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
-    result = (normalize_strict if strict else normalize)(raw)
+    result = normalize(raw, strict)
     progress("Preparing the view", 0.9)
     return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict)

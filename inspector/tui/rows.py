@@ -16,24 +16,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import MEM5_STAGES as STAGES, Event, Result
-from ..engine.rule import Kind
-from ..engine.cast import call_id, to_id
-from ..engine.strict import ALL_KINDS
+from ..engine import CLAUSES, Event, Result
+from .adapter import MEM5_STAGES, all_kinds, call_id, kind_of, to_id
 
-VIEWS = ("input", *STAGES)  # 0 is the input as given, 1-4 the four MEM-5 stages
+VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
 # extension): read from the engine's own description of each kind.
-SYNTH_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "add")
-RESTORE_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "restore")
+SYNTH_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "add")
+RESTORE_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "restore")
 ADD_KINDS = SYNTH_KINDS | RESTORE_KINDS
-MOVE_KINDS = frozenset(k for k, v in ALL_KINDS.items() if v.effect == "move")
-
-
-def kind_info(kind: str) -> Kind | None:
-    """MEM-5's kinds, then the strict stage's own (never MEM-5 clauses)."""
-    return ALL_KINDS.get(kind)
+MOVE_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "move")
 
 
 def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
@@ -94,6 +87,9 @@ class StageRows:
         self.synth = synth  # id(synthesized message) -> its result-synthesized event
         self.none_out = none_out  # ids of every origin-less message in this view's output
         self._changed: list[int] | None = None
+        self._layout: Layout | None = None
+        self._lock = threading.Lock()
+        self.view_cache: dict[Any, Any] = {}  # what a widget works out once per view (the table's lines)
 
     def __len__(self) -> int:
         return len(self.marks)
@@ -116,11 +112,143 @@ class StageRows:
             key = ("+", id(msg))
         return Row(r, self.mark(r), origin, before, after, events, key)
 
+    def source(self, r: int) -> Any:
+        """The message a row's call ids are read from: the one entering the stage."""
+        s = self.src[r]
+        if self.before is not None and s >= 0:
+            return self.before[s]
+        return self.after[self.dst[r]]
+
+    def layout(self) -> Layout:
+        """What sizing the columns needs, measured once over every row (in the background
+        worker when it can be): rows with more than one call id, the longest id, the
+        longest clause tag."""
+        if self._layout is None:
+            with self._lock:  # the warm-up worker and a key press may ask at once: measure once
+                if self._layout is None:
+                    self._layout = _measure(self)
+        return self._layout
+
     def changed(self) -> list[int]:
         if self._changed is None:
             space = ord(SAME)
             self._changed = [r for r, m in enumerate(self.marks) if m != space]
         return self._changed
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    extra: dict[int, int]  # row -> call ids beyond the first (one more line each when wide)
+    longest_id: int  # characters of the longest call id any row shows
+    widest_ids: int  # characters of every id of one row, space separated
+    tag: int  # characters of the longest full tag (every kind and the cause)
+    row_of: dict[int, int]  # input index -> row, to put the cursor back on a message at once
+    where: int = 0  # characters of the import view's source paths (`messages[3].content[1]`)
+
+
+def _measure(rows: StageRows) -> Layout:
+    """One pass over the messages entering the stage. Most rows are plain messages or results
+    with a string id, read inline; only call-making turns and stored rows (metadata) go
+    through :func:`call_ids`. ``widest_ids`` is left at the longest id: one line per call."""
+    extra: dict[int, int] = {}
+    longest = 0
+    before, after, src, dst = rows.before, rows.after, rows.src, rows.dst
+    n = len(rows.marks)
+    if before is None:
+        msgs: Sequence[Any] = after
+    elif isinstance(src, range) and len(before) == n:
+        msgs = before
+    else:
+        msgs = [before[s] if s >= 0 else after[d] for s, d in zip(src, dst)]
+    for r, msg in enumerate(msgs):
+        if msg.__class__ is not dict:
+            continue
+        calls = msg.get("tool_calls")
+        if calls is None:
+            tid = msg.get("tool_call_id")
+            if "metadata" not in msg:
+                if tid.__class__ is str:
+                    if len(tid) > longest:
+                        longest = len(tid)
+                    continue
+                if tid is None and msg.get("role") != "tool":
+                    continue
+        elif calls.__class__ is list and "metadata" not in msg and "tool_call_id" not in msg:
+            if len(calls) > 1:
+                extra[r] = len(calls) - 1
+            for call in calls:
+                cid = call.get("tool_call_id") if call.__class__ is dict else None
+                if cid.__class__ is not str:
+                    cid = call_id(call) if isinstance(call, Mapping) else "call 0"
+                if len(cid) > longest:
+                    longest = len(cid)
+            continue
+        ids = call_ids(msg)
+        if len(ids) > 1:
+            extra[r] = len(ids) - 1
+        for ident, _ in ids:
+            if len(ident) > longest:
+                longest = len(ident)
+    widest = longest
+    tag = 0
+    if rows.view == 0:
+        groups: Any = rows.events_at.values()
+    else:
+        groups = [*rows.events_at.values(), *([e] for e in rows.synth.values())]
+    for events in groups:
+        tag = max(tag, len(tag_text(events, rows.view)))
+    for events in rows.import_at.values():
+        tag = max(tag, len(import_tag(events)))
+    row_of = {o: r for r, o in enumerate(rows.origins) if o is not None}
+    where = 0
+    if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
+        step = max(n // 2000, 1)
+        where = max(len(rows.imported.where(i)) for i in [*range(0, n, step), n - 1])
+    return Layout(extra, longest, widest, tag, row_of, where)
+
+
+def first_cause(events: Sequence[Event]) -> int | None:
+    """The input index behind a row's first event that names one (`→ #1`)."""
+    for e in events:
+        if e.cause is not None:
+            return e.cause
+    return None
+
+
+def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
+    """The clause and every kind that explain a row, then its cause: `(3) call-redeclared,
+    turn-emptied → #1`; not ``full``, the first kind and how many more (`+1`). On the input
+    view, the row's fate: the stage that drops it, or the stages that change it."""
+    if not events:
+        return ""
+    cause = first_cause(events)
+    jump = f" → #{cause}" if cause is not None else ""
+    if view == 0:
+        drops = [e for e in events if e.drop and e.call is None]
+        if drops:
+            e = drops[0]
+            clause = CLAUSES.get(e.clause)
+            where = "" if clause is not None and clause.stage == e.stage else f"{e.stage} "
+            return f"→ {where}({e.clause}) {e.kind}{jump}"
+        stages: list[str] = []
+        for e in events:
+            if e.stage not in stages:
+                stages.append(e.stage)
+        return "→ ~ " + ", ".join(stages) + jump
+    kinds: list[str] = []
+    for e in events:
+        if e.kind not in kinds:
+            kinds.append(e.kind)
+    first = events[0]  # events are in the order the stage acted: the cause comes first
+    # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
+    head = f"({first.clause}) " if first.clause in CLAUSES else ""
+    if full or len(kinds) == 1:
+        return head + ", ".join(kinds) + jump
+    return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
+
+
+def import_tag(events: Sequence[Event]) -> str:
+    return f"import: {events[0].kind}" if events else ""
 
 
 class Model:
@@ -165,9 +293,6 @@ class Model:
             if view not in self._views:
                 self._views[view] = self._build(view)
             return self._views[view]
-
-    def built(self, view: int) -> bool:
-        return view in self._views
 
     def _build(self, view: int) -> StageRows:
         raw = self.raw
@@ -385,12 +510,19 @@ def original_part(imported: Any, index: int) -> Any:
 
 
 def role_of(msg: Any) -> str:
+    """The role, or what stands in its place: `no role`, `number role`, or the entry's own
+    type (`string`, `null`) when it is not an object at all."""
     if isinstance(msg, Mapping):
         role = msg.get("role")
         if isinstance(role, str):
             return role
-        return "(no role)" if role is None else f"({type(role).__name__} role)"
-    return "(not an object)" if msg is not None else ""
+        return "no role" if role is None else f"{_bare(kind_of(role))} role"
+    return _bare(kind_of(msg))
+
+
+def _bare(kind: str) -> str:
+    """`an array` -> `array`: short enough for the role column."""
+    return kind.split(" ", 1)[1] if kind.startswith(("a ", "an ")) else kind
 
 
 def call_ids(msg: Any) -> list[tuple[str, int | None]]:

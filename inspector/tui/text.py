@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from rich.console import Group
+from rich.padding import Padding
+from rich.text import Text
 
 PREVIEW_SOURCE = 512  # characters looked at for a one-line preview, whatever the content's size
 DETAIL_STRING = 4000  # longest string shown in the details pane before it is clipped
@@ -41,6 +44,20 @@ _MULTI_LINE = _escape_table(single_line=False)
 def inert(text: str, single_line: bool = True) -> str:
     """Replace every character that could move the cursor, restyle or reorder the screen."""
     return text.translate(_ONE_LINE if single_line else _MULTI_LINE)
+
+
+def indented(text: Text, indent: int) -> Padding:
+    """A block whose wrapped lines stay under its first (a plain Text wraps to column 0)."""
+    return Padding(text, (0, 0, 0, indent))
+
+
+def json_block(text: str) -> Group:
+    """Indented JSON whose long lines wrap under their own start, not at the left edge."""
+    lines = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        lines.append(indented(Text(body), len(line) - len(body)) if body is not line else Text(line))
+    return Group(*lines)
 
 
 def preview(value: Any, limit: int = PREVIEW_SOURCE) -> str:
@@ -101,60 +118,3 @@ def _clip(value: Any, string_limit: int, depth: int = 0) -> Any:
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return repr(value)[:string_limit]
-
-
-_ID_KEYS = ("id", "tool_use_id", "call_id", "toolUseId", "tool_call_id")
-_TEXT_KEYS = ("text", "content", "parts", "output", "arguments", "input", "args", "response", "thinking")
-
-
-def _block_summary(block: Any) -> str:
-    """`tool_use toolu_01 get_weather {"city":"Lyon"}`: kind, id, name, then the payload."""
-    if not isinstance(block, Mapping):
-        return compact_json(block, PREVIEW_SOURCE)
-    inner: Mapping = block
-    kind = block.get("type")
-    if not isinstance(kind, str) and len(block) == 1:  # Gemini and Bedrock: {"functionCall": {...}}
-        kind, value = next(iter(block.items()))
-        if isinstance(value, Mapping):
-            inner = value
-        elif isinstance(value, list):  # Bedrock's system: [{"text": ...}]
-            return f"{kind} {describe_original(value)}"
-        else:
-            return f"{kind} {compact_json(value, PREVIEW_SOURCE) if not isinstance(value, str) else value}"
-    parts = [str(kind)] if kind is not None else []
-    for key in _ID_KEYS:
-        if isinstance(inner.get(key), str):
-            parts.append(inner[key])
-            break
-    if isinstance(inner.get("name"), str):
-        parts.append(inner["name"])
-    for key in _TEXT_KEYS:
-        if key in inner and key != "type":
-            value = inner[key]
-            if isinstance(value, list):  # a result's own blocks
-                value = describe_original(value)
-            parts.append(value if isinstance(value, str) else compact_json(value, PREVIEW_SOURCE))
-            break
-    if len(parts) <= 1 and inner is not block:  # {"json": {...}}: nothing known inside, show it
-        parts.append(compact_json(inner, PREVIEW_SOURCE))
-    return " ".join(parts)
-
-
-def describe_original(value: Any) -> str:
-    """A one-line reading of an original provider object (a message, a block, or items),
-    for the import view: its blocks' kinds, ids and text rather than raw JSON braces."""
-    if isinstance(value, list):
-        return " · ".join(describe_original(v) for v in value[:20])
-    if not isinstance(value, Mapping):
-        return compact_json(value, PREVIEW_SOURCE)
-    if isinstance(value.get("type"), str):
-        return _block_summary(value)
-    if len(value) == 1 and isinstance(next(iter(value.values())), str):  # {"system": "..."}
-        return next(iter(value.values()))
-    for key in ("content", "parts"):
-        blocks = value.get(key)
-        if isinstance(blocks, list):
-            return " · ".join(_block_summary(b) for b in blocks[:20])
-        if isinstance(blocks, str) and "type" not in value:
-            return blocks
-    return _block_summary(value)

@@ -264,3 +264,22 @@ def test_carried_items_stay_put_when_a_system_message_is_hoisted():
     items = doc["input"]
     assert kinds(out.result.events) == ["system-hoisted"]
     assert out.exported["input"] == [items[4], items[0], items[1], items[2], items[3], items[5]]
+
+
+def test_converting_consecutive_assistant_rows_writes_one_turn_with_text_first():
+    """Converted to Anthropic, an assistant row with a call and the assistant row after it
+    form one message, text ahead of the call: the API combines them, and text after a
+    tool_use is rejected. The merge is an export event."""
+    from inspector.pipeline import run
+    from inspector.targets import check
+
+    history = [{"role": "user", "content": "q"},
+               {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": "call_1", "name": "f"}]},
+               {"role": "assistant", "content": "t"},
+               {"role": "tool", "content": "r", "tool_call_id": "call_1"}]
+    outcome = run(history, "h", "flat", to="anthropic")
+    turn = outcome.exported["messages"][1]
+    assert [b["type"] for b in turn["content"]] == ["text", "tool_use"]
+    assert [e.kind for e in outcome.export_events if e.kind == "export-merged"] == ["export-merged"]
+    written = run(outcome.exported, "w", "anthropic")
+    assert not [p for p in check(written, "anthropic") if p.rule == "text-after-tool-use"]

@@ -23,7 +23,7 @@ def _line_of(app, origin: int) -> str:
         row = table.row_at(position)
         if row.origin == origin:
             table.cursor = position
-            return table.render_line(position - round(table.scroll_y) + 1).text
+            return table.render_line(table.screen_line(position)).text
     raise AssertionError(f"#{origin} not shown")
 
 
@@ -212,14 +212,31 @@ async def test_reload_reads_the_file_again(broken_file):
 
 
 async def test_command_palette_entries(broken_file):
+    from inspector.tui.commands import entries
+
     async with opened(broken_file) as (app, pilot):
-        titles = [c.title for c in app.get_system_commands(app.screen)]
+        titles = [e.title for e in entries(app.main)]
         for title in ("export: repaired JSON", "stage: repair", "stage: input", "open: samples gallery",
-                      "filter: kind result-orphan", "help: keys and MEM-5"):
+                      "filter: kind result-orphan", "help: keys and MEM-5", "row: go to cause"):
             assert title in titles
-        command = next(c for c in app.get_system_commands(app.screen) if c.title == "stage: strip")
-        command.callback()
+        next(e for e in entries(app.main) if e.title == "stage: strip").run()
         assert app.main.view == 4
+
+
+async def test_palette_ranks_the_stage_first_for_a_stage_name(broken_file):
+    # "repair" also matches "export: repaired JSON": the stage must win.
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"repair")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if app.screen.query("CommandList Option") if hasattr(app.screen, "query") else False:
+                break
+        await pilot.pause(0.2)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is app.main and app.main.view == 3
 
 
 def test_every_binding_has_an_id_and_tooltip():

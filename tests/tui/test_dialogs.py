@@ -89,14 +89,14 @@ async def test_export_refuses_the_input_and_asks_before_replacing(broken_file, t
 async def test_export_writes_in_a_worker_thread_and_locks_the_dialog(broken_file, tmp_path, monkeypatch):
     release = threading.Event()
     threads = []
-    real = export_module.export_bytes
+    real = export_module.export_outcome
 
     def held(*args, **kwargs):
         threads.append(threading.current_thread())
         release.wait(10)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(export_module, "export_bytes", held)
+    monkeypatch.setattr(export_module, "export_outcome", held)
     target = tmp_path / "out.json"
     expected = tmp_path / "cli.json"
     assert cli_main(["normalize", str(broken_file), "-o", str(expected), "-q"]) == 0

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from ..text import inert
 
@@ -25,6 +25,8 @@ class ErrorDialog(ModalScreen[None]):
             yield Static(Text(inert(self.title_text)), id="dialog-title")
             yield Static(Text(inert(self.message, single_line=False)), id="dialog-message")
             yield Button("OK", variant="error", id="ok")
+            yield Static("enter or esc closes", classes="dialog-hint")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#ok", Button).focus()

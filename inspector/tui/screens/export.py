@@ -1,9 +1,9 @@
 """Export the repaired history: a format, a path, a confirmation before replacing, never the input.
 
-The bytes are exactly what `inspector normalize FILE --to NAME` writes:
-:func:`inspector.formats.export_history` applies the engine's decisions to the original
-objects, :func:`inspector.io.dump_messages` serializes them. ``EXPORTERS`` lists the
-output formats (``same`` first, the default) with a label each.
+The bytes are exactly what `inspector normalize FILE --to NAME` writes: both come from
+:func:`inspector.pipeline.run`'s ``Outcome.data`` (through :mod:`inspector.tui.adapter`).
+``exporters()`` lists the output formats (``same`` first, the default) with the format
+registry's label for each.
 
 Serializing and writing a large history takes seconds, so it runs in a thread worker; the
 dialog stays up, greyed out, until the file is in place, and a failure opens an error dialog.
@@ -21,37 +21,23 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual import work
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from ...engine import Result
-from ...formats import TARGETS, Imported, export_history
-from ...io import InputError, atomic_write, dump_messages, same_file
-from .. import confine
+from ...formats import Imported
+from ...io import InputError, atomic_write, same_file
+from .. import adapter, confine
 from ..text import inert
 from .error import ErrorDialog
 
-EXPORTERS: dict[str, str] = {
-    "same": "the input's own format",
-    "flat": "FlowDrop flat messages",
-    "openai-chat": "OpenAI Chat Completions messages",
-    "openai-responses": "OpenAI Responses input items",
-    "anthropic": "an Anthropic Messages request",
-    "gemini": "Gemini contents",
-    "bedrock": "Bedrock Converse messages",
-    "claude-code": "a Claude Code session",
-    "codex-rollout": "a Codex CLI rollout",
-    "gemini-cli": "a Gemini CLI session",
-    "agents-sqlite": "an Agents SDK SQLite session",
-}
-assert tuple(EXPORTERS) == TARGETS, "one label per export target, in the CLI's order"
+
+def exporters() -> dict[str, str]:
+    """Every output format with its label, ``same`` (the input's own format) first."""
+    return {"same": "the input's own format", **{n: adapter.format_label(n) for n in adapter.format_names()}}
 
 
-def export_bytes(imported: Imported | None, result: Result, to: str = "same") -> bytes:
-    """What `inspector normalize FILE --to TO` writes for the same input."""
-    if imported is None:  # no provenance: the flat messages, as before formats existed
-        return dump_messages(result.messages)
-    return dump_messages(export_history(imported, result, to), compact=False)
+export_outcome = adapter.export  # (imported, name, to, strict) -> (bytes, format written, entries written)
 
 
 def default_export_path(source: str | None, to: str = "same") -> str:
@@ -68,10 +54,11 @@ def default_export_path(source: str | None, to: str = "same") -> str:
 class ExportDialog(ModalScreen[str | None]):
     """Dismisses with a confirmation sentence once the file is written, or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without writing")]
+    BINDINGS = [Binding("escape", "cancel", "Close", id="export.cancel", tooltip="Close without writing")]
 
     def __init__(self, result: Result, default: str, inputs: tuple[str, ...], to: str = "same", *,
-                 imported: Imported | None = None, strict: bool = False, source: str | None = None) -> None:
+                 imported: Imported, strict: bool = False, source: str | None = None,
+                 name: str = "<input>") -> None:
         """``default`` is the path for ``same``; ``source`` is what it derives from (None for
         standard input), so the path follows the chosen format until the user edits it."""
         super().__init__()
@@ -82,13 +69,14 @@ class ExportDialog(ModalScreen[str | None]):
         self.imported = imported
         self.strict = strict
         self.source = source
+        self.history_name = name  # the pipeline names the history by it
         self._confirm: str | None = None  # the existing path the user was asked about
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
     def _describe(self) -> Text:
-        fmt = self.imported.format if self.imported is not None else "flat"
-        label = EXPORTERS[self.to] + (f" ({fmt})" if self.to == "same" else "")
-        text = Text(f"{len(self.result.messages):,} messages, as {label}", "dim")
+        fmt = self.imported.format
+        label = exporters()[self.to] + (f" ({fmt})" if self.to == "same" else "")
+        text = Text(f"The repaired history ({len(self.result.messages):,} flat messages), as {label}", "dim")
         if self.strict:
             text.append(", with the strict stage (beyond MEM-5)", "dim")
         text.append(".", "dim")
@@ -97,14 +85,18 @@ class ExportDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog"):
             yield Static("Export repaired JSON", id="dialog-title")
-            yield Select([(f"{name}: {label}", name) for name, label in EXPORTERS.items()], value=self.to,
-                         allow_blank=False, id="export-format", disabled=self.imported is None)
+            yield Label("Format", classes="field-label")
+            yield Select([(f"{name}: {label}", name) for name, label in exporters().items()], value=self.to,
+                         allow_blank=False, id="export-format")
             yield Static(self._describe(), id="export-what")
+            yield Label("Write to (a new file; the input is never replaced)", classes="field-label")
             yield Input(self.default, id="export-path", placeholder="path to write")
             yield Static("", id="export-note")
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export")
                 yield Button("Cancel", id="cancel")
+            yield Static("enter writes · tab moves between fields · esc closes", classes="dialog-hint")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -174,25 +166,22 @@ class ExportDialog(ModalScreen[str | None]):
         """Lock the form while a write runs: a second export or a cancel would race it."""
         self.writing = path
         for widget in (self.query_one(Input), self.query_one(Select), *self.query(Button)):
-            widget.disabled = path is not None or (widget.id == "export-format" and self.imported is None)
+            widget.disabled = path is not None
         if path is not None:
             self._note(f"Writing {path}…", error=False)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def write(self, path: str) -> str:
         """Off the UI thread: build the document, serialize it, write it atomically."""
+        data, fmt, count = export_outcome(self.imported, self.history_name, self.to, self.strict)
         try:
-            data = export_bytes(self.imported, self.result, self.to)
             if (sent := confine.deliver(self.app, path, data)) is not None:
                 return sent
             atomic_write(path, data, inputs=self.inputs)
         except OSError as exc:
             raise InputError(path, exc.strerror or str(exc)) from None
-        r = self.result
-        fmt = self.imported.format if self.to == "same" and self.imported is not None else self.to
-        return (f"Wrote {len(r.messages):,} messages as {fmt} to {path} "
-                f"(dropped {r.dropped:,}, synthesized {r.synthesized:,}, moved {r.moved:,}"
-                f"{', strict' if self.strict else ''}).")
+        return (f"Wrote {count:,} {'message' if count == 1 else 'messages'} as {fmt} to {path} "
+                f"({self.result.summary()}{', strict' if self.strict else ''}).")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "export":

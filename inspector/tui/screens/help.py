@@ -8,15 +8,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.keys import format_key
+from textual.widgets import Footer, Markdown, Static
 
-from ...engine import CLAUSES, KINDS, RULE_ID, RULE_SOURCE
-from ...engine.rule import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE
-from ...engine.strict import STRICT_CLAUSES, STRICT_KINDS
+from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
+from ..adapter import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE, all_kinds, extension_clauses, extension_kinds
 
 
 def _key(binding: Binding) -> str:
-    return " / ".join(f"`{k.strip()}`" for k in binding.key.split(","))
+    """Each key as it is typed (`/`, `?`, `→`), never its name (`slash`)."""
+    return " or ".join(f"`{format_key(k.strip())}`" for k in binding.key.split(","))
 
 
 def _cell(text: str) -> str:
@@ -26,8 +27,13 @@ def _cell(text: str) -> str:
 def help_markdown(bindings: Iterable[Binding]) -> str:
     lines = ["# Inspector", "",
              "Step through the four stages of MEM-5 as a diff. Markers: `-` dropped, `+` synthesized, "
-             "`↑` moved, `~` changed, blank for unchanged. The tag after each row is the clause and the "
-             "event kind that explains it; on the input view it says where the entry ends up.", "",
+             "`↑` moved, `~` changed, blank for unchanged. A row shows each of its call ids on a line of "
+             "its own (in full on a screen 120 columns wide or more; narrower, cut in the middle with `…`); "
+             "a struck-out id is a call the stage removed. The tag after each row is the clause and every "
+             "event kind that explains it, then its cause: `→ #1` names the input message that made the "
+             "change necessary (the first declaration of a redeclared id, the first result of a duplicate, "
+             "the turn a synthesized result answers), and `f` goes there. On the input view the tag says "
+             "where the entry ends up. The summary (`u`) counts every kind with what it means.", "",
              "## Keys", "", "| key | does |", "|---|---|"]
     for b in bindings:
         lines.append(f"| {_key(b)} | {_cell(b.tooltip or b.description)} |")
@@ -43,10 +49,11 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
               "`t` (or `inspector --strict FILE`) adds stage `5`, **strict**: Inspector's own repairs of what "
               "the literal rule leaves, so a provider accepts the history. It is not part of MEM-5 and its "
               "clause names are Inspector's:", ""]
-    for clause, meaning in STRICT_CLAUSES.items():
+    for clause, meaning in extension_clauses().items():
         lines.append(f"- `{clause}`: {meaning}")
     lines += ["", "| clause | kind | drop | meaning |", "|---|---|---|---|"]
-    for kind in STRICT_KINDS.values():
+    extension = extension_kinds()
+    for kind in extension:
         lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")
     lines += ["",
               f"## {RULE_ID}: {RULE_TITLE}", "",
@@ -56,14 +63,17 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
         lines += [f"### Clause {clause.number} ({clause.stage}): {clause.title}", "", clause.summary, ""]
     lines += ["### The drop count", "", DROP_COUNT_NOTE, "", "## Event kinds", "",
               "| clause | kind | drop | meaning |", "|---|---|---|---|"]
-    for kind in KINDS.values():
+    for kind in all_kinds().values():
+        if kind in extension:
+            continue
         lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")
     return "\n".join(lines) + "\n"
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape,q,question_mark,f1", "close", "Close", id="help.close", tooltip="Close help"),
+        Binding("escape,q,question_mark,f1", "close", "Close", key_display="esc", id="help.close",
+                tooltip="Close help"),
     ]
 
     def __init__(self, bindings: Iterable[Binding]) -> None:
@@ -72,7 +82,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
+            yield Static("esc (or ? or q) closes help · ↑ ↓ pgup pgdn scroll", id="help-hint")
             yield Markdown(self.markdown, id="help-text")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#help").focus()

@@ -1,13 +1,19 @@
 """The inspection screen: stage bar, diff, rule, details, journey and summary of one history.
 
-The screen owns the loaded document and the view state (stage, filters, split); widgets
-only draw what it hands them. Loading and normalizing run in a worker thread.
+The screen owns the loaded document and the view state: stage, split, filters are
+reactives whose watchers all end in one place (:meth:`MainScreen._show_view`), as in
+posting's main screen, so a key, a click, the palette or a summary pick change the view the
+same way. Loading and normalizing run in a worker thread that reports through typed
+messages (:mod:`inspector.tui.messages`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +21,19 @@ import orjson
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from ...io import InputError
 from .. import confine
+from ..adapter import STRICT, is_extension, kind_info
 from ..loader import Document, Source, load_document, renormalize
-from ..rows import VIEWS, Row, kind_info
+from ..messages import DocumentLoaded, LoadFailed, LoadProgress
+from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
 from ..widgets.diff_table import DiffTable
@@ -43,6 +52,9 @@ WIDE = 120  # columns from which the side panel sits beside the table instead of
 BACKGROUND_SEARCH = 20_000  # rows from which a search runs in a worker thread
 BIG_FILE = 2_000_000  # bytes from which the progress panel shows at once
 PANE_DELAY = 0.08  # seconds between pane updates while the cursor keeps moving
+# Footer entries left out below WIDE columns, so that Help and Quit always show (every key is
+# still bound, and listed in the help and the palette).
+NARROW_HIDDEN = frozenset({"filter.changed", "view.split", "filter.search", "row.journey"})
 
 
 def _size(source: Source) -> int:
@@ -85,6 +97,10 @@ class MainScreen(Screen[None]):
                 tooltip="Strict on/off: add the strict stage, an extension beyond MEM-5 (normalizes again)"),
         Binding("enter", "details", "Details", id="row.details",
                 tooltip="Details of the selected row: before, after, every event"),
+        Binding("f", "cause", "Cause", show=False, id="row.cause",
+                tooltip="Go to the cause: the message that made the selected row's event necessary (→ #N)"),
+        Binding("u", "summary", "Summary", show=False, id="view.summary",
+                tooltip="Counts by event kind for the whole run; enter on one shows only what it touched"),
         Binding("d", "changed_only", "Changed", id="filter.changed", tooltip="Show only changed rows (toggle)"),
         Binding("s", "split", "Split", id="view.split", tooltip="Side by side (before | after) or unified"),
         Binding("slash", "search", "Search", key_display="/", id="filter.search",
@@ -103,22 +119,28 @@ class MainScreen(Screen[None]):
                 tooltip="Back to the table; clear search and filters"),
     ]
 
+    # The view state: every change goes through the watchers below, to _show_view.
+    view: reactive[int] = reactive(0, init=False)
+    split: reactive[bool] = reactive(False, init=False)
+    changed_only: reactive[bool] = reactive(False, init=False)
+    kind: reactive[str | None] = reactive(None, init=False)
+    query_text: reactive[str] = reactive("", init=False)
+
     def __init__(self, strict: bool = False) -> None:
         super().__init__()
         self.doc: Document | None = None
         self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
-        self.view = 0
-        self.split = False
-        self.changed_only = False
-        self.kind: str | None = None
         self.kind_keys: set[Any] | None = None
-        self.query_text = ""
         self.searching = False
+        self._batch = 0  # inside _changing(): watchers only mark the view dirty
+        self._dirty = False
         self.loading_source: Source | None = None
         self._loading_timer = None
         self._pane_timer = None
         self._pending_row: Row | None = None
-        self._shown_row: Row | None = None
+        self._shown: tuple[Any, ...] | None = None  # what the panes show: (view, rows, row key)
+        self._pane_row: Row | None = None
+        self._stale_tabs: set[str] = set()  # panes not yet filled for the selected row
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -150,6 +172,56 @@ class MainScreen(Screen[None]):
         self.query_one("#table", DiffTable).focus()
         self._show_document()
 
+    # -- view state --------------------------------------------------------------------
+    def validate_view(self, view: int) -> int:
+        return max(0, min(view, len(self.views) - 1))
+
+    def watch_view(self) -> None:
+        self._state_changed()
+
+    def watch_split(self) -> None:
+        self._state_changed()
+
+    def watch_changed_only(self) -> None:
+        self._state_changed()
+
+    def watch_kind(self, kind: str | None) -> None:
+        self.kind_keys = self.doc.model.touched_by(kind) if kind is not None and self.doc is not None else None
+        self._state_changed()
+
+    def watch_query_text(self) -> None:
+        self._state_changed()
+
+    def _state_changed(self) -> None:
+        if self._batch:
+            self._dirty = True
+        else:
+            self._show_view(self.current_key())
+
+    @contextmanager
+    def _changing(self, keep: Any = None, *, moved: bool = False) -> Iterator[None]:
+        """Change several parts of the view state, then show the result once; ``moved``: the
+        cursor goes to ``keep`` (None: the first row) rather than staying on its message."""
+        keep = keep if moved else self.current_key()
+        self._batch += 1
+        try:
+            yield
+        finally:
+            self._batch -= 1
+            if not self._batch and self._dirty:
+                self._dirty = False
+                self._show_view(keep)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """On a narrow screen the footer keeps the keys that matter most, Help and Quit among them."""
+        bindings = super().active_bindings
+        if self.app.size.width >= WIDE:
+            return bindings
+        return {key: (active._replace(binding=replace(active.binding, show=False))
+                      if active.binding.id in NARROW_HIDDEN else active)
+                for key, active in bindings.items()}
+
     @property
     def views(self) -> tuple[str, ...]:
         """This document's views: input or import, the four stages, and strict when it is on."""
@@ -162,6 +234,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self._show_rule()
+        self.refresh_bindings()  # the footer's set of keys depends on the width
 
     # -- loading ----------------------------------------------------------------------
     def load(self, source: Source) -> None:
@@ -195,6 +268,19 @@ class MainScreen(Screen[None]):
         self.query_one("#loading-label", Static).update(Text(inert(phase)))
         self.query_one("#loading-bar", ProgressBar).update(progress=round(fraction * 100))
 
+    @on(LoadProgress)
+    def _on_progress(self, message: LoadProgress) -> None:
+        if self.loading_source is not None:
+            self._progress(message.phase, message.fraction)
+
+    @on(DocumentLoaded)
+    def _on_loaded(self, message: DocumentLoaded) -> None:
+        self._install(message.document)
+
+    @on(LoadFailed)
+    def _on_failed(self, message: LoadFailed) -> None:
+        self._failed(message.source, message.error)
+
     @work(thread=True, exclusive=True, group="load", description="load a history")
     def _load_worker(self, source: Source, strict: bool, again: Document | None = None) -> None:
         """Read, import and normalize ``source``; or, given ``again``, normalize that document's
@@ -203,22 +289,22 @@ class MainScreen(Screen[None]):
 
         def progress(phase: str, fraction: float) -> None:
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._progress, phase, fraction)
+                self.post_message(LoadProgress(phase, fraction))
 
         try:
             doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
         except InputError as exc:
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._failed, source, str(exc))
+                self.post_message(LoadFailed(source, str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._failed, source,
-                                          f"{source.name}: could not be read as a history "
-                                          f"({type(exc).__name__}: {exc})")
+                self.post_message(LoadFailed(source, f"{source.name}: could not be read as a history "
+                                                     f"({type(exc).__name__}: {exc})"))
             return
+        doc.model.rows(0).layout()  # measure the first view's columns here, off the UI thread
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._install, doc)
+            self.post_message(DocumentLoaded(doc))
 
     def _done_loading(self) -> None:
         self.loading_source = None
@@ -239,15 +325,17 @@ class MainScreen(Screen[None]):
         self._done_loading()
         self.doc = doc
         gc.freeze()  # a loaded history is long-lived: keep it out of every later collection
-        if not reload:
-            self.view, self.kind, self.kind_keys, self.query_text = 0, None, None, ""
-        else:
-            if doc.strict and toggled:
-                self.view = len(doc.model.views) - 1  # show what the strict stage did
-            self.view = min(self.view, len(doc.model.views) - 1)
-            if self.kind is not None:
-                self.kind_keys = doc.model.touched_by(self.kind)
-        self._show_document(keep)
+        with self._changing(keep, moved=True):
+            if not reload:
+                self.view, self.kind, self.query_text = 0, None, ""
+            else:
+                if doc.strict and toggled:
+                    self.view = len(doc.model.views) - 1  # show what the strict stage did
+                self.view = min(self.view, len(doc.model.views) - 1)
+                if self.kind is not None:
+                    self.kind_keys = doc.model.touched_by(self.kind)
+            self._show_document(keep)
+            self._dirty = False  # _show_document has shown the view
         if toggled:
             if doc.strict:
                 self.notify("Strict on: the strict stage, Inspector's extension beyond MEM-5, now runs "
@@ -267,7 +355,7 @@ class MainScreen(Screen[None]):
         for view in range(1, len(doc.model.views)):
             if get_current_worker().is_cancelled or self.doc is not doc:
                 return
-            doc.model.rows(view)
+            doc.model.rows(view).layout()
 
     def _show_document(self, keep: Any = None) -> None:
         title = self.query_one(TitleBar)
@@ -323,6 +411,7 @@ class MainScreen(Screen[None]):
         self.searching = False
         table = self.query_one(DiffTable)
         table.show(rows, visible, split=self.split, keep=keep)
+        self._show_row(table.current)  # in this frame, not one message later
         views = self.views
         imported = self.doc.model.imported if self.doc is not None else None
         if self.view == 0 and imported is not None:
@@ -330,7 +419,7 @@ class MainScreen(Screen[None]):
         elif self.view == 0:
             table.border_title = "0 input: the entries as given"
         else:
-            name = views[self.view] + (" (ext.)" if self.view > len(VIEWS) - 1 else "")
+            name = views[self.view] + (" (ext.)" if is_extension(views[self.view]) else "")
             table.border_title = (f"{self.view} {name}: "
                                   f"{views[self.view - 1] if self.view > 1 else 'input'} → {views[self.view]}")
         self.query_one(StageBar).current = self.view
@@ -360,37 +449,59 @@ class MainScreen(Screen[None]):
             if self.changed_only or self.kind or self.query_text:
                 parts.append("esc clears")
             parts.append("split" if self.split else "unified")
-        self.query_one("#status", Static).update(Text(inert(" · ".join(parts))))
+        self.query_one("#status", Static).update(Text(inert(" · ".join(parts))), layout=False)  # one line, always
 
     def current_key(self) -> Any:
         row = self.query_one(DiffTable).current
         return row.key if row is not None else None
 
     # -- row panes ------------------------------------------------------------------
+    def _pane_key(self, row: Row | None) -> tuple[Any, ...]:
+        return self.view, id(self.query_one(DiffTable).rows), row.key if row is not None else None
+
     @on(DiffTable.Highlighted)
     def _highlighted(self, event: DiffTable.Highlighted) -> None:
         """Panes follow the cursor at once, then at most every PANE_DELAY while keys repeat."""
         self._pending_row = event.row
+        if self._pane_key(event.row) == self._shown:
+            return  # already shown (a stage switch shows its row's panes in the same frame)
         if self._pane_timer is None:
             self._show_row(event.row)
-            self._shown_row = event.row
             self._pane_timer = self.set_timer(PANE_DELAY, self._pane_cooldown)
 
     def _pane_cooldown(self) -> None:
         self._pane_timer = None
-        if self._pending_row is not self._shown_row:
+        if self._pane_key(self._pending_row) != self._shown:
             self._highlighted(DiffTable.Highlighted(self._pending_row))
 
     def _show_row(self, row: Row | None) -> None:
+        """Fill the pane that is showing; the other tab is filled when it is opened."""
+        self._shown = self._pane_key(row)
+        self._pane_row = row
+        self._stale_tabs = {"tab-details", "tab-journey"}
+        self._fill_tab(self.query_one(TabbedContent).active)
+
+    def _fill_tab(self, tab: str) -> None:
+        if tab not in self._stale_tabs:
+            return
+        self._stale_tabs.discard(tab)
+        row = self._pane_row
         model = self.doc.model if self.doc is not None else None
-        self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
-                                     model.imported if model is not None else None,
-                                     model.import_at if model is not None else None)
-        steps = self.doc.model.journey(row.key) if (row is not None and self.doc is not None) else []
-        where = None
-        if model is not None and model.imported is not None and row is not None and row.origin is not None:
-            where = f"{model.imported.where(row.origin)} ({model.imported.format})"
-        self.query_one(Journey).show(row, steps, where)
+        if tab == "tab-details":
+            self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
+                                         model.imported if model is not None else None,
+                                         model.import_at if model is not None else None)
+        elif tab == "tab-journey":
+            steps = model.journey(row.key) if (row is not None and model is not None) else []
+            where = None
+            if model is not None and model.imported is not None and row is not None and row.origin is not None:
+                where = f"{model.imported.where(row.origin)} ({model.imported.format})"
+            self.query_one(Journey).show(row, steps, where)
+
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:
+            self._fill_tab(event.pane.id)
 
     @on(DiffTable.Chosen)
     def _chosen(self, event: DiffTable.Chosen) -> None:
@@ -409,29 +520,24 @@ class MainScreen(Screen[None]):
         if self.doc is None:
             return
         if kind is None:
-            self.kind, self.kind_keys = None, None
-            self._show_view(self.current_key())
+            self.kind = None
             return
-        self.kind = kind
-        self.kind_keys = self.doc.model.touched_by(kind)
-        first = self.doc.model.first_view_of(kind)
-        if first is not None:
-            self.view = first
-        self._show_view()
+        with self._changing(None, moved=True):
+            self.kind = kind
+            first = self.doc.model.first_view_of(kind)
+            if first is not None:
+                self.view = first
         self.query_one(DiffTable).focus()
 
     # -- actions ----------------------------------------------------------------------
     def action_stage(self, view: int) -> None:
         if self.doc is None:
             return
-        if view == len(VIEWS) and len(self.views) == len(VIEWS):
+        if view >= len(self.views) and STRICT not in self.views:
             self.notify("The strict stage is off: t turns it on (an extension beyond MEM-5).")
             return
-        if not 0 <= view < len(self.views):
-            return
-        keep = self.current_key()
-        self.view = view
-        self._show_view(keep)
+        if 0 <= view < len(self.views):
+            self.view = view
 
     def action_step(self, delta: int) -> None:
         self.action_stage(max(0, min(len(self.views) - 1, self.view + delta)))
@@ -439,6 +545,7 @@ class MainScreen(Screen[None]):
     def _open_tab(self, tab: str, widget: Any) -> None:
         """Show a pane; on a narrow screen it takes the whole body until escape."""
         self.query_one(TabbedContent).active = tab
+        self._fill_tab(tab)
         widget.focus()
         if self.app.size.width < WIDE:
             self.maximize(self.query_one(SidePanel), container=False)
@@ -450,16 +557,39 @@ class MainScreen(Screen[None]):
         self._open_tab("tab-journey", self.query_one(Journey))
 
     def action_summary(self) -> None:
-        self.query_one(TabbedContent).active = "tab-summary"
-        self.query_one(Summary).focus()
+        summary = self.query_one(Summary)
+        self._open_tab("tab-summary", summary)
+        if summary.highlighted is None and summary.option_count:
+            summary.highlighted = 0  # enter works at once
+
+    def action_cause(self) -> None:
+        """Go to the message behind the selected row's event (`→ #N`): in this stage if it is
+        shown here, else in the latest earlier view that shows it."""
+        row = self.query_one(DiffTable).current
+        cause = first_cause(row.events) if row is not None else None
+        if cause is None or self.doc is None:
+            self.notify("The selected row names no cause (only events that another message made "
+                        "necessary do: → #N in the table).")
+            return
+        table = self.query_one(DiffTable)
+        if table.position_of(cause) is None and (self.changed_only or self.kind or self.query_text):
+            self.clear_filters()
+        for view in range(self.view, -1, -1):
+            if view != self.view:
+                self.view = view
+            position = table.position_of(cause)
+            if position is not None:
+                table.cursor = position
+                table.focus()
+                self.minimize()
+                return
+        self.notify(f"#{cause} is not shown in any view.", severity="warning")
 
     def action_changed_only(self) -> None:
         self.changed_only = not self.changed_only
-        self._show_view(self.current_key())
 
     def action_split(self) -> None:
         self.split = not self.split
-        self._show_view(self.current_key())
 
     def action_search(self) -> None:
         if self.doc is None:
@@ -475,10 +605,9 @@ class MainScreen(Screen[None]):
         self.search(event.value)
 
     def search(self, text: str) -> None:
-        self.query_text = text.strip()
         search = self.query_one("#search", Input)
         search.display = False
-        self._show_view(self.current_key())
+        self.query_text = text.strip()
         self.query_one(DiffTable).focus()
 
     def action_back(self) -> None:
@@ -494,8 +623,8 @@ class MainScreen(Screen[None]):
             self.clear_filters()
 
     def clear_filters(self) -> None:
-        self.changed_only, self.kind, self.kind_keys, self.query_text = False, None, None, ""
-        self._show_view(self.current_key())
+        with self._changing():
+            self.changed_only, self.kind, self.query_text = False, None, ""
 
     def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
         """Notifications quote file names and search text: never read them as markup."""
@@ -521,7 +650,7 @@ class MainScreen(Screen[None]):
                 self.notify(message, title="Exported")
 
         self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
-                                          strict=self.doc.strict, source=base), done)
+                                          strict=self.doc.strict, source=base, name=source.name), done)
 
     def action_open(self) -> None:
         def chosen(path: str | None) -> None:
@@ -566,7 +695,7 @@ class MainScreen(Screen[None]):
             self.notify("Still loading: press t again once the history is open.", severity="warning")
             return
         self.strict = not self.strict
-        if self.doc is None or self.doc.imported is None:
+        if self.doc is None:
             self.notify(f"Strict {'on' if self.strict else 'off'}: it applies to the next history opened.",
                         title="Strict")
             return

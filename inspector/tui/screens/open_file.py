@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Input, Static
+from textual.widgets import DirectoryTree, Footer, Input, Static
 
 from .. import confine
 
@@ -22,7 +22,7 @@ class JsonTree(DirectoryTree):
 
 
 class OpenFileDialog(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="open.cancel", tooltip="Close without opening")]
+    BINDINGS = [Binding("escape", "cancel", "Close", id="open.cancel", tooltip="Close without opening")]
 
     def __init__(self, start: str | None = None) -> None:
         super().__init__()
@@ -33,6 +33,8 @@ class OpenFileDialog(ModalScreen[str | None]):
             yield Static("Open a history (JSON)", id="dialog-title")
             yield Input(placeholder="path to a .json file, then enter", id="open-path")
             yield JsonTree(self.start, id="open-tree")
+            yield Static("enter opens · tab moves to the folder tree · esc closes", classes="dialog-hint")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -1,103 +1,108 @@
-"""The selected row before and after its stage, and every event on it with its clause."""
+"""The selected row before and after its stage, and every event on it with its clause.
+
+Each event is explained once: its own sentence from the engine (what happened to this
+message). What a kind means in general belongs to the help and the summary. An event that
+another message made necessary names it as a jump, `→ #1`, which f follows."""
 
 from __future__ import annotations
-
-from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from collections.abc import Mapping
 from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
 from ...engine import Event
-from ..rows import MARK_NAMES, VIEWS, Row, kind_info, original_part
-from ..text import inert, pretty_json
+from ..adapter import is_extension, kind_info
+from ..rows import MARK_NAMES, VIEWS, Row, original_part
+from ..text import indented, inert, json_block, pretty_json
+
+CAUSE_KEY = "f"
 
 
-def event_text(text: Text, e: Event, indent: str = "  ") -> None:
-    """One event: clause, kind, its plain label, then the engine's own explanation."""
+def cause_text(e: Event) -> str:
+    return f"→ #{e.cause}" if e.cause is not None else ""
+
+
+def event_lines(e: Event, indent: int = 2, stage: bool = False) -> list[RenderableType]:
+    """One event: clause, kind and its short label, call and id, the cause as a jump; then
+    the engine's sentence, wrapped under itself."""
+    head = Text()
+    if stage:
+        head.append(e.stage, "underline").append(" ")
+    head.append(f"({e.clause}) {e.kind}", "bold")
     kind = kind_info(e.kind)
-    text.append(f"{indent}({e.clause}) {e.kind}", "bold")
     if kind is not None:
-        text.append(f"  {kind.label}", "italic")
+        head.append(f"  {kind.label}", "italic")
     if e.call is not None:
-        text.append(f"  call {e.call}")
+        head.append(f"  call {e.call}")
     if e.tool_call_id:
-        text.append("  id ")
-        text.append(inert(repr(e.tool_call_id)))
-    text.append("\n")
-    text.append(f"{indent}  {inert(e.message)}\n")
-    if kind is not None:
-        text.append(f"{indent}  {kind.meaning}\n", "dim")
+        head.append("  id ")
+        head.append(inert(repr(e.tool_call_id)))
+    if e.cause is not None:
+        head.append(f"  {cause_text(e)}", "bold")
+        head.append(f" ({CAUSE_KEY} goes there)", "dim")
+    return [indented(head, indent), indented(Text(inert(e.message)), indent + 2)]
 
 
 def details_text(row: Row | None, view: int, name: str | None = None, imported: Any = None,
-                 import_at: Mapping[int, list[Event]] | None = None) -> Text:
+                 import_at: Mapping[int, list[Event]] | None = None) -> Group:
     """``imported`` (view 0 of a provider format) adds where the row came from, its import
     events and the original object above its flat form."""
-    text = Text()
     if row is None:
-        text.append("No row selected.", "dim")
-        return text
+        return Group(Text("No row selected.", "dim"))
     name = name or VIEWS[view]
     where = f"#{row.origin}" if row.origin is not None else "synthesized row"
-    text.append(f"{where} · {name} · {MARK_NAMES[row.mark] if view else 'as given'}\n", "bold")
-    if view >= len(VIEWS):
-        text.append("An extension beyond MEM-5: Inspector's strict stage, not the rule.\n", "italic")
+    parts: list[RenderableType] = [
+        Text(f"{where} · {name} · {MARK_NAMES[row.mark] if view else 'as given'}", "bold")]
+    if view and is_extension(name):
+        parts.append(Text("An extension beyond MEM-5: Inspector's strict stage, not the rule.", "italic"))
     if view == 0 and imported is not None and row.origin is not None:
-        return _import_details(text, row, imported, (import_at or {}).get(row.origin, []))
-    if view == 0:
-        text.append("\nEverything the four stages will do to it:\n", "bold")
-    else:
-        text.append("\nEvents in this stage:\n", "bold")
+        return _import_details(parts, row, imported, (import_at or {}).get(row.origin, []))
+    parts.append(Text("\nEverything the stages will do to it:" if view == 0 else "\nEvents in this stage:", "bold"))
     if row.events:
         for e in row.events:
-            if view == 0:
-                text.append("  ").append(e.stage, "underline").append("\n")
-            event_text(text, e)
+            parts += event_lines(e, stage=view == 0)
     else:
-        text.append("  none: the stage left it as it was\n" if view else "  none: it goes through unchanged\n",
-                    "dim")
+        parts.append(indented(Text("none: the stage left it as it was" if view else "none: it goes through unchanged",
+                                   "dim"), 2))
     if view == 0:
-        text.append("\nAs given:\n", "bold")
-        text.append(pretty_json(row.after))
-        return text
-    text.append(f"\nBefore {name}:\n", "bold")
-    text.append(pretty_json(row.before) if row.before is not None else "(not there: created by this stage)")
-    text.append(f"\n\nAfter {name}:\n", "bold")
-    text.append(pretty_json(row.after) if row.after is not None else "(dropped by this stage)")
-    return text
+        parts += [Text("\nAs given:", "bold"), json_block(pretty_json(row.after))]
+        return Group(*parts)
+    parts += [Text(f"\nBefore {name}:", "bold"),
+              json_block(pretty_json(row.before)) if row.before is not None
+              else Text("(not there: created by this stage)"),
+              Text(f"\nAfter {name}:", "bold"),
+              json_block(pretty_json(row.after)) if row.after is not None else Text("(dropped by this stage)")]
+    return Group(*parts)
 
 
-def _import_details(text: Text, row: Row, imported: Any, events: list[Event]) -> Text:
+def _import_details(parts: list[RenderableType], row: Row, imported: Any, events: list[Event]) -> Group:
     i = row.origin
     assert i is not None
-    text.append("From ", "bold")
-    text.append(inert(imported.where(i)))
-    text.append(f" ({imported.format})\n")
-    text.append("\nImport events:\n", "bold")
+    parts.append(Text.assemble(("From ", "bold"), inert(imported.where(i)), f" ({imported.format})"))
+    parts.append(Text("\nImport events:", "bold"))
     if events:
         for e in events:
-            event_text(text, e)
+            parts += event_lines(e)
     else:
-        text.append("  none: a direct mapping\n", "dim")
-    text.append("\nEverything the stages will do to it:\n", "bold")
+        parts.append(indented(Text("none: a direct mapping", "dim"), 2))
+    parts.append(Text("\nEverything the stages will do to it:", "bold"))
     if row.events:
         for e in row.events:
-            text.append("  ").append(e.stage, "underline").append("\n")
-            event_text(text, e)
+            parts += event_lines(e, stage=True)
     else:
-        text.append("  none: it goes through unchanged\n", "dim")
+        parts.append(indented(Text("none: it goes through unchanged", "dim"), 2))
     whole = imported.original(i)
     part = original_part(imported, i)
-    text.append(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):\n", "bold")
-    text.append(pretty_json(part))
-    text.append("\n\nFlat form (what MEM-5 reads):\n", "bold")
-    text.append(pretty_json(row.after))
+    parts += [Text(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):", "bold"),
+              json_block(pretty_json(part)),
+              Text("\nFlat form (what MEM-5 reads):", "bold"), json_block(pretty_json(row.after))]
     if part is not whole:  # a block of a larger message: show the message it sits in too
-        text.append("\n\nThe whole original message:\n", "bold")
-        text.append(pretty_json(whole))
-    return text
+        parts += [Text("\nThe whole original message:", "bold"), json_block(pretty_json(whole))]
+    return Group(*parts)
 
 
 class Details(VerticalScroll, can_focus=True):

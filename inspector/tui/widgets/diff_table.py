@@ -6,6 +6,7 @@ from the row arrays in :mod:`inspector.tui.rows` and keeps nothing else.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -19,14 +20,16 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine import CLAUSES
-from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, original_part, role_of
-from ..text import describe_original, inert, preview
+from ..adapter import describe_block
+from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, import_tag, original_part, role_of, tag_text
+from ..text import compact_json, inert, preview
 
 ROLE_WIDTH = 10
-IDS_WIDTH = 16
-TAG_WIDTH = 24
+ID_LIMIT = 40  # ids up to this long are shown in full on a wide screen
+WIDE_IDS = 120  # terminal columns from which every call id of a row is shown in full, one line each
 WHERE_WIDTH = 24  # the import view's source path column (messages[3].content[1])
+MIN_CONTENT = 10
+SPLIT_TEXT = 16  # narrowest before or after text in the split view
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
                CHANGE: "diff-table--change"}
@@ -41,30 +44,66 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width)
 
 
-def tag_of(row: Row, view: int) -> str:
-    """The clause and kind that explain a row, from its events; on the input, its fate."""
-    if not row.events:
-        return ""
-    if view == 0:
-        drops = [e for e in row.events if e.drop and e.call is None]
-        if drops:
-            e = drops[0]
-            clause = CLAUSES.get(e.clause)
-            where = "" if clause is not None and clause.stage == e.stage else f"{e.stage} "
-            return f"→ {where}({e.clause}) {e.kind}"
-        stages = []
-        for e in row.events:
-            if e.stage not in stages:
-                stages.append(e.stage)
-        return "→ ~ " + ", ".join(stages)
-    events = row.events
-    first = events[0]  # events are in the order the stage acted: the cause comes first
-    # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
-    text = f"({first.clause}) {first.kind}" if first.clause in CLAUSES else first.kind
-    if first.call is not None and first.tool_call_id:
-        text += f" {first.tool_call_id}"
-    more = len(events) - 1
-    return f"{text} +{more}" if more else text
+def shorten(ident: str, width: int) -> str:
+    """An id cut in the middle (`call_…yon_7f3a9c`), always with an ellipsis: ids of one
+    history usually share a prefix and differ at the end, so the end keeps more."""
+    if cell_len(ident) <= width:
+        return ident
+    if width <= 2:
+        return "…"[:width]
+    keep = width - 1
+    head = keep // 3
+    return set_cell_size(ident, head) + "…" + ident[len(ident) - (keep - head):]
+
+
+def tag_of(row: Row, view: int, full: bool = True) -> str:
+    """The clause, kinds and cause that explain a row (see :func:`inspector.tui.rows.tag_text`)."""
+    return tag_text(row.events, view, full)
+
+
+class Lines:
+    """Where each row starts when some rows take more than one line (one per call id).
+
+    Only rows with extra lines are stored, so a view with none costs nothing."""
+
+    __slots__ = ("pos", "start", "cum", "total")
+
+    def __init__(self, order: list[int] | None, count: int, extra: dict[int, int]) -> None:
+        self.pos: list[int] = []
+        self.start: list[int] = []
+        self.cum: list[int] = []  # extra lines up to and including the i-th tall row
+        added = 0
+        if extra:
+            if order is None:
+                items: Any = ((r, extra[r]) for r in sorted(extra))
+            else:
+                items = ((p, extra[r]) for p, r in enumerate(order) if r in extra)
+            for p, e in items:
+                self.pos.append(p)
+                self.start.append(p + added)
+                added += e
+                self.cum.append(added)
+        self.total = count + added
+
+    def line_of(self, position: int) -> int:
+        i = bisect_left(self.pos, position)
+        return position + (self.cum[i - 1] if i else 0)
+
+    def height(self, position: int) -> int:
+        i = bisect_left(self.pos, position)
+        if i < len(self.pos) and self.pos[i] == position:
+            return 1 + self.cum[i] - (self.cum[i - 1] if i else 0)
+        return 1
+
+    def at(self, line: int) -> tuple[int, int]:
+        """(row position, line within the row) of a content line."""
+        i = bisect_right(self.start, line) - 1
+        if i < 0:
+            return line, 0
+        first = self.start[i]
+        if line < first + 1 + self.cum[i] - (self.cum[i - 1] if i else 0):
+            return self.pos[i], line - first
+        return line - self.cum[i], 0
 
 
 class DiffTable(ScrollView, can_focus=True):
@@ -109,6 +148,7 @@ class DiffTable(ScrollView, can_focus=True):
         self.order: list[int] | None = None  # row numbers shown, None for all
         self.split = False
         self.empty_text = "No rows."
+        self.lines = Lines(None, 0, {})
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -116,6 +156,11 @@ class DiffTable(ScrollView, can_focus=True):
         if self.rows is None:
             return 0
         return len(self.order) if self.order is not None else len(self.rows)
+
+    @property
+    def wide(self) -> bool:
+        """Every call id in full: the screen is wide enough (narrower, ids are shortened)."""
+        return self.app.size.width >= WIDE_IDS
 
     def show(self, rows: StageRows | None, order: list[int] | None, *, split: bool | None = None,
              keep: Any = None) -> None:
@@ -127,16 +172,33 @@ class DiffTable(ScrollView, can_focus=True):
         target = 0
         if keep is not None and rows is not None:
             target = self._find(keep)
-        self.virtual_size = Size(0, self.row_count + 1)  # no horizontal scrolling: columns fit the width
-        self._refresh_scrollbars()
+        self._relayout()
         self.cursor = min(target, max(self.row_count - 1, 0))
         self.refresh()
+
+    def _relayout(self) -> None:
+        extra: dict[int, int] = {}
+        if self.rows is not None and self._ids_width(self.scrollable_content_region.width):
+            extra = self.rows.layout().extra  # one line per call id, when the ids column shows
+        if self.order is None and self.rows is not None:  # a whole view: its lines are worked out once
+            key = ("lines", bool(extra))
+            if key not in self.rows.view_cache:
+                self.rows.view_cache[key] = Lines(None, self.row_count, extra)
+            self.lines = self.rows.view_cache[key]
+        else:
+            self.lines = Lines(self.order, self.row_count, extra)
+        self.virtual_size = Size(0, self.lines.total + 1)  # no horizontal scrolling: columns fit the width
+        self._refresh_scrollbars()
 
     def _find(self, key: Any) -> int:
         """Cursor position of the row holding ``key``, or of the nearest earlier origin."""
         assert self.rows is not None
         origins = self.rows.origins
         order = self.order if self.order is not None else range(len(self.rows))
+        if isinstance(key, int) and self.order is None:
+            found = self.rows.layout().row_of.get(key)
+            if found is not None:
+                return found
         if isinstance(key, int):
             best = 0
             for pos, r in enumerate(order):
@@ -153,6 +215,14 @@ class DiffTable(ScrollView, can_focus=True):
                 return pos
         return 0
 
+    def position_of(self, origin: int) -> int | None:
+        """Where the row of input #origin is shown, if it is."""
+        if self.rows is None:
+            return None
+        pos = self._find(origin)
+        row = self.row_at(pos)
+        return pos if row is not None and row.origin == origin else None
+
     def row_at(self, position: int) -> Row | None:
         if self.rows is None or not 0 <= position < self.row_count:
             return None
@@ -163,13 +233,17 @@ class DiffTable(ScrollView, can_focus=True):
     def current(self) -> Row | None:
         return self.row_at(self.cursor)
 
+    def screen_line(self, position: int) -> int:
+        """The content line (under the header) a row position starts on, at the current scroll."""
+        return self.lines.line_of(position) - round(self.scroll_y) + 1
+
     # -- cursor ---------------------------------------------------------------------
     def watch_cursor(self, old: int, new: int) -> None:
         top = round(self.scroll_y)
         self._scroll_to_cursor()
         if round(self.scroll_y) == top and old != new:
-            self.refresh_line(old + 1)  # only the two rows that changed look: line 0 is the header
-            self.refresh_line(new + 1)
+            for position in (old, new):  # only the rows that changed look: line 0 is the header
+                self.refresh_lines(self.lines.line_of(position) + 1, self.lines.height(position))
         else:
             self.refresh()
         self.post_message(self.Highlighted(self.current))
@@ -180,17 +254,20 @@ class DiffTable(ScrollView, can_focus=True):
     def _scroll_to_cursor(self) -> None:
         body = max(self.scrollable_content_region.height - 1, 1)
         top = round(self.scroll_y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + body:
-            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
+        first = self.lines.line_of(self.cursor)
+        last = first + self.lines.height(self.cursor) - 1
+        if first < top:
+            self.scroll_to(y=first, animate=False, immediate=True)
+        elif last >= top + body:
+            self.scroll_to(y=min(first, last - body + 1), animate=False, immediate=True)
 
     def action_cursor(self, delta: int) -> None:
         self.cursor = self.cursor + delta
 
     def action_page(self, direction: int) -> None:
         body = max(self.scrollable_content_region.height - 2, 1)
-        self.cursor = self.cursor + direction * body
+        line = self.lines.line_of(self.cursor) + direction * body
+        self.cursor = self.lines.at(max(0, min(line, self.lines.total - 1)))[0]
 
     def action_edge(self, end: int) -> None:
         self.cursor = self.row_count - 1 if end else 0
@@ -198,12 +275,18 @@ class DiffTable(ScrollView, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is not None and offset.y >= 1:  # line 0 is the header
-            self.cursor = round(self.scroll_y) + offset.y - 1
-            if event.chain == 2 and self.current is not None:
-                self.post_message(self.Chosen(self.current))
+            line = round(self.scroll_y) + offset.y - 1
+            if line < self.lines.total:
+                self.cursor = self.lines.at(line)[0]
+                if event.chain == 2 and self.current is not None:
+                    self.post_message(self.Chosen(self.current))
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(0, self.row_count + 1)
+        if self.rows is not None:
+            self._relayout()
+            self._scroll_to_cursor()
+        else:
+            self.virtual_size = Size(0, self.row_count + 1)
 
     # -- rendering ------------------------------------------------------------------
     def _style(self, name: str) -> Style:
@@ -218,23 +301,36 @@ class DiffTable(ScrollView, can_focus=True):
             if y == 2:
                 return self._line([(f"  {self.empty_text}", None)], base + self._style("diff-table--dim"), width)
             return Strip.blank(width, base)
-        position = round(self.scroll_y) + y - 1
+        line = round(self.scroll_y) + y - 1
+        if line >= self.lines.total:
+            return Strip.blank(width, base)
+        position, sub = self.lines.at(line)
         row = self.row_at(position)
         if row is None:
             return Strip.blank(width, base)
         style = base
         if row.mark in _MARK_CLASS:
             style = style + self._style(_MARK_CLASS[row.mark])
-        if position == self.cursor:
-            style = style + self._style("diff-table--cursor")
-        cells = self._split_cells(row, width) if self.split else self._unified_cells(row, width)
-        return self._line(cells, style, width)
+        top = None
+        if position == self.cursor:  # the theme's cursor colours win over every mark and cell colour
+            top = self._style("diff-table--cursor")
+            style = style + top
+        if self.split:
+            cells = self._split_cells(row, width, sub)
+        else:
+            cells = self._unified_cells(row, width, sub)
+        return self._line(cells, style, width, top)
 
-    def _line(self, cells: list[tuple[str, Style | None]], style: Style, width: int) -> Strip:
+    def _line(self, cells: list[tuple[str, Style | None]], style: Style, width: int,
+              top: Style | None = None) -> Strip:
         segments = []
         used = 0
         for text, extra in cells:
-            segments.append(Segment(text, style + extra if extra is not None else style))
+            if extra is not None:
+                cell = style + extra
+                segments.append(Segment(text, cell + top if top is not None else cell))
+            else:
+                segments.append(Segment(text, style))
             used += cell_len(text)
         if used < width:
             segments.append(Segment(" " * (width - used), style))
@@ -248,31 +344,47 @@ class DiffTable(ScrollView, can_focus=True):
     def _where_width(self, width: int) -> int:
         if not self.importing:
             return 0
-        return WHERE_WIDTH if width >= 100 else 22 if width >= 70 else 16 if width >= 50 else 0
+        cap = WHERE_WIDTH if width >= 100 else 22 if width >= 70 else 16 if width >= 50 else 0
+        return min(max(self.rows.layout().where, 4), cap) if cap else 0
+
+    def _columns(self, width: int) -> tuple[int, int]:
+        """(ids, tag) widths for a table ``width`` cells wide, from the data: every id in full
+        when wide, every kind and the cause when there is room; the content takes the rest."""
+        if self.rows is None or width < 50:
+            return 0, 0
+        layout = self.rows.layout()
+        if self.wide:
+            ids = min(max(layout.longest_id, 8), ID_LIMIT) if layout.longest_id else 0
+        else:
+            ids = min(max(layout.longest_id, 8), max(10, width // 5)) if layout.longest_id and width >= 60 else 0
+        tag = min(max(layout.tag, 12), max(16, width * 2 // 5)) if layout.tag else 0
+        if self.importing and not self.wide:  # the where column takes the room
+            ids = 0
+        return ids, tag
+
+    def _ids_width(self, width: int) -> int:
+        return self._split_widths(width)[2] if self.split else self._widths(width)[3]
 
     def _widths(self, width: int) -> tuple[int, int, int, int, int]:
         index = max(len(str(len(self.rows.before or self.rows.after) if self.rows else 0)), 3) + 1
-        tag = TAG_WIDTH if width >= 70 else 0
-        ids = IDS_WIDTH if width >= 90 else (10 if width >= 60 else 0)
         role = ROLE_WIDTH if width >= 50 else 6
-        if self.importing:  # the where column takes the room: ids and fate only on a wide table
-            ids = IDS_WIDTH if width >= 130 else 0
-            tag = TAG_WIDTH if width >= 100 else 0
+        ids, tag = self._columns(width)
         where = self._where_width(width)
-        fixed = (2 + index + 1 + role + 1 + (ids + 1 if ids else 0) + (tag + 1 if tag else 0)
-                 + (where + 1 if where else 0))
-        return index, role, max(width - fixed, 8), ids, tag
+        fixed = 2 + index + 1 + role + 1 + (where + 1 if where else 0)
+        room = width - fixed - MIN_CONTENT
+        if ids + tag + (ids > 0) + (tag > 0) > room:  # short of room: the tag gives way first, then ids
+            tag = max(min(tag, room - ids - (ids > 0) - 1), 12) if tag else 0
+            if ids + tag + (ids > 0) + (tag > 0) > room:
+                ids = max(room - tag - 2, 0) if ids else 0
+                ids = ids if ids >= 6 else 0
+        content = max(width - fixed - (ids + 1 if ids else 0) - (tag + 1 if tag else 0), 8)
+        return index, role, content, ids, tag
 
     def _header(self, width: int) -> list[tuple[str, Style | None]]:
         if self.rows is None:
             return [("", None)]
         if self.split:
-            half = (width - 3) // 2
-            left = "before " + self.rows.name if self.rows.view else "input"
-            right = "after " + self.rows.name if self.rows.view else ""
-            if self.importing:
-                left, right = f"original ({self.rows.imported.format})", "flat (what MEM-5 reads)"
-            return [("  ", None), (set_cell_size(left, half), None), (" │ ", None), (set_cell_size(right, half), None)]
+            return self._split_header(width)
         index, role, text, ids, tag = self._widths(width)
         cells = [("  ", None), (set_cell_size("#in", index), None), (" ", None), (set_cell_size("role", role), None)]
         where = self._where_width(width)
@@ -282,41 +394,45 @@ class DiffTable(ScrollView, can_focus=True):
         if ids:
             cells += [(" ", None), (set_cell_size("call ids", ids), None)]
         if tag:
-            cells += [(" ", None), (set_cell_size("fate" if self.rows.view == 0 else "clause · kind", tag), None)]
+            cells += [(" ", None), (set_cell_size("fate" if self.rows.view == 0 else "clause · kind → cause", tag),
+                                    None)]
         return cells
 
-    def _ids_cells(self, row: Row, width: int) -> list[tuple[str, Style | None]]:
-        """Call ids from the message entering the stage; ids the stage removed are struck out."""
+    def _ids_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
+        """Line ``sub`` of a row shows the ``sub``-th call id of the message entering the stage
+        (one line per call), shortened in the middle only when the column is narrower than
+        it; an id the stage removed is struck out."""
         source = row.before if row.before is not None else row.after
-        gone = {e.call for e in row.events if e.drop and e.call is not None}
-        cells: list[tuple[str, Style | None]] = []
-        used = 0
-        for ident, call in call_ids(source):
-            text = inert(ident[:width])
-            if cells:
-                text = " " + text
-            style = self._style("diff-table--gone") if call is not None and call in gone else None
-            cells.append((text, style))
-            used += cell_len(text)
-            if used >= width:
-                break
-        out: list[tuple[str, Style | None]] = []
-        remaining = width
-        for text, style in cells:
-            if remaining <= 0:
-                break
-            piece = fit(text, min(cell_len(text), remaining))
-            out.append((piece, style))
-            remaining -= cell_len(piece)
-        if remaining > 0:
-            out.append((" " * remaining, None))
-        return out
+        ids = call_ids(source)[sub:sub + 1]
+        if not ids:
+            return [(" " * width, None)]
+        ident, call = ids[0]
+        gone = call is not None and any(e.drop and e.call == call for e in row.events)
+        piece = set_cell_size(shorten(inert(ident), width), width)
+        return [(piece, self._style("diff-table--gone") if gone else None)]
 
     def _index_text(self, row: Row) -> str:
         return f"#{row.origin}" if row.origin is not None else "new"
 
-    def _unified_cells(self, row: Row, width: int) -> list[tuple[str, Style | None]]:
+    def _tag(self, row: Row, width: int) -> str:
+        view = self.rows.view if self.rows is not None else 0
+        text = tag_of(row, view)
+        if not text and row.origin is not None and self.rows is not None:
+            text = import_tag(self.rows.import_at.get(row.origin, []))
+        if cell_len(text) > width:
+            text = tag_of(row, view, full=False)
+        if cell_len(text) > width and "(" in text:  # narrow: the rule panel names the clause
+            head, _, rest = text.partition("(")
+            text = head + rest.split(") ", 1)[-1].replace("→ #", "→#")
+        return fit(text, width)
+
+    def _unified_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
         index, role, text, ids, tag = self._widths(width)
+        if sub:  # a continuation line: only the next call id
+            lead = 2 + index + 1 + role + 1 + text + 1
+            where = self._where_width(width)
+            lead += where + 1 if where else 0
+            return [(" " * lead, None), *self._ids_cells(row, ids, sub)]
         message = row.message
         dim = self._style("diff-table--dim")
         cells: list[tuple[str, Style | None]] = [
@@ -329,44 +445,92 @@ class DiffTable(ScrollView, can_focus=True):
         if where and row.origin is not None:
             imported = self.rows.imported
             cells += [(" ", None), (fit(inert(imported.where(row.origin)), where), dim),
-                      (" ", None), (fit(preview(describe_original(original_part(imported, row.origin))), text), None)]
+                      (" ", None), (fit(self._original(row), text), None)]
         else:
             cells += [(" ", None), (fit(self._preview(message), text), None)]
         if ids:
             cells.append((" ", None))
             cells.extend(self._ids_cells(row, ids))
         if tag:
-            text_tag = tag_of(row, self.rows.view)
-            if not text_tag and row.origin is not None and self.rows.import_at.get(row.origin):
-                text_tag = f"import: {self.rows.import_at[row.origin][0].kind}"
-            cells += [(" ", None), (fit(text_tag, tag), None)]
+            cells += [(" ", None), (self._tag(row, tag), None)]
         return cells
 
-    def _split_cells(self, row: Row, width: int) -> list[tuple[str, Style | None]]:
-        half = max((width - 5) // 2, 10)
+    # -- split: before | after, the after side keeping the ids and the clause ---------
+    def _split_widths(self, width: int) -> tuple[int, int, int, int]:
+        """(left, right text, ids, tag): the after side carries the explaining columns; the
+        two texts share what they leave, each at least SPLIT_TEXT wide (the tag, then the
+        ids, give way)."""
+        ids, tag = self._columns(width)
+        tag = min(tag, 26)  # the compact tag: the first kind, how many more, the cause
+
+        def avail() -> int:
+            return width - 5 - (ids + 1 if ids else 0) - (tag + 1 if tag else 0)
+
+        if avail() < 2 * SPLIT_TEXT and tag:
+            tag = max(tag - (2 * SPLIT_TEXT - avail()), 14)
+        if avail() < 2 * SPLIT_TEXT and ids:
+            ids = max(ids - (2 * SPLIT_TEXT - avail()), 10)
+        if avail() < 2 * SPLIT_TEXT:
+            ids = tag = 0
+        left = max(avail() // 2, 8)
+        return left, max(avail() - left, 8), ids, tag
+
+    def _split_header(self, width: int) -> list[tuple[str, Style | None]]:
+        assert self.rows is not None
+        half, right, ids, tag = self._split_widths(width)
+        left_title = "before " + self.rows.name if self.rows.view else "input"
+        right_title = "after " + self.rows.name if self.rows.view else "fate"
+        if self.importing:
+            left_title, right_title = f"original ({self.rows.imported.format})", "flat (what MEM-5 reads)"
+        cells = [("  ", None), (set_cell_size(left_title, half), None), (" │ ", None),
+                 (set_cell_size(right_title, right), None)]
+        if ids:
+            cells += [(" ", None), (set_cell_size("call ids", ids), None)]
+        if tag:
+            cells += [(" ", None), (set_cell_size("clause · kind → cause", tag), None)]
+        return cells
+
+    def _split_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
+        half, right_width, ids, tag = self._split_widths(width)
         dim = self._style("diff-table--dim")
-
-        def side(message: Any, present: bool, note: str) -> list[tuple[str, Style | None]]:
-            if not present:
-                return [(fit(note, half), dim)]
-            head = f"{self._index_text(row)} {inert(role_of(message))[:ROLE_WIDTH]}: "
-            return [(fit(head + self._preview(message), half), None)]
-
+        if sub:
+            return [(" " * (2 + half), None), (" │ ", dim), (" " * (right_width + 1), None),
+                    *self._ids_cells(row, ids, sub)]
         view = self.rows.view if self.rows else 0
-        tag = tag_of(row, view)
-        left = side(row.before, row.before is not None, "" if view else "")
-        right = side(row.after, row.after is not None, tag)
+
+        def side(message: Any, present: bool, note: str, room: int) -> list[tuple[str, Style | None]]:
+            if not present:
+                return [(fit(note, room), dim)]
+            head = f"{self._index_text(row)} {inert(role_of(message))[:ROLE_WIDTH]}: "
+            return [(fit(head + self._preview(message), room), None)]
+
         if view == 0 and self.importing and row.origin is not None:
             imported = self.rows.imported
             head = inert(imported.where(row.origin)) + ": "
-            left = [(fit(head + preview(describe_original(original_part(imported, row.origin))), half), None)]
-            right = side(row.after, True, "")
+            left = [(fit(head + self._original(row), half), None)]
+            right = side(row.after, True, "", right_width)
         elif view == 0:
-            left, right = side(row.after, True, ""), [(fit(tag, half), dim)]
-        return [(row.mark + " ", None), *left, (" │ ", dim), *right]
+            left = side(row.after, True, "", half)
+            right = [(" " * right_width, None)]
+        else:
+            left = side(row.before, row.before is not None, "(not there before: created by this stage)", half)
+            right = side(row.after, row.after is not None, "(dropped)", right_width)
+        cells = [(row.mark + " ", None), *left, (" │ ", dim), *right]
+        if ids:
+            cells += [(" ", None), *self._ids_cells(row, ids)]
+        if tag:
+            cells += [(" ", None), (self._tag(row, tag), None)]
+        return cells
+
+    def _original(self, row: Row) -> str:
+        """The import view's reading of the original a row came from (its blocks, as the format
+        names them; a plain message by its text)."""
+        imported = self.rows.imported
+        shown = describe_block(imported.format, original_part(imported, row.origin))
+        return preview(shown) if shown is not None else self._preview(row.after)
 
     @staticmethod
     def _preview(message: Any) -> str:
         if isinstance(message, dict):
             return preview(message.get("content"))
-        return preview(message)
+        return preview(compact_json(message))

@@ -1,4 +1,5 @@
-"""One message's path through the four stages, so a user sees where an entry went."""
+"""One message's path through every stage, so a user sees where an entry went, and which
+message made each change necessary (`→ #1`; f goes there from the table)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...engine import MEM5_STAGES as STAGES
+from ..adapter import is_extension
 from ..rows import Row, Step, role_of
 from ..text import inert
 
@@ -27,13 +28,16 @@ def journey_text(row: Row | None, steps: list[Step], where: str | None = None) -
         head.append(inert(where), "")
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
-    grid.add_column(ratio=1)
+    grid.add_column(ratio=1, overflow="fold")  # a long id breaks rather than being cut
     for step in steps:
         what = Text(step.status, _STATUS_STYLE.get(step.status, ""))
         for e in step.events:
-            what.append(f"\n({e.clause}) {e.kind}: ")
+            what.append(f"\n({e.clause}) {e.kind}")
+            if e.cause is not None:
+                what.append(f" → #{e.cause}", "bold")
+            what.append(": ")
             what.append(inert(e.message), "dim")
-        grid.add_row(Text(step.stage if step.stage in STAGES else f"{step.stage} (ext.)", "bold"), what)
+        grid.add_row(Text(f"{step.stage} (ext.)" if is_extension(step.stage) else step.stage, "bold"), what)
     last = steps[-1].status if steps else ""  # "restored" by strict: back in the output
     tail = Text.assemble(("In the output: ", "bold"), "no" if last in ("dropped", "gone") else "yes")
     return Group(head, grid, Text(""), tail)

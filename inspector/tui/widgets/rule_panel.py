@@ -1,39 +1,38 @@
 """The rule the current view applies, in the project's words, so stepping teaches.
 
-Views 1-4 show their MEM-5 clause; view 0 the input (or, for a provider format, how the
-import read it); the ``strict`` view says plainly that it is Inspector's own extension."""
+A MEM-5 stage shows its clause (found by the stage's name, never by its position); view 0
+the input (or, for a provider format, how the import read it); an extension stage says
+plainly that it is Inspector's own. The panel scrolls: nothing is cut."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group, RenderableType
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...engine import CLAUSES, MEM5_STAGES as STAGES, RULE_ID, RULE_SOURCE
-from ...engine.rule import RULE_TITLE
-from ...engine.strict import STAGE as STRICT_STAGE, STRICT_CLAUSES
-from ..text import inert
+from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
+from ..adapter import CLAUSE_BY_STAGE, RULE_TITLE, Clause, extension_clauses, format_label, is_extension
+from ..text import indented, inert
 
 IMPORT_EVENTS_SHOWN = 20  # import events listed in the panel; every one is in its row's details
-FORMAT_NAMES = {"openai-chat": "OpenAI Chat Completions messages", "openai-responses": "OpenAI Responses input items",
-                "anthropic": "an Anthropic Messages request", "gemini": "Gemini contents",
-                "bedrock": "Bedrock Converse messages", "flat": "FlowDrop flat messages"}
 
 
-def clause_for(view: int):
-    return CLAUSES[str(view)] if 1 <= view <= len(STAGES) else None
+def clause_for(stage: str | None) -> Clause | None:
+    """The MEM-5 clause a stage applies, by the stage's name (an extension has none)."""
+    if stage is None or is_extension(stage):
+        return None
+    return CLAUSE_BY_STAGE.get(stage)
 
 
-def first_sentence(text: str) -> str:
-    end = text.find(". ")
-    return text if end < 0 else text[: end + 1]
-
-
-def import_text(imported: Any, brief: bool) -> Text:
+def import_text(imported: Any, brief: bool) -> Group:
     """What the import step did: format, counts, how pairing was derived, every import event."""
     text = Text()
-    name = FORMAT_NAMES.get(imported.format, imported.format)
+    parts: list[Any] = [text]
+    name = format_label(imported.format)
     text.append(f"Imported from {name}. ", "bold")
     text.append(f"{len(imported.messages):,} flat messages from {len(imported.history):,} original entries; "
                 "the from column says which message and block each came from.")
@@ -46,34 +45,38 @@ def import_text(imported: Any, brief: bool) -> Text:
     events = imported.events
     if events:
         text.append(f"\n{len(events):,} import event{'s' if len(events) != 1 else ''}:", "bold")
-        for e in events[: 3 if brief else IMPORT_EVENTS_SHOWN]:
+        for e in events[:IMPORT_EVENTS_SHOWN]:  # the panel scrolls: no need to cut on a small screen
             where = f"#{e.origin} " if e.origin is not None else ""
-            text.append(f"\n  {where}({e.clause}) {e.kind}: ")
-            text.append(inert(e.message), "dim")
-        hidden = len(events) - (3 if brief else IMPORT_EVENTS_SHOWN)
+            line = Text(f"{where}({e.clause}) {e.kind}: ")
+            line.append(inert(e.message), "dim")
+            parts.append(indented(line, 2))
+        hidden = len(events) - IMPORT_EVENTS_SHOWN
         if hidden > 0:
-            text.append(f"\n  … {hidden:,} more, each in its row's details", "dim")
-    return text
+            parts.append(indented(Text(f"… {hidden:,} more, each in its row's details", "dim"), 2))
+    return Group(*parts)
 
 
-def strict_text(brief: bool) -> Text:
-    """The strict stage is not MEM-5: say so, then its own clauses."""
+def extension_text(brief: bool) -> Text:
+    """An extension stage is not MEM-5: say so, then its own clauses."""
     text = Text()
     text.append("Inspector's own extension, beyond MEM-5. ", "bold")
-    if brief:
-        text.append("Not the rule; its own clauses: " + ", ".join(STRICT_CLAUSES) + ".")
-        return text
     text.append("It repairs what the literal rule leaves, so that a provider accepts the history; its "
                 "clause names are Inspector's, not the rule's.")
-    for clause, meaning in STRICT_CLAUSES.items():
+    for clause, meaning in extension_clauses().items():
         text.append(f"\n{clause}", "bold")
-        if not brief:
-            text.append(f": {meaning}")
+        text.append(f": {meaning}")
     return text
 
 
-class RulePanel(Static):
-    """Full clause summary when wide; its first sentence when the screen is narrow."""
+class RulePanel(VerticalScroll, can_focus=False):
+    """The clause summary in full, scrolling when the panel is short (a narrow screen)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="rule-body")
+
+    def update(self, text: RenderableType) -> None:
+        self.query_one("#rule-body", Static).update(text)
+        self.scroll_home(animate=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -83,22 +86,23 @@ class RulePanel(Static):
         self.imported: Any = None
 
     def show(self, view: int, brief: bool | None = None, name: str | None = None, imported: Any = None) -> None:
+        """``brief`` (a narrow screen) leaves out the longer asides; nothing is ever cut."""
         self.view = view
         self.view_name = name
         self.imported = imported
         if brief is not None:
             self.brief = brief
-        clause = clause_for(view) if name in (None, *STAGES) else None
+        clause = clause_for(name) if view else None
         text = Text()
-        if name == STRICT_STAGE:
-            self.border_title = "strict (ext.) · beyond MEM-5"
-            text = strict_text(self.brief)
-            self.update(text)
+        if view and name is not None and is_extension(name):
+            self.border_title = f"{name} (ext.) · beyond MEM-5"
+            self.update(extension_text(self.brief))
             return
         if clause is None and imported is not None:
             self.border_title = f"import · {imported.format}"
-            text = import_text(imported, self.brief)
-        elif clause is None:
+            self.update(import_text(imported, self.brief))
+            return
+        if clause is None:
             self.border_title = f"{RULE_ID}: {RULE_TITLE}"
             text.append("The input, as given. ", "bold")
             if self.brief:
@@ -112,7 +116,7 @@ class RulePanel(Static):
         else:
             self.border_title = f"{RULE_ID} clause {clause.number} · {clause.stage}"
             text.append(clause.title + ". ", "bold")
-            text.append(first_sentence(clause.summary) if self.brief else clause.summary)
+            text.append(clause.summary)
         if not self.brief:
             text.append(f"\n{RULE_SOURCE}", "dim")
         self.update(text)

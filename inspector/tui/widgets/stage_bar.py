@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..adapter import is_extension
 from ..rows import VIEWS
 
 
@@ -19,7 +20,7 @@ def chip_label(view: int, counts: dict[str, int], name: str | None = None, compa
     name = name or VIEWS[view]
     if view == 0:
         return f"0 {name} {counts.get('messages', 0):,}"
-    if view >= len(VIEWS):  # not a MEM-5 stage: say so on the chip itself
+    if view and is_extension(name):  # not a MEM-5 stage: say so on the chip itself
         name += " (ext.)"
     parts = []
     if counts.get("dropped"):

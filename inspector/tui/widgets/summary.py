@@ -1,16 +1,18 @@
-"""Counts by event kind for the whole run; choosing one filters the rows to what it touched."""
+"""Counts by event kind for the whole run, each with what the kind means; choosing one
+filters the rows to what it touched."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from rich.console import Group
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...engine.strict import ALL_KINDS
-from ..rows import kind_info
+from ..adapter import all_kinds, kind_info
+from ..text import indented
 
 
 class Summary(OptionList):
@@ -21,7 +23,7 @@ class Summary(OptionList):
 
     def show(self, counts: Counter) -> None:
         self.clear_options()
-        order = {name: n for n, name in enumerate(ALL_KINDS)}
+        order = {name: n for n, name in enumerate(all_kinds())}
         kinds = sorted(counts, key=lambda k: order.get(k, len(order)))
         if not kinds:
             self.add_option(Option(Text("Nothing to change: every entry is already sendable.", "dim"),
@@ -32,9 +34,11 @@ class Summary(OptionList):
             label = Text()
             label.append(f"{counts[kind]:>7,} ", "bold")
             label.append(f"({info.clause if info else '?'}) {kind}")
+            prompt: Text | Group = label
             if info is not None:
                 label.append(f"  {'drop' if info.drop else info.label}", "dim")
-            self.add_option(Option(label, id=kind))
+                prompt = Group(label, indented(Text(info.meaning, "dim italic"), 8))
+            self.add_option(Option(prompt, id=kind))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

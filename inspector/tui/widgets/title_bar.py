@@ -10,9 +10,9 @@ from ...engine import Result
 from ..text import inert
 
 
-def summary_line(count_in: int, result: Result) -> str:
-    return (f"{count_in:,} in → {len(result.messages):,} out · dropped {result.dropped:,} · "
-            f"synthesized {result.synthesized:,} · moved {result.moved:,}")
+def title_summary(count_in: int, result: Result) -> str:
+    """Counts in and out, then the engine's one wording of what changed."""
+    return f"{count_in:,} in → {len(result.messages):,} out · {result.summary(' · ')}"
 
 
 class TitleBar(Widget):
@@ -27,7 +27,7 @@ class TitleBar(Widget):
 
     def show(self, name: str | None, count_in: int = 0, result: Result | None = None) -> None:
         self.name_text = inert(name) if name is not None else None  # a file name is data too
-        self.summary = summary_line(count_in, result) if result is not None else ""
+        self.summary = title_summary(count_in, result) if result is not None else ""
         self.refresh()
 
     def render(self) -> Text:

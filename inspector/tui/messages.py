@@ -1,0 +1,34 @@
+"""What the loading worker tells the screen, as typed messages (toolong's model): the worker
+thread posts them, the screen handles them on its own thread, in order."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from .loader import Document, Source
+
+
+class LoadProgress(Message):
+    """A phase of reading, parsing or normalizing, and how far along the whole load is."""
+
+    def __init__(self, phase: str, fraction: float) -> None:
+        super().__init__()
+        self.phase = phase
+        self.fraction = fraction
+
+
+class DocumentLoaded(Message):
+    """A history is read and normalized (or normalized again for the strict toggle)."""
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+
+
+class LoadFailed(Message):
+    """A history could not be opened: the sentence for the error dialog."""
+
+    def __init__(self, source: Source, error: str) -> None:
+        super().__init__()
+        self.source = source
+        self.error = error

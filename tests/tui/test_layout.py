@@ -1,0 +1,183 @@
+"""What a user reads at 80 and 160 columns: every call id (full when wide, distinct when
+narrow), every kind and cause on a row, the jump to a cause, the footer's keys, readable
+cursor rows in every theme. Checked against the engine's own events for the same file."""
+
+from __future__ import annotations
+
+import pytest
+from textual.theme import BUILTIN_THEMES
+
+from inspector.bundled import samples_dir
+from inspector.formats import import_history
+from inspector.engine import normalize
+from inspector.io import load_json
+from inspector.tui.rows import call_ids, role_of, tag_text
+from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
+
+from .helpers import BROKEN, opened, row_lines, widget_text
+from inspector.tui.screenshots import app_for, settle
+
+SAMPLE = "17-long-parallel-call-ids.json"
+
+
+def _sample():
+    imported = import_history(load_json(samples_dir() / SAMPLE), SAMPLE)
+    return imported, normalize(imported.messages)
+
+
+def _footer(app) -> dict:
+    """The footer's key labels on the current screen, with where each is drawn."""
+    return {key.description: key.region for key in app.screen.query("FooterKey") if key.description}
+
+
+def _ids(messages) -> list[str]:
+    return sorted({i for m in messages for i, _ in call_ids(m)})
+
+
+def test_shorten_keeps_an_ellipsis_and_the_distinguishing_end():
+    ids = _ids(_sample()[0].messages)
+    assert min(map(len, ids)) >= 30
+    for width in (12, 15, 20):
+        short = [shorten(i, width) for i in ids]
+        assert all(len(s) == width and "…" in s for s in short)
+        assert len(set(short)) == len(ids)  # distinct ids stay distinct
+    assert shorten("call_1", 10) == "call_1"
+
+
+def test_lines_map_rows_with_several_calls_to_several_lines():
+    lines = Lines(None, 5, {1: 2, 3: 1})  # row 1 has three ids, row 3 two
+    assert lines.total == 8
+    assert [lines.line_of(p) for p in range(5)] == [0, 1, 4, 5, 7]
+    assert [lines.at(y) for y in range(8)] == [(0, 0), (1, 0), (1, 1), (1, 2), (2, 0), (3, 0), (3, 1), (4, 0)]
+    filtered = Lines([1, 3], 2, {1: 2, 3: 1})
+    assert filtered.total == 5 and filtered.at(3) == (1, 0) and filtered.height(0) == 3
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)])
+async def test_every_call_id_is_readable_at_both_sizes(size):
+    imported, result = _sample()
+    app = app_for(SAMPLE)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        table = app.main.query_one(DiffTable)
+        shown = ""
+        for position in range(table.row_count):  # every line of every row, scrolled into view
+            table.cursor = position
+            top = table.screen_line(position)
+            shown += "\n" + "\n".join(table.render_line(top + k).text for k in range(table.lines.height(position)))
+        for ident in _ids(imported.messages):
+            if size[0] >= 120:
+                assert ident in shown, ident
+            else:
+                assert shorten(ident, table._widths(table.scrollable_content_region.width)[3]) in shown
+
+
+async def test_each_row_shows_all_its_kinds_and_its_cause():
+    imported, result = _sample()
+    repair = result.stage("repair")
+    async with opened(samples_dir() / SAMPLE) as (app, pilot):
+        await pilot.press("3")
+        table = app.main.query_one(DiffTable)
+        lines = row_lines(app)
+        for origin in {e.origin for e in repair.events if e.origin is not None}:
+            events = [e for e in repair.events if e.origin == origin]
+            line = next(ln for ln in lines if ln[2:].split()[:1] == [f"#{origin}"])
+            kinds = {e.kind for e in events}
+            assert all(k in line for k in kinds) or f"+{len(kinds) - 1}" in line, line
+            cause = next((e.cause for e in events if e.cause is not None), None)
+            if cause is not None:
+                assert f"→ #{cause}" in line
+        assert any("turn-emptied" in ln or "+1" in ln for ln in lines)
+        # f goes to the cause: the redeclared turn's first declaration.
+        redeclared = next(e for e in repair.events if e.kind == "call-redeclared")
+        table.cursor = table.position_of(redeclared.origin)
+        await pilot.press("f")
+        await pilot.pause()
+        assert table.current.origin == redeclared.cause
+        # The details explain each event once, with its cause as a jump.
+        table.cursor = table.position_of(redeclared.origin)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        details = " ".join(widget_text(app, "#details-body").split())
+        assert f"→ #{redeclared.cause} (f goes there)" in details
+        from inspector.tui.adapter import kind_info
+
+        assert kind_info("call-redeclared").meaning not in details  # the kind's meaning is the help's
+
+
+def test_tag_text_names_every_kind_or_counts_them():
+    imported, result = _sample()
+    events = [e for e in result.stage("repair").events if e.kind in ("call-redeclared", "turn-emptied")]
+    full, short = tag_text(events, 3), tag_text(events, 3, full=False)
+    assert "call-redeclared" in full and "turn-emptied" in full and f"→ #{events[0].cause}" in full
+    assert short.endswith(f"+1 → #{events[0].cause}")
+
+
+def test_role_cell_for_entries_that_are_not_objects():
+    assert role_of("a log line") == "string"
+    assert role_of(None) == "null"
+    assert role_of([1]) == "array"
+    assert role_of({"content": "x"}) == "no role"
+    assert role_of({"role": 3}).endswith(" role") and role_of({"role": 3}) != "no role"  # its type, as formats word it
+
+
+async def test_null_entry_is_a_readable_row():
+    history = [{"role": "user", "content": "hi"}, None, "a log line"]
+    async with opened(stdin_data=b'[{"role": "user", "content": "hi"}, null, "a log line"]') as (app, pilot):
+        lines = row_lines(app)
+        assert any("null" in ln and "#1" in ln for ln in lines)
+        assert any("string" in ln and "a log line" in ln for ln in lines)
+    assert len(history) == 3
+
+
+@pytest.mark.parametrize("width", [80, 160])
+async def test_footer_shows_help_and_quit(broken_file, width):
+    async with opened(broken_file, size=(width, 24)) as (app, pilot):
+        keys = _footer(app)
+        assert {"Help", "Quit", "Export", "Next", "Details"} <= set(keys)
+        assert all(region.right <= width and region.width > 0 for region in keys.values())
+
+
+async def test_modals_have_their_own_footer_and_close_hint(broken_file):
+    async with opened(broken_file, size=(80, 24)) as (app, pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert set(_footer(app)) == {"Close"}
+        assert "esc" in widget_text(app, "#help-hint")
+        assert "`/`" in app.screen.markdown and "slash" not in app.screen.markdown
+        await pilot.press("escape", "e")
+        await pilot.pause()
+        assert [str(label.render()) for label in app.screen.query(".field-label")][:1] == ["Format"]
+        assert "Close" in _footer(app)
+
+
+async def test_summary_has_a_key_and_enter_works_at_once(broken_file):
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("u")
+        await pilot.pause()
+        summary = app.main.query_one("#summary")
+        assert app.main.focused is summary
+        first = summary.get_option_at_index(0).id
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.main.kind == first
+
+
+async def test_selected_drop_row_uses_the_theme_cursor_colours():
+    """Red on bright blue was unreadable: in every built-in theme the cursor's own colours win
+    over the row's mark (and over a struck-out id)."""
+    async with opened(stdin_data=__import__("orjson").dumps(BROKEN), size=(120, 30)) as (app, pilot):
+        await pilot.press("3")
+        table = app.main.query_one(DiffTable)
+        table.cursor = next(p for p in range(table.row_count) if table.row_at(p).mark == "-")
+        for theme in sorted(BUILTIN_THEMES):
+            app.theme = theme
+            await pilot.pause()
+            cursor = table.get_component_rich_style("diff-table--cursor", partial=True)
+            drop = table.get_component_rich_style("diff-table--drop", partial=True)
+            strip = table.render_line(table.screen_line(table.cursor))
+            colours = {seg.style.color for seg in strip if seg.text.strip() and seg.style is not None}
+            assert colours == {cursor.color} and cursor.color != drop.color, theme
+            assert {seg.style.bgcolor for seg in strip if seg.style is not None} == {cursor.bgcolor}, theme
