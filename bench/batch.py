@@ -1,7 +1,9 @@
 """Benchmark of ``inspector batch``: throughput, speed-up and peak memory, from one run.
 
-Generates a JSONL dataset of agent histories (realistic sizes, a few percent broken
-lines, many histories with MEM-5 damage) and measures, each as its own process:
+Generates two JSONL datasets of agent histories (realistic sizes, a few percent broken
+lines, many histories with MEM-5 damage): flat message lists, and OpenAI chat request
+bodies (``tool_calls`` with string arguments, run with ``--from openai-chat``, so each
+record is written back as a request body). For each it measures, each as its own process:
 
 - the floor: orjson-only read + write of the same file (loads/dumps per line);
 - ``inspector batch --workers 1``, ``--workers 2`` (and the speed-up), and
@@ -11,8 +13,8 @@ lines, many histories with MEM-5 damage) and measures, each as its own process:
 - CPU seconds of each (all processes), which the other load on a shared machine does
   not inflate the way it inflates wall time.
 
-Goals (issue 5): --workers 1 within 3x the floor, --workers 2 at least 1.7x faster than
---workers 1, peak memory under 200 MB whatever the dataset size.
+Goals (issues 5 and 8): --workers 1 within 3x the floor, --workers 2 at least 1.7x faster
+than --workers 1, peak memory under 200 MB whatever the dataset size.
 
     python bench/batch.py                      # 20,000 and 100,000 histories
     python bench/batch.py --sizes 20000 --no-dask
@@ -99,14 +101,87 @@ def generate(path: Path, count: int, seed: int = 5) -> None:
             out.write(line + b"\n")
 
 
-def floor(src: str, dst: str) -> None:
-    """The orjson floor: parse and serialize every line, streaming, nothing else."""
+def openai_body(rng: random.Random, msgs: list) -> dict:
+    """The same history as an OpenAI chat request body: calls with an id, a type and
+    JSON-string arguments; results answer ``tool_call_id``."""
+    out = []
+    for m in msgs:
+        m = dict(m)
+        if m.get("tool_calls"):
+            m["tool_calls"] = [{"id": c["tool_call_id"], "type": "function",
+                                "function": {"name": c["name"], "arguments": orjson.dumps(c["arguments"]).decode()}}
+                               for c in m["tool_calls"]]
+            m["content"] = m["content"] or None
+        out.append(m)
+    return {"model": "gpt-4o", "temperature": round(rng.random(), 2), "messages": out,
+            "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+                      for n in ("search", "sql", "fetch")]}
+
+
+def generate_bodies(path: Path, count: int, seed: int = 6) -> None:
+    rng = random.Random(seed)
+    with open(path, "wb") as out:
+        for _ in range(count):
+            msgs = history(rng, int(rng.lognormvariate(2.8, 0.6)) + 3)
+            line = orjson.dumps(openai_body(rng, msgs))
+            if rng.random() < 0.02:
+                line = line[: rng.randint(1, len(line) - 1)]          # truncated write
+            out.write(line + b"\n")
+
+
+def floor(src: str, dst: str, half: int | None = None) -> None:
+    """The orjson floor: parse and serialize every line, streaming, nothing else. With
+    ``half`` (0 or 1), only the lines that start in that half of the file."""
+    size = os.path.getsize(src)
+    start, end = (0, size) if half is None else ((0, size // 2) if half == 0 else (size // 2, size))
     with open(src, "rb") as inp, open(dst, "wb") as out:
+        if start:
+            inp.seek(start - 1)
+            inp.readline()
+        position = inp.tell()
         for line in inp:
+            if position >= end:
+                break
+            position += len(line)
             try:
                 out.write(orjson.dumps(orjson.loads(line), option=orjson.OPT_APPEND_NEWLINE))
             except orjson.JSONDecodeError:
                 pass
+
+
+def spin(n: int = 6_000_000) -> None:
+    x = 0
+    for i in range(n):
+        x += i * i % 7
+
+
+def cpu_ceiling() -> float:
+    """What two processes gain over one on pure CPU work right now: the most any parallel
+    run can gain on this machine at this moment (others' load and shared cores lower it)."""
+    import multiprocessing
+
+    start = time.perf_counter()
+    spin()
+    spin()
+    one = time.perf_counter() - start
+    start = time.perf_counter()
+    procs = [multiprocessing.Process(target=spin) for _ in range(2)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+    return one / (time.perf_counter() - start)
+
+
+def floor_two(src: str, dst: str) -> None:
+    """The yardstick for the speed-up: the floor's work split over two processes, with no
+    batch machinery at all. On a shared machine it says what two processes can gain now."""
+    procs = [subprocess.Popen([sys.executable, __file__, "--floor", src, f"{dst}.{half}", str(half)])
+             for half in (0, 1)]
+    for proc in procs:
+        proc.wait()
+    for half in (0, 1):
+        os.unlink(f"{dst}.{half}")
 
 
 def footprint(process: psutil.Process) -> int:
@@ -156,6 +231,40 @@ def peak_memory(cmd: list[str]) -> float:
     return peak / 2**20
 
 
+def measure(title: str, data: Path, count: int, inspector: list[str], options: list[str], work: Path,
+            args: argparse.Namespace) -> None:
+    mb = data.stat().st_size / 2**20
+    print(f"\n{count:,} {title}, {mb:.1f} MB")
+    out = str(work / "out.jsonl")
+    runs = [("orjson floor (read+write)", [sys.executable, __file__, "--floor", str(data), out]),
+            ("orjson floor, 2 processes", [sys.executable, __file__, "--floor-two", str(data), out]),
+            ("batch --workers 1", inspector + [str(data), "-o", out, "--workers", "1", "-q", *options]),
+            ("batch --workers 2", inspector + [str(data), "-o", out, "--workers", "2", "-q", *options])]
+    if not args.no_dask:
+        runs.append(("batch --dask local (2 workers)",
+                     inspector + [str(data), "-o", out, "--workers", "2", "-q", "--dask", "local",
+                                  "--blocksize", f"{max(1, int(mb // 16))}MiB",
+                                  "--report", str(work / "dask-report.json"), *options]))
+    figures = {}
+    for label, cmd in runs:
+        seconds, cpu = min(timed(cmd) for _ in range(max(1, args.repeat)))
+        peak = peak_memory(cmd)
+        figures[label] = seconds
+        print(f"  {label:<32} {seconds:7.2f} s  {count / seconds:9,.0f} histories/s  "
+              f"{mb / seconds:7.1f} MB/s  cpu {cpu:6.2f} s  peak memory {peak:6.1f} MB")
+    floor_s = figures["orjson floor (read+write)"]
+    w1, w2 = figures["batch --workers 1"], figures["batch --workers 2"]
+    print(f"  --workers 1 / floor: {w1 / floor_s:.2f}x   (goal: at most 3x)")
+    print(f"  --workers 2 speed-up over --workers 1: {w1 / w2:.2f}x   (goal: at least 1.7x; "
+          f"the floor's own two-process speed-up now: {floor_s / figures['orjson floor, 2 processes']:.2f}x)")
+    if not args.no_dask:  # the report is the last Dask run's
+        job = orjson.loads((work / "dask-report.json").read_bytes())["seconds"]
+        print(f"  dask local / --workers 2: {figures['batch --dask local (2 workers)'] / w2:.2f}x the time "
+              f"(wall, cluster start-up included; the job alone took {job:.2f} s, "
+              f"{count / job:,.0f} histories/s)")
+    os.unlink(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="20000,100000", help="histories per dataset (comma-separated)")
@@ -163,10 +272,14 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DIR", help="keep generated datasets here between runs")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each command; the fastest counts (default 3: the machine is shared)")
-    parser.add_argument("--floor", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--floor", nargs="+", metavar="IN OUT [HALF]", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-two", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
-        floor(*args.floor)
+        floor(args.floor[0], args.floor[1], int(args.floor[2]) if len(args.floor) > 2 else None)
+        return
+    if args.floor_two:
+        floor_two(*args.floor_two)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     work = Path(args.keep or tempfile.mkdtemp(prefix="inspector-bench-"))
@@ -175,40 +288,17 @@ def main() -> None:
     print(f"inspector batch benchmark: {os.cpu_count()} cores, load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; each figure is the fastest of "
           f"{max(1, args.repeat)} runs; peak memory is measured in one more run")
+    print(f"pure-CPU work in two processes runs {cpu_ceiling():.2f}x as fast as in one (the ceiling now)")
+    datasets = [("flat histories", "histories", generate, []),
+                ("OpenAI chat request bodies", "openai-bodies", generate_bodies, ["--from", "openai-chat"])]
     for count in sizes:
-        data = work / f"histories-{count}.jsonl"
-        if not data.exists():
-            t = time.perf_counter()
-            generate(data, count)
-            print(f"generated {data} in {time.perf_counter() - t:.1f} s")
-        mb = data.stat().st_size / 2**20
-        print(f"\n{count:,} histories, {mb:.1f} MB")
-        out = str(work / "out.jsonl")
-        runs = [("orjson floor (read+write)", [sys.executable, __file__, "--floor", str(data), out]),
-                ("batch --workers 1", inspector + [str(data), "-o", out, "--workers", "1", "-q"]),
-                ("batch --workers 2", inspector + [str(data), "-o", out, "--workers", "2", "-q"])]
-        if not args.no_dask:
-            runs.append(("batch --dask local (2 workers)",
-                         inspector + [str(data), "-o", out, "--workers", "2", "-q", "--dask", "local",
-                                      "--blocksize", f"{max(1, int(mb // 16))}MiB",
-                                      "--report", str(work / "dask-report.json")]))
-        figures = {}
-        for label, cmd in runs:
-            seconds, cpu = min(timed(cmd) for _ in range(max(1, args.repeat)))
-            peak = peak_memory(cmd)
-            figures[label] = seconds
-            print(f"  {label:<32} {seconds:7.2f} s  {count / seconds:9,.0f} histories/s  "
-                  f"{mb / seconds:7.1f} MB/s  cpu {cpu:6.2f} s  peak memory {peak:6.1f} MB")
-        floor_s = figures["orjson floor (read+write)"]
-        w1, w2 = figures["batch --workers 1"], figures["batch --workers 2"]
-        print(f"  --workers 1 / floor: {w1 / floor_s:.2f}x   (goal: at most 3x)")
-        print(f"  --workers 2 speed-up over --workers 1: {w1 / w2:.2f}x   (goal: at least 1.7x)")
-        if not args.no_dask:  # the report is the last Dask run's
-            job = orjson.loads((work / "dask-report.json").read_bytes())["seconds"]
-            print(f"  dask local / --workers 2: {figures['batch --dask local (2 workers)'] / w2:.2f}x the time "
-                  f"(wall, cluster start-up included; the job alone took {job:.2f} s, "
-                  f"{count / job:,.0f} histories/s)")
-        os.unlink(out)
+        for title, stem, make, options in datasets:
+            data = work / f"{stem}-{count}.jsonl"
+            if not data.exists():
+                t = time.perf_counter()
+                make(data, count)
+                print(f"generated {data} in {time.perf_counter() - t:.1f} s")
+            measure(title, data, count, inspector, options, work, args)
     print(f"\nload average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -21,6 +21,7 @@ from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, kind
 from .formats import Imported
 from .io import InputError, atomic_write, display_name
 from .pipeline import Outcome, run_file
+from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
 
 COMMANDS = ("normalize", "explain", "check", "batch", "serve")
@@ -78,18 +79,18 @@ def session_option(p: argparse.ArgumentParser) -> None:
 def cmd_normalize(args: argparse.Namespace) -> int:
     from .sessions import in_place, session_output
 
-    if args.in_place and (args.output or args.file == "-"):
+    if args.in_place and (args.output is not None or args.file == "-"):
         raise InputError(display_name(args.file), "--in-place needs a file and no -o")
     outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session)
     data = outcome.data
-    output = args.output or session_output(args.file, outcome)
+    output = args.output if args.output is not None else session_output(args.file, outcome)
     if args.in_place:
         backup = in_place(args.file, outcome)
         if not args.quiet:
             print(f"{display_name(args.file)}: replaced; the original is kept as {backup}", file=sys.stderr)
-    elif output and output != "-":
+    elif output is not None and output != "-":
         atomic_write(output, data, inputs=(args.file,))
-        if not args.quiet and not args.output:
+        if not args.quiet and args.output is None:
             print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.buffer.write(data)
@@ -249,12 +250,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         return run_tui(argv)
+    mend_closed_streams()
     args = build_parser().parse_args(argv)
     try:
-        return HANDLERS[args.command](args)
+        with terminated_cleanly(args.command in ("normalize", "explain", "check")):
+            code = HANDLERS[args.command](args)
+            sys.stdout.flush()  # a full or closed standard output shows here, not at exit
+            return code
     except BrokenPipeError:
+        silence_stdout()
         return EXIT_OK
     except (Exception, KeyboardInterrupt) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, InputError):
+            silence_stdout()  # what is left is standard output: full, closed, or failing
+            return print_error(exc, exc.filename or "<stdout>")
         return print_error(exc, getattr(args, "file", "-"))
 
 

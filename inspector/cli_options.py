@@ -14,7 +14,7 @@ from typing import IO
 import orjson
 
 from .formats import REGISTRY
-from .io import InputError, display_name
+from .io import InputError, describe_error, display_name
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -59,9 +59,9 @@ def print_error(error: BaseException, name: str = "-", stream: IO[str] | None = 
     stream = sys.stderr if stream is None else stream
     if isinstance(error, InputError):
         print(error, file=stream)
-    elif isinstance(error, orjson.JSONEncodeError):
-        # orjson reads deeper nesting than it writes: say so instead of a traceback.
-        print(f"{display_name(name)}: cannot write the result as JSON: {error}", file=stream)
+    elif isinstance(error, (orjson.JSONEncodeError, OSError, RecursionError, MemoryError)):
+        # Too deep to write, a full disk, a closed output: what the user can act on.
+        print(describe_error(error, display_name(name)), file=stream)
     elif isinstance(error, KeyboardInterrupt):
         return EXIT_INTERRUPTED
     else:

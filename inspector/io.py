@@ -5,16 +5,23 @@ Nothing here knows a MEM-5 rule; it only turns files into Python values and back
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 BOM = b"\xef\xbb\xbf"
+# orjson reads 1,024 levels of nesting but writes at most 255.
+MAX_WRITE_DEPTH = 255
 _BLANK = re.compile(rb"\s*")
 
 
@@ -37,7 +44,12 @@ def display_name(path: str | os.PathLike) -> str:
 def read_bytes(path: str | os.PathLike) -> bytes:
     name = display_name(path)
     if str(path) == "-":
-        return sys.stdin.buffer.read()
+        if sys.stdin is None:  # the shell closed it (<&-)
+            raise InputError(name, "standard input is closed: nothing to read")
+        try:
+            return sys.stdin.buffer.read()
+        except OSError as exc:  # a folder given as standard input, a device that fails
+            raise InputError(name, describe_os_error(exc)) from None
     p = Path(path)
     try:
         return p.read_bytes()
@@ -88,20 +100,86 @@ def dump_messages(messages: list[Any], compact: bool = False) -> bytes:
     return orjson.dumps(messages, option=option)
 
 
+def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
+    """Device and inode of a regular file (standard input's file for ``-``); None for a
+    device or pipe, which holds nothing an output could destroy."""
+    st = os.fstat(0) if str(path) == "-" else os.stat(path)
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    if str(a) == "-" or str(b) == "-":
-        return False
+    """Whether two paths name one regular file; ``-`` is standard input's file (a redirected
+    one has a device and inode like any other)."""
     try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return Path(a).resolve() == Path(b).resolve()
+        first = _identity(a)
+        return first is not None and first == _identity(b)
+    except (OSError, ValueError):
+        if "-" in (str(a), str(b)):
+            return False
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it (an export thread may be creating a
+    file meanwhile). Linux shows it in /proc; elsewhere it is set and restored under a lock,
+    to a private value, so a file created in that instant is never more open than meant."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        umask = os.umask(0o077)
+        os.umask(umask)
+    return umask
 
 
 def new_file_mode(base: int = 0o666) -> int:
     """The mode a new file gets under the current umask (mkstemp makes files private)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return base & ~umask
+    return base & ~current_umask()
+
+
+class OutputError(InputError, OSError):
+    """A write that failed (full disk, no permission, ...): one line naming the output.
+    It is also an :class:`OSError`, so callers that catch those keep working."""
+
+    def __init__(self, where: str, reason: str):
+        super().__init__(where, reason)
+        self.strerror = reason  # what a caller re-wrapping an OSError shows
+
+
+_FD_PATH = re.compile(r"/(?:dev/fd|proc/self/fd|proc/(\d+)/fd)/(\d+)")
+
+
+def own_descriptor(path: str | os.PathLike) -> int | None:
+    """The descriptor number when ``path`` names one of this process's open files
+    (``/dev/stdout``, ``/dev/fd/3``, ``/proc/self/fd/1``, or a link to one)."""
+    current = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on links followed
+        match = _FD_PATH.fullmatch(current)
+        if match and (match.group(1) is None or int(match.group(1)) == os.getpid()):
+            return int(match.group(2))
+        if not os.path.islink(current):
+            return None
+        try:
+            link = os.readlink(current)
+        except OSError:
+            return None
+        current = os.path.normpath(os.path.join(os.path.dirname(current), link))
+    return None
+
+
+def _shape_error(name: str) -> InputError | None:
+    if not name:
+        return InputError("''", "an empty output path: give a file name")
+    if name.endswith(("/", os.sep)) or os.path.basename(name) in (".", ".."):
+        return InputError(name, "names a folder, not a file: give a file name")
+    return None
 
 
 def check_output(
@@ -109,48 +187,155 @@ def check_output(
     inputs: tuple | list = (),
     refusal: str = "refusing to write over the input file; choose another output path",
 ) -> Path:
-    """Refuse, before any work, an output that is an input, a folder, or in a missing folder."""
+    """Refuse, before any work, an output that is an input (standard input's file too), a
+    folder, a path ending in ``/``, or in a missing folder. Returns the folder a new file
+    would be created in (after following symlinks)."""
     name = str(path)
+    error = _shape_error(name)
+    if error is not None:
+        raise error
     for source in inputs:
         if same_file(source, path):
             raise InputError(name, refusal)
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(name, f"folder {str(folder)!r} does not exist")
-    if target.is_dir():
+    target = Path(os.path.realpath(name))
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:  # a symlink loop, a component that is not a folder, ...
+        raise InputError(name, exc.strerror or str(exc)) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         raise InputError(name, "is a directory, not a file")
+    folder = target.parent
+    if st is None and not folder.is_dir():
+        raise InputError(name, f"folder {str(folder)!r} does not exist")
     return folder
 
 
 def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) -> None:
-    """Write to a temporary file in the same folder, then rename over the target.
+    """Write ``data`` to ``path`` as :func:`atomic_stream` does. A failed write raises
+    :class:`OutputError` naming ``path``; the old file, if any, is left as it was."""
+    with atomic_stream(path, inputs=inputs) as handle, _failing_as(str(path)):
+        handle.write(data)
 
-    Refuses to write over any of ``inputs``: an input is never lost.
+
+@contextmanager
+def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[BinaryIO]:
+    """A binary file to write ``path``'s new content to, in as many pieces as needed; it
+    never leaves a half-written file and never replaces what is not a regular file.
+
+    A regular (or new) file gets a temporary file in its folder, renamed over it when the
+    block ends without an exception (any exception, Ctrl-C included, removes it instead);
+    through symlinks, at the path they resolve to, so a link stays a link. A device, a FIFO
+    or a socket (``/dev/null``, a named pipe) is written straight into; ``/dev/stdout`` and
+    other names of this process's own descriptors write to that descriptor. Refuses to write
+    over any of ``inputs``. Opening, flushing and renaming raise :class:`OutputError`.
     """
     name = str(path)
     folder = check_output(path, inputs)
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise InputError(name, f"cannot write here: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if target.exists():
-            try:
-                os.chmod(tmp, target.stat().st_mode & 0o7777)
-            except OSError:
-                pass
+    with _failing_as(name):
+        fd = own_descriptor(name)
+        if fd is not None:
+            _flush_streams(fd)
+            fd = os.dup(fd)
         else:
-            os.chmod(tmp, new_file_mode())
-        os.replace(tmp, target)
+            try:
+                st: os.stat_result | None = os.stat(name)
+            except FileNotFoundError:
+                st = None
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                # Devices and pipes: no temporary file, no rename, never created or truncated.
+                fd = os.open(name, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    if fd is not None:
+        with _closing(os.fdopen(fd, "wb")) as handle:
+            yield handle
+            with _failing_as(name):
+                handle.flush()
+        return
+    target = Path(os.path.realpath(name))
+    with _failing_as(name, "cannot write here"):
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle:
+            yield handle
+            with _failing_as(name):
+                handle.flush()
+                os.fsync(handle.fileno())
+        with _failing_as(name):
+            os.chmod(tmp, st.st_mode & 0o7777 if st is not None else new_file_mode())
+            os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+@contextmanager
+def _failing_as(name: str, what: str = "cannot write") -> Iterator[None]:
+    """An OSError in the block becomes an :class:`OutputError` naming the output."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise OutputError(name, f"{what}: {describe_os_error(exc)}") from None
+
+
+@contextmanager
+def _closing(handle: BinaryIO) -> Iterator[BinaryIO]:
+    """Close ``handle`` at the end; a failure to close (a full disk makes ``close`` try the
+    failed flush again) is not raised a second time: the block has reported it."""
+    try:
+        yield handle
+    finally:
+        try:
+            handle.close()
+        except OSError:
+            pass
+
+
+def _flush_streams(fd: int) -> None:
+    """Before writing to a standard stream's descriptor, flush what was printed to it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+_OS_REASONS = {
+    errno.ENOSPC: "no space left on the device (the disk is full)",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EBADF: "it is closed, so nothing can be written to it",
+    errno.EPIPE: "the reader went away (broken pipe)",
+    errno.EIO: "an input/output error on the device",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    return _OS_REASONS.get(exc.errno) or exc.strerror or str(exc) or type(exc).__name__
+
+
+def describe_error(exc: BaseException, where: str) -> str:
+    """One line the user can act on, for any exception a view catches while working on
+    ``where``: the reason for what they can fix, a plain note for what is a bug."""
+    if isinstance(exc, InputError):
+        return str(exc)
+    if isinstance(exc, RecursionError) or (
+            isinstance(exc, orjson.JSONEncodeError) and "recursion" in str(exc).lower()):
+        return (f"{where}: nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} "
+                "levels of lists and objects")
+    if isinstance(exc, orjson.JSONEncodeError):
+        return f"{where}: cannot write the result as JSON: {exc}"
+    if isinstance(exc, MemoryError):
+        return f"{where}: not enough memory to process it"
+    if isinstance(exc, OSError):
+        return f"{where}: {describe_os_error(exc)}"
+    return (f"{where}: Inspector failed on this file; this is a bug, please report it "
+            f"with the file ({type(exc).__name__})")

@@ -116,8 +116,7 @@ def _sessions_under(root: Path) -> Iterator[str]:
             with open(path, "rb") as handle:
                 head = handle.read(1 << 16)
         except OSError:
-            yield path                 # the error is reported where it is read
-            continue
+            continue                   # unreadable (a broken link...): not a session found here
         if not path.endswith(".json"):
             if any(REGISTRY[f].sniff(head, path) for f in SESSION_FORMATS):
                 yield path

@@ -220,8 +220,10 @@ def test_snapshots_share_message_objects():
     ids = lambda stage: {id(m) for m in stage.messages}  # noqa: E731
     assert ids(coerce) == ids(hoist) == ids(repair) == ids(strip)
     assert result.messages is strip.messages
-    # The call entries themselves are the input's objects, not copies.
-    assert strip.messages[-2]["tool_calls"][0] is history[-2]["tool_calls"][0]
+    # Stages share the output's call entries; the output never shares them with the input
+    # (issue 12, item 16: editing the output must not edit the input).
+    assert strip.messages[-2]["tool_calls"][0] is coerce.messages[-2]["tool_calls"][0]
+    assert strip.messages[-2]["tool_calls"][0] is not history[-2]["tool_calls"][0]
     # Content strings are shared too.
     assert coerce.messages[0]["content"] is history[0]["content"]
 

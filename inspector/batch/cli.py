@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 import orjson
 
-from ..formats import FORMATS
-from ..io import InputError, atomic_write
+from ..cli_options import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, strict_option, to_option
+from ..io import InputError, atomic_write, describe_os_error
+from ..process import silence_stdout
 from .job import Job, default_workers, run_local
-from .progress import summary_line
 from .report import Health
-
-EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
 
 def _positive(text: str) -> int:
@@ -33,6 +32,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Stream a dataset through the engine in parallel, in input order, and print "
                     "its health report. A record that cannot be read is counted and logged, "
                     "never fatal.",
+        parents=[from_option("input format of every record (default: detect each)"), to_option(), strict_option()],
     )
     p.add_argument("inputs", metavar="INPUT", nargs="+",
                    help="JSONL file (one history per line; .gz read transparently), folder of "
@@ -41,9 +41,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="JSONL file in input order (.gz to compress; - for stdout), or a folder "
                         "(trailing / or existing empty folder) mirroring an input folder")
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
-                   help=f"worker processes (default: the number of cores, {default_workers()})")
-    p.add_argument("--from", dest="fmt", default="auto", choices=("auto", *FORMATS),
-                   help="input format of every record (default: detect)")
+                   help=f"processes in all, this one included (default: the number of cores, {default_workers()})")
     p.add_argument("--errors", metavar="ERRORS.jsonl",
                    help="write every failed record's source, line, column and reason here")
     p.add_argument("--report", metavar="REPORT.json", help="also write the health report as JSON")
@@ -59,7 +57,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     job = Job(inputs=args.inputs, output=args.output, workers=args.workers or default_workers(),
-              fmt=args.fmt, errors=args.errors, report=args.report)
+              fmt=args.fmt, to=args.to, strict=args.strict, errors=args.errors, report=args.report)
     try:
         job.check()
         if args.dask:
@@ -72,17 +70,21 @@ def run(args: argparse.Namespace) -> int:
             health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
         else:
             health = run_local(job)
+        if job.report:
+            atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
+                         inputs=tuple(job.inputs))
     except KeyboardInterrupt:
         print("batch: interrupted; no output written", file=sys.stderr)
         return EXIT_INTERRUPTED
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    if job.report:
-        atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
-                     inputs=tuple(job.inputs))
+        return print_error(exc)
     if not args.quiet:
-        show(health, job)
+        try:
+            show(health, job)
+        except OSError as exc:  # standard output full or closed: the outputs are written already
+            silence_stdout()
+            print(f"batch: cannot print the health report: {describe_os_error(exc)}", file=sys.stderr)
+            return EXIT_ERROR
     if args.fail_on_error and health.failed:
         return EXIT_ERROR
     return EXIT_OK
@@ -91,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
 def show(health: Health, job: Job) -> None:
     # The table goes to stdout unless the records do.
     table_stream = sys.stderr if job.output == "-" else sys.stdout
+    if table_stream is None:  # the shell closed it (>&-)
+        raise OSError(errno.EBADF, "standard output is closed")
     table_stream.write(health.render())
     table_stream.flush()
-    print(summary_line(health.read, health.changed, health.unchanged, health.failed, health.seconds,
-                       "<stdout>" if job.output == "-" else job.output), file=sys.stderr)
+    print(health.summary("<stdout>" if job.output == "-" else job.output), file=sys.stderr)
+

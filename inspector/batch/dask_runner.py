@@ -3,9 +3,10 @@
 The client plans partitions without reading the data: an uncompressed JSONL file is cut
 into byte ranges (each partition takes the lines that start in its range), a gzip file is
 one partition, a folder is cut into lists of files. Each partition is one element of a
-``dask.bag``; a worker streams its records through the same ``process_chunk`` as the
-local job and writes its own part files (output and errors) into a temporary folder
-beside the output, which must be on storage the workers share. The client then adds up
+``dask.bag``; a worker streams its records through the same ``run_task`` as the local
+job (the one pipeline, record by record) and writes its own part files (output and
+errors) into a temporary folder beside the output, which must be on storage the workers
+share. The client then adds up
 the partial reports, turns each partition's local line numbers into file line numbers
 (only known once earlier partitions have counted their lines), and concatenates the
 parts in order into the output: the bytes equal those of a single-process run.
@@ -23,11 +24,11 @@ import orjson
 
 from ..io import InputError
 from .job import Job, interrupts_as_keyboard, scratch_folder
-from .progress import Progress
-from .reader import (FILES_PER_TASK, TASK_BYTES, Files, LineCounter, Source, Task, is_gzip, plan_folder,
+from .progress import ProgressBar
+from .reader import (FILES_PER_TASK, TASK_BYTES, Files, Input, LineCounter, Task, is_gzip, plan_folder,
                      plan_spans, plan_stream)
-from .report import Health
-from .worker import run_task
+from .report import Health, shift_line
+from .worker import Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget
 
 FILES_PER_PART = 1024
@@ -45,6 +46,7 @@ class Part:
     end: int = 0
     files: list[str] = field(default_factory=list)
     size: int = 0
+    problems: dict[str, str] = field(default_factory=dict)  # unreadable entries (see reader.Files)
 
 
 @dataclass(slots=True)
@@ -66,7 +68,7 @@ def parse_blocksize(text: str) -> int:
     return size
 
 
-def plan_parts(sources: list[Source], blocksize: int) -> list[Part]:
+def plan_parts(sources: list[Input], blocksize: int) -> list[Part]:
     """Partitions, planned from file sizes and names only: the client reads no data."""
     parts: list[Part] = []
     for source in sources:
@@ -84,7 +86,8 @@ def plan_parts(sources: list[Source], blocksize: int) -> list[Part]:
                     parts.append(Part(len(parts), "range", source.name, path, start, end, size=end - start))
         else:
             for task in plan_folder(source, FILES_PER_PART):
-                parts.append(Part(len(parts), "files", source.name, path, files=task.relpaths, size=task.size))
+                parts.append(Part(len(parts), "files", source.name, path, files=task.relpaths, size=task.size,
+                                  problems=task.problems))
     return parts
 
 
@@ -97,21 +100,27 @@ def part_tasks(part: Part) -> Iterator[Task]:
             yield from plan_stream(part.name, raw, TASK_BYTES, counted=raw)
     else:
         for at in range(0, len(part.files), FILES_PER_TASK):
-            yield Files(part.name, part.path, part.files[at:at + FILES_PER_TASK])
+            chunk = part.files[at:at + FILES_PER_TASK]
+            yield Files(part.name, part.path, chunk,
+                        problems={rel: part.problems[rel] for rel in chunk if rel in part.problems})
 
 
-def run_part(part: Part, fmt: str, scratch: str, mirror: str | None) -> PartResult:
+def run_part(part: Part, conversion: Conversion, scratch: str, mirror: str | None, compress: bool = False) -> PartResult:
     """Runs on a Dask worker: one partition, streamed task by task into its part files."""
     health = Health()
     lines = LineCounter()
+    destination = Destination(mirror, None, compress)
     with open(os.path.join(scratch, f"part-{part.index:06d}.jsonl"), "wb") as out, \
          open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "wb") as errors:
         for task in part_tasks(part):
-            result = run_task(task, fmt, mirror)
-            entries = health.add_chunk(result, health.read, lines.base(task))
+            result = run_task(task, conversion, destination)
+            base = lines.base(task)
             lines.advance(task, result.lines)
+            result.health.shift(task.name, base, health.read)
+            health.merge(result.health)
             out.write(result.output)
-            for entry in entries:
+            for entry in result.errors:
+                shift_line(entry, task.name, base)
                 errors.write(orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE))
     return PartResult(part.index, health, lines.before.get(part.name, 0))
 
@@ -139,14 +148,16 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
     with ExitStack() as stack:
         stack.enter_context(interrupts_as_keyboard())
         client = connect(address, job.workers, stack)
-        out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output))
-        errors = stack.enter_context(StreamTarget(job.errors)) if job.errors else None
+        inputs = tuple(s.path for s in job.sources)
+        out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
+        errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
         scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
         mirror = out.temporary if job.mirror else None  # workers write mirrored files straight into it
 
-        progress = stack.enter_context(Progress(sum(p.size for p in parts), live=live))
+        progress = stack.enter_context(ProgressBar(sum(p.size for p in parts), live=live))
         bag = db.from_sequence(parts, npartitions=max(1, len(parts))).map(
-            run_part, fmt=job.fmt, scratch=scratch, mirror=mirror)
+            run_part, conversion=job.conversion, scratch=scratch, mirror=mirror,
+            compress=not job.mirror and job.output.endswith(".gz"))
         futures = client.compute(bag.to_delayed())
         results: dict[int, PartResult] = {}
         records = done_bytes = 0
@@ -168,15 +179,16 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
             if part.kind == "range":
                 lines_before[part.name] = shift + result.lines
             if not job.mirror:
-                out.append_file(os.path.join(scratch, f"part-{part.index:06d}.jsonl"))
+                out.append_part(os.path.join(scratch, f"part-{part.index:06d}.jsonl"))
             if errors is not None:
                 with open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "rb") as handle:
-                    for line in handle:
-                        if shift:
-                            entry = orjson.loads(line)
-                            entry["line"] += shift
-                            line = orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)
-                        errors.write(line)
+                    entries = handle.read()
+                if shift and entries:
+                    moved = [orjson.loads(line) for line in entries.splitlines()]
+                    for entry in moved:
+                        shift_line(entry, part.name, shift)
+                    entries = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in moved)
+                errors.write(entries)
         progress.update(records, done_bytes, force=True)
         health.seconds = progress.elapsed
     return health

@@ -1,11 +1,14 @@
 """A batch job on one machine: cut the input into tasks, fan them out to worker
 processes, write their results in input order.
 
-``multiprocessing.Pool.imap`` would keep the order but pulls its whole input ahead of the
-workers, so memory would grow with the dataset. Here the parent keeps a fixed window of
-tasks in flight (``apply_async`` into a deque) and waits for the oldest before planning
-more: order is kept and memory is bounded by ``workers x WINDOW`` tasks of about a
-megabyte each. With one worker everything runs in-process (no pickling at all).
+The parent keeps a fixed window of tasks in flight and waits for the oldest before
+planning more: order is kept and memory is bounded by ``workers x WINDOW`` tasks of about
+a megabyte each. A worker puts its task's output into that task's slot of memory shared
+with the parent (or, too large for it, a part file the parent appends inside the kernel
+with ``copy_file_range``), so no output byte is pickled or piped and the parent writes
+each byte once, as a single process would. The parent is one of the ``--workers``
+processes: whenever the others hold enough tasks it runs the next one itself. With one
+worker everything runs in-process (no processes, no shared memory, no pickling).
 """
 
 from __future__ import annotations
@@ -17,23 +20,22 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections import deque
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
 
 from ..io import InputError
-from .progress import Progress
-from .reader import TASK_BYTES, LineCounter, Source, Task, classify, plan, total_bytes
-from .report import Health
-from . import worker
-from .worker import ChunkResult, ignore_interrupts, run_task
+from .pool import Workers
+from .progress import ProgressBar
+from .reader import TASK_BYTES, Block, Input, LineCounter, Task, classify, plan, total_bytes
+from .report import Health, shift_line
+from .worker import ChunkResult, Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
 
-WINDOW = 4       # tasks in flight per worker
-SLOT_FACTOR = 4  # a slot holds four times a task's input; a larger output uses the pipe
+WINDOW = 4       # tasks in flight (or done, waiting for an earlier one) per process
+SLOT_FACTOR = 4  # a task's slot of shared memory holds four times its input; larger output uses a file
 
 
 def default_workers() -> int:
@@ -50,12 +52,18 @@ class Job:
     inputs: list[str]
     output: str
     workers: int = field(default_factory=default_workers)
-    fmt: str = "auto"
+    fmt: str = "auto"     # --from
+    to: str = "same"      # --to
+    strict: bool = False  # --strict
     errors: str | None = None
     report: str | None = None
     task_bytes: int = TASK_BYTES  # input per task; small in tests to get many tasks
-    sources: list[Source] = field(default_factory=list)
+    sources: list[Input] = field(default_factory=list)
     mirror: bool = False
+
+    @property
+    def conversion(self) -> Conversion:
+        return Conversion(self.fmt, self.to, self.strict)
 
     def check(self) -> None:
         if self.workers < 1:
@@ -95,27 +103,41 @@ class Sink:
     def __init__(self, job: Job, stack: ExitStack):
         self.job = job
         self.health = Health([s.name for s in job.sources])
-        self.out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output))
-        self.errors = stack.enter_context(StreamTarget(job.errors)) if job.errors else None
+        inputs = tuple(s.path for s in job.sources if s.kind != "stdin")
+        self.out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
+        self.errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
         self.mirror = self.out.temporary if job.mirror else None  # workers write files straight in
+        self.compress = not job.mirror and self.out.compress  # type: ignore[union-attr]
         self.lines = LineCounter()
         self.bytes_done = 0
+        self.shared: mmap.mmap | None = None  # the workers' output slots, when they have them
+        self._unreadable: set[str] = set()
 
-    def consume(self, task: Task, result: ChunkResult, shared: mmap.mmap | None = None) -> None:
-        entries = self.health.add_chunk(result, self.health.read, self.lines.base(task))
-        self.lines.advance(task, result.lines)
+    def consume(self, task: Task, result: ChunkResult) -> None:
         self.bytes_done += task.size
-        handoff = result.handoff
-        if handoff is not None and handoff[0] == "slot":
-            with memoryview(shared)[handoff[1]:handoff[1] + handoff[2]] as view:  # type: ignore[arg-type,misc]
-                self.out.write(view)  # type: ignore[union-attr, arg-type]
-        elif handoff is not None:
-            self.out.append_file(handoff[1])  # type: ignore[union-attr, arg-type]
-            os.unlink(handoff[1])  # type: ignore[arg-type]
+        if result.unreadable:
+            # One failed record says the file cannot be read; its later ranges say it again.
+            if task.name in self._unreadable:
+                return
+            self._unreadable.add(task.name)
+        base = self.lines.base(task)
+        self.lines.advance(task, result.lines)
+        part = result.health
+        part.shift(task.name, base, self.health.read)
+        self.health.merge(part)
+        if result.slot is not None:
+            offset, size = result.slot
+            with memoryview(self.shared) as whole, whole[offset:offset + size] as view:  # type: ignore[arg-type]
+                self.out.write_encoded(view)  # type: ignore[union-attr, arg-type]
+        elif result.part is not None:
+            self.out.append_part(result.part)  # type: ignore[union-attr]
+            os.unlink(result.part)
         elif result.output:
-            self.out.write(result.output)  # type: ignore[union-attr]
-        if self.errors is not None and entries:
-            self.errors.write(b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in entries))
+            self.out.write_encoded(result.output)  # type: ignore[union-attr]
+        if self.errors is not None and result.errors:
+            for entry in result.errors:
+                shift_line(entry, task.name, base)
+            self.errors.write(b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in result.errors))
 
 
 @contextmanager
@@ -132,18 +154,23 @@ def scratch_folder(output: str):
 
 @contextmanager
 def interrupts_as_keyboard():
-    """SIGTERM unwinds like Ctrl-C, so temporary files are removed on either."""
+    """SIGTERM unwinds like Ctrl-C, so temporary files are removed on either. After the
+    first, both are ignored until the clean-up is over: a second signal (a process group
+    signalled twice, an impatient user) must not cut it short and leave files behind."""
     def handler(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise KeyboardInterrupt
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        previous = signal.signal(signal.SIGTERM, handler), signal.signal(signal.SIGINT, handler)
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
 
 
 def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
@@ -151,42 +178,70 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
         live = sys.stderr.isatty()
     with ExitStack() as stack:
         stack.enter_context(interrupts_as_keyboard())
-        pool = shared = None
-        limit = job.workers * WINDOW
-        slot = max(1, int(SLOT_FACTOR * job.task_bytes))
+        workers = None
         if job.workers > 1:
-            if multiprocessing.get_start_method() == "fork" and not job.mirror:
-                # Workers inherit this mapping: outputs come back through memory, no copies
-                # through pipes or files. Only pages actually written are ever allocated.
-                shared = worker.SHARED = stack.enter_context(mmap.mmap(-1, limit * slot))
-                stack.callback(setattr, worker, "SHARED", None)
-            # Start the workers before any thread exists (the progress bar has one): fork
-            # and threads do not mix.
-            pool = stack.enter_context(multiprocessing.Pool(job.workers, initializer=ignore_interrupts))
+            scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
         sink = Sink(job, stack)
-        progress = stack.enter_context(Progress(total_bytes(job.sources) if live else None, live=live))
+        if job.workers > 1:
+            parts = Destination(sink.mirror, None if job.mirror else scratch, sink.compress)
+            if not job.mirror and multiprocessing.get_start_method() == "fork":
+                # Forked workers share this mapping: outputs come back through memory, each
+                # byte copied once into it and written once from it. Only pages written are
+                # ever allocated. It is never closed explicitly (a view still held while an
+                # interrupt unwinds would make closing fail); it goes with the process.
+                sink.shared = mmap.mmap(-1, job.workers * WINDOW * max(1, SLOT_FACTOR * job.task_bytes))
+            # The parent is one of the ``workers`` processes (it runs tasks while the others
+            # are busy). Start the rest before any thread exists (the progress bar has one):
+            # fork and threads do not mix.
+            workers = stack.enter_context(Workers(job.workers - 1, job.conversion, parts, sink.shared))
+        progress = stack.enter_context(ProgressBar(total_bytes(job.sources) if live else None, live=live))
         tasks = plan(job.sources, stdin, job.task_bytes)
-        if pool is None:
+        here = Destination(sink.mirror, None, sink.compress)  # a task run here keeps its output in memory
+        if workers is None:
             for task in tasks:
-                sink.consume(task, run_task(task, job.fmt, sink.mirror))
+                sink.consume(task, run_task(task, job.conversion, here))
                 progress.update(sink.health.read, sink.bytes_done)
         else:
-            scratch = None if job.mirror or shared else stack.enter_context(scratch_folder(job.output))
-            window: deque = deque()
-            for number, task in enumerate(tasks):
-                # A task's slot is free again: the task that used it, ``limit`` tasks ago,
-                # has been consumed (the window never holds more than ``limit``).
-                handoff = (("slot", (number % limit) * slot, slot) if shared is not None else
-                           ("part", os.path.join(scratch, f"{number:09d}.part")) if scratch is not None else None)
-                window.append((task, pool.apply_async(run_task, (task, job.fmt, sink.mirror, handoff))))
-                if len(window) >= limit:
-                    done, pending = window.popleft()
-                    sink.consume(done, pending.get(), shared)
-                    progress.update(sink.health.read, sink.bytes_done)
-            while window:
-                done, pending = window.popleft()
-                sink.consume(done, pending.get(), shared)
-                progress.update(sink.health.read, sink.bytes_done)
+            run_parallel(tasks, workers, sink, progress, job.workers * WINDOW,
+                         lambda task: run_task(task, job.conversion, here),
+                         max(1, SLOT_FACTOR * job.task_bytes) if sink.shared is not None else 0)
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed
         return sink.health
+
+
+def run_parallel(tasks, workers: Workers, sink: Sink, progress: ProgressBar, window: int, run_here,
+                 slot: int = 0) -> None:
+    """Keep the workers supplied, run a task in this process whenever they all have enough
+    to do, and consume results in input order, never more than ``window`` tasks ahead of
+    the oldest one not yet consumed. Task ``n`` may use shared slot ``n % window`` (of
+    ``slot`` bytes): the task that used it before, ``window`` tasks ago, is consumed."""
+    planned: dict[int, Task] = {}
+    done: dict[int, ChunkResult] = {}
+    oldest = sent = 0
+    tasks = iter(tasks)
+    more = True
+
+    def consume_ready() -> None:
+        nonlocal oldest
+        while oldest in done:
+            sink.consume(planned.pop(oldest), done.pop(oldest))
+            oldest += 1
+            progress.update(sink.health.read, sink.bytes_done)
+
+    while more or oldest < sent:
+        room = more and sent - oldest < window
+        index = workers.free() if room else None
+        task = next(tasks, None) if room else None
+        if room and task is None:
+            more = False
+        if task is not None:
+            planned[sent] = replace(task, data=b"") if isinstance(task, Block) else task
+            if index is not None:
+                workers.send(index, sent, task, ((sent % window) * slot, slot) if slot else None)
+            else:
+                done[sent] = run_here(task)
+            sent += 1
+        for number, result in workers.receive(block=task is None and oldest not in done):
+            done[number] = result
+        consume_ready()

@@ -12,7 +12,7 @@ import time
 from typing import TextIO
 
 
-class Progress:
+class ProgressBar:
     def __init__(self, total_bytes: int | None, *, stream: TextIO | None = None, live: bool | None = None):
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if live is None else live
@@ -22,7 +22,7 @@ class Progress:
         self._task = None
         self._last = 0.0
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> ProgressBar:
         if self.live:
             from rich.console import Console
             from rich.progress import (BarColumn, DownloadColumn, Progress as Bar, TextColumn,
@@ -62,8 +62,3 @@ class Progress:
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
 
-
-def summary_line(read: int, changed: int, unchanged: int, failed: int, seconds: float, output: str) -> str:
-    rate = f", {read / seconds:,.0f} records/s" if seconds > 0 else ""
-    return (f"batch: {read:,} records ({changed:,} changed, {unchanged:,} unchanged, {failed:,} failed) "
-            f"in {seconds:.1f} s{rate} -> {output}")

@@ -8,19 +8,25 @@ order (see ``LineCounter``). A gzip stream or standard input cannot be cut witho
 reading it, so the parent reads it in blocks of whole lines (``Block``). A folder is cut
 into lists of ``.json`` files (``Files``), in sorted path order so runs are reproducible.
 Gzip is recognised by its magic bytes, not by the file name.
+
+Nothing is skipped silently: a folder entry that cannot be read (a dangling link, a link
+loop, a FIFO or device, a folder without permission) and a file that vanishes midway each
+become one failed record naming it, and the rest of the dataset is processed.
 """
 
 from __future__ import annotations
 
+import errno
 import gzip
-import io
 import os
+import stat
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..io import BOM, InputError
+from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
@@ -30,7 +36,7 @@ SCAN = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class Input:
     """One input as given on the command line: a JSONL file, a folder, or standard input."""
 
     path: str
@@ -64,16 +70,19 @@ class Block:
     first: bool          # the stream's first block: a BOM may open it
     size: int = 0        # input bytes this block stands for (compressed, for gzip)
     error: str | None = None  # the stream broke after these lines: one more, failed, record
+    spill: str | None = None  # a file holding ``data`` instead (removed once read)
 
 
 @dataclass(slots=True)
 class Files:
-    """Some ``.json`` files of a folder: opened under ``root``, named under ``name``."""
+    """Some ``.json`` files of a folder: opened under ``root``, named under ``name``.
+    ``problems`` holds the entries found unreadable while planning, with the reason."""
 
     name: str
     root: str
     relpaths: list[str] = field(default_factory=list)
     size: int = 0
+    problems: dict[str, str] = field(default_factory=dict)
 
 
 Task = Union[Span, Block, Files]
@@ -91,24 +100,24 @@ class Record:
     relpath: str | None = None
 
 
-def classify(paths: list[str]) -> list[Source]:
+def classify(paths: list[str]) -> list[Input]:
     """Check every input up front, so a typo fails before any work (exit 2), not midway."""
     sources = []
     if paths.count("-") > 1:
         raise InputError("-", "standard input can be given only once")
     for path in paths:
         if path == "-":
-            sources.append(Source("-", "stdin"))
+            sources.append(Input("-", "stdin"))
             continue
         p = Path(path)
         if any(s.kind != "stdin" and Path(s.path).resolve() == p.resolve() for s in sources):
             raise InputError(path, "given twice")
         if p.is_dir():
-            sources.append(Source(path, "folder"))
+            sources.append(Input(path, "folder"))
         elif p.is_file():
             if not os.access(p, os.R_OK):
                 raise InputError(path, "permission denied")
-            sources.append(Source(path, "jsonl"))
+            sources.append(Input(path, "jsonl"))
         elif p.exists():
             raise InputError(path, "not a regular file or folder")
         else:
@@ -116,14 +125,54 @@ def classify(paths: list[str]) -> list[Source]:
     return sources
 
 
-def folder_files(folder: str) -> Iterator[Path]:
-    """``.json`` and ``.json.gz`` files under ``folder``, depth first, sorted at each level."""
-    for root, dirs, files in os.walk(folder):
+def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
+    """``.json`` and ``.json.gz`` entries under ``folder``, depth first, sorted at each level,
+    each with the reason it cannot be read (None when it looks readable). A subfolder that
+    cannot be listed is an entry too (its path ends in ``/``), so nothing is skipped silently."""
+    unreadable: list[tuple[Path, str]] = []
+
+    def listing_failed(exc: OSError) -> None:
+        where = Path(exc.filename or folder)
+        unreadable.append((where, f"cannot read this folder: {_os_reason(exc)}"))
+
+    for root, dirs, files in os.walk(folder, onerror=listing_failed):
+        yield from _drain(unreadable)
         dirs.sort()
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in sorted(files):
             if name.endswith(FOLDER_SUFFIXES) and not name.startswith("."):
-                yield Path(root, name)
+                path = Path(root, name)
+                yield path, _unreadable(path)
+    yield from _drain(unreadable)
+
+
+def _drain(unreadable: list[tuple[Path, str]]) -> Iterator[tuple[Path, str]]:
+    while unreadable:
+        yield unreadable.pop(0)
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why a folder entry is not a file to read, or None: a FIFO would block the batch
+    forever, a device would never end, a broken link has nothing behind it."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return "a dangling symbolic link: its target does not exist"
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        return f"cannot read: {_os_reason(exc)}"
+    return None if stat.S_ISREG(info.st_mode) else f"not a regular file ({_file_type(info.st_mode)}); skipped"
+
+
+def _file_type(mode: int) -> str:
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "a folder" if stat.S_ISDIR(mode) else "not a file")
+
+
+def _os_reason(exc: OSError) -> str:
+    return describe_os_error(exc)
 
 
 def mirrored_name(relpath: str) -> str:
@@ -136,7 +185,7 @@ def is_gzip(path: str) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
-def total_bytes(sources: list[Source]) -> int | None:
+def total_bytes(sources: list[Input]) -> int | None:
     """Input bytes as stored, for the progress bar's ETA (None when standard input)."""
     total = 0
     for s in sources:
@@ -145,13 +194,20 @@ def total_bytes(sources: list[Source]) -> int | None:
         if s.kind == "jsonl":
             total += os.path.getsize(s.path)
         else:
-            total += sum(p.stat().st_size for p in folder_files(s.path))
+            total += sum(_size(p) for p, problem in folder_files(s.path) if problem is None)
     return total
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 # -- planning (the parent) ---------------------------------------------------------------
 
-def plan(sources: list[Source], stdin: BinaryIO | None = None, task_bytes: int = TASK_BYTES) -> Iterator[Task]:
+def plan(sources: list[Input], stdin: BinaryIO | None = None, task_bytes: int = TASK_BYTES) -> Iterator[Task]:
     """Tasks in input order, lazily: only blocks of gzip or stdin hold data."""
     for source in sources:
         if source.kind == "folder":
@@ -174,11 +230,15 @@ def plan_spans(name: str, path: str, start: int, end: int, task_bytes: int) -> I
         yield Span(name, absolute, at, min(at + task_bytes, end))
 
 
-def plan_folder(source: Source, per_task: int) -> Iterator[Files]:
+def plan_folder(source: Input, per_task: int) -> Iterator[Files]:
     task = Files(source.name, os.path.abspath(source.path))
-    for path in folder_files(source.path):
-        task.relpaths.append(path.relative_to(source.path).as_posix())
-        task.size += path.stat().st_size
+    for path, problem in folder_files(source.path):
+        rel = path.relative_to(source.path).as_posix() if path != Path(source.path) else "."
+        task.relpaths.append(rel)
+        if problem is None:
+            task.size += _size(path)
+        else:
+            task.problems[rel] = problem
         if len(task.relpaths) >= per_task:
             yield task
             task = Files(source.name, task.root)
@@ -186,34 +246,105 @@ def plan_folder(source: Source, per_task: int) -> Iterator[Files]:
         yield task
 
 
+class Damaged(Exception):
+    """A stream that cannot be read further; everything before it was delivered."""
+
+
 def plan_stream(name: str, raw: BinaryIO, task_bytes: int, counted: BinaryIO | None) -> Iterator[Block]:
     """Blocks of whole lines (about ``task_bytes`` each) from a stream, decompressing
-    gzip on the way. Read in small pieces, so a broken stream loses nothing before it."""
-    if not isinstance(raw, io.BufferedReader) and not hasattr(raw, "peek"):
-        raw = io.BufferedReader(raw)  # type: ignore[arg-type]
-    handle: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if raw.peek(2)[:2] == GZIP_MAGIC else raw  # type: ignore[attr-defined,assignment]
+    gzip on the way. Every byte decoded before damage is delivered: the whole lines
+    before it are records, and the damage is one failed record at the line it cut."""
+    pieces = _stream_pieces(raw)
     buffer = bytearray()
     first = True
     consumed = 0
     while True:
         error = None
         try:
-            piece = handle.read(SCAN)
-        except (OSError, EOFError) as exc:
-            # A truncated or corrupt gzip stream: the whole lines before it stand; the rest
-            # becomes one failed record and the batch goes on with the next input.
+            piece = next(pieces, b"")
+        except Damaged as exc:
             piece, error = b"", f"cannot read further: {exc}"
         buffer += piece
         if piece and len(buffer) < task_bytes:
             continue
         cut = buffer.rfind(b"\n") + 1 if (piece or error) else len(buffer)
         if cut or error:
-            now = counted.tell() if counted is not None else consumed + cut
+            now = _position(counted, consumed + cut)
             yield Block(name, bytes(buffer[:cut]), first, now - consumed, error)
             del buffer[:cut]
             consumed, first = now, False
         if not piece:
             return
+
+
+def _position(counted: BinaryIO | None, fallback: int) -> int:
+    try:
+        return counted.tell() if counted is not None else fallback
+    except (OSError, ValueError):
+        return fallback
+
+
+def _stream_pieces(raw: BinaryIO) -> Iterator[bytes]:
+    """The stream's bytes, gunzipped when it starts with the gzip magic; raises
+    :class:`Damaged` only after yielding every byte that could be decoded."""
+    try:
+        head = raw.read(SCAN)
+    except OSError as exc:
+        raise Damaged(_os_reason(exc)) from None
+    if head[:2] != GZIP_MAGIC:
+        while head:
+            yield head
+            try:
+                head = raw.read(SCAN)
+            except OSError as exc:
+                raise Damaged(_os_reason(exc)) from None
+        return
+    yield from gunzip(head, raw)
+
+
+def gunzip(head: bytes, raw: BinaryIO) -> Iterator[bytes]:
+    """Decompress gzip members one after another (``zlib`` directly: ``GzipFile`` drops
+    what it decoded in the read call that meets damage). Zero padding after a member is
+    allowed, as gzip allows it; anything else after a member must be another member.
+    Output comes in pieces of at most ``SCAN`` bytes, however well the input compresses."""
+    decoder = zlib.decompressobj(31)
+    between = False   # after a member's end, before the next member's first byte
+    offset = 0        # compressed bytes consumed so far, to say where damage is
+    data = head
+
+    def more() -> bytes:
+        try:
+            return raw.read(SCAN)
+        except OSError as exc:
+            raise Damaged(f"{_os_reason(exc)}, after {offset:,} compressed bytes") from None
+
+    while True:
+        if between:
+            stripped = data.lstrip(b"\0")
+            offset += len(data) - len(stripped)
+            data = stripped or more()
+            if not stripped:
+                if not data:
+                    return
+                continue
+            if data[:1] != GZIP_MAGIC[:1]:
+                raise Damaged(f"bytes that are not gzip data follow the compressed data, at byte {offset:,}")
+            decoder, between = zlib.decompressobj(31), False
+        try:
+            out = decoder.decompress(data, SCAN)
+        except zlib.error as exc:
+            raise Damaged(f"damaged gzip data after {offset:,} compressed bytes ({exc})") from None
+        rest = decoder.unused_data if decoder.eof else decoder.unconsumed_tail
+        offset += len(data) - len(rest)
+        data = rest
+        if out:
+            yield out
+        if decoder.eof:
+            between = True
+        elif not data and len(out) < SCAN:
+            data = more()
+            if not data:
+                raise Damaged(f"the gzip data ends early, after {offset:,} compressed bytes (truncated)")
 
 
 # -- reading (a worker) ------------------------------------------------------------------
@@ -240,27 +371,50 @@ def task_records(task: Task, count: list[int]) -> Iterator[Record]:
         yield from _block_records(task, count)
     else:
         for rel in task.relpaths:
-            yield read_file_record(Path(task.root, rel), str(Path(task.name, rel)), rel)
+            name = str(Path(task.name, rel))
+            problem = task.problems.get(rel)
+            if problem is not None:
+                yield Record(name, None, problem, rel)
+            else:
+                yield read_file_record(Path(task.root, rel), name, rel)
 
 
-def _span_records(task: Span, count: list[int]) -> Iterator[Record]:
+def read_span(task: Span) -> tuple[bytes, bool]:
+    """The bytes of the lines that start in the task's range (one read, not a read per
+    line), and whether they open the file (so a BOM may lead them)."""
     with open(task.path, "rb") as handle:
         if task.start > 0:
             handle.seek(task.start - 1)
             _skip_line(handle)  # finish the line that began before the range
         position = handle.tell()
-        number = 0
-        while position < task.end:
-            line = handle.readline()
-            if not line:
-                break
-            position += len(line)
-            number += 1
-            if task.start == 0 and number == 1 and line.startswith(BOM):
-                line = line[len(BOM):]
-            if line and not line.isspace():  # no copy, unlike strip()
-                yield Record(task.name, number, line)
-        count[0] = number
+        if position >= task.end:
+            return b"", False
+        data = handle.read(task.end - position)
+        if data and not data.endswith(b"\n"):
+            data += handle.readline()  # the last line starts in the range: read it whole
+        return data, position == 0
+
+
+def _span_records(task: Span, count: list[int]) -> Iterator[Record]:
+    try:
+        data, first = read_span(task)
+    except OSError as exc:  # removed or unreadable since the batch started
+        count[0] = 0
+        yield Record(task.name, None, f"cannot read: {_os_reason(exc)}")
+        return
+    yield from _lines(task.name, data, first, count)
+
+
+def _lines(name: str, data: bytes, first: bool, count: list[int]) -> Iterator[Record]:
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    count[0] = len(lines)
+    for number, line in enumerate(lines, 1):
+        if first and number == 1 and line.startswith(BOM):
+            line = line[len(BOM):]
+        if line and not line.isspace():  # no copy, unlike strip()
+            yield Record(name, number, line)
 
 
 def _skip_line(handle: BinaryIO) -> None:
@@ -276,29 +430,37 @@ def _skip_line(handle: BinaryIO) -> None:
 
 
 def _block_records(task: Block, count: list[int]) -> Iterator[Record]:
-    lines = task.data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    count[0] = len(lines)
-    for number, line in enumerate(lines, 1):
-        if task.first and number == 1 and line.startswith(BOM):
-            line = line[len(BOM):]
-        if line and not line.isspace():
-            yield Record(task.name, number, line)
+    data = task.data
+    if task.spill is not None:
+        with open(task.spill, "rb") as handle:
+            data = handle.read()
+        os.unlink(task.spill)
+    yield from _lines(task.name, data, task.first, count)
     if task.error is not None:
         count[0] += 1
         yield Record(task.name, count[0], task.error)
 
 
 def read_file_record(path: Path, name: str, rel: str) -> Record:
+    """One folder entry's record. Opened without blocking and checked once open, so an
+    entry that became a FIFO or a device since planning cannot hang or flood the batch."""
     try:
-        with open(path, "rb") as raw:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return Record(name, None, _unreadable(path) or f"cannot read: {_os_reason(exc)}", rel)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return Record(name, None, f"not a regular file ({_file_type(info.st_mode)}); skipped", rel)
+        with open(fd, "rb", closefd=False) as raw:
             data = raw.read()
     except OSError as exc:
-        return Record(name, None, f"cannot read: {exc.strerror or exc}", rel)
+        return Record(name, None, f"cannot read: {_os_reason(exc)}", rel)
+    finally:
+        os.close(fd)
     if data[:2] == GZIP_MAGIC:
         try:
             return Record(name, None, gzip.decompress(data), rel)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             return Record(name, None, f"cannot decompress: {exc}", rel)  # one bad record, not the end
     return Record(name, None, data, rel)

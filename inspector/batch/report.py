@@ -15,7 +15,6 @@ from collections import Counter
 from typing import Any
 
 from ..engine import CLAUSES, KINDS, RULE_ID
-from .worker import FAILED, ChunkResult
 
 TOP = 10
 FIRST_FAILURES = 10
@@ -37,42 +36,35 @@ class Health:
         self._first_keys: list[int] = []                 # and their ordinals (record numbers)
         self.seconds = 0.0
 
-    # -- adding up -------------------------------------------------------------------
-    def add_chunk(self, result: ChunkResult, first_ordinal: int, line_base: int = 0) -> list[dict[str, Any]]:
-        """Count one task's result; return its error entries (for the errors file), in
-        order. ``line_base`` turns the task's line numbers into the file's."""
-        where = result.where
-        self.read += len(result.drops)
-        self.changed += result.changed
-        for key, (events, records) in result.kinds.items():
-            tally = self.kinds.setdefault(key, [0, 0])
+    # -- adding up ------------------------------------------------------------------
+    # A worker counts its task's records into a Health of its own (ordinals from 0, lines
+    # from the task's first line); the parent shifts each into place and merges it. Dask
+    # partitions are merged the same way: one way of adding up, whatever ran the records.
+    def add_record(self, drops: int, kinds: dict[tuple[str, str], int], changed: bool,
+                   source: str, line: int | None) -> None:
+        """Count one processed record: its drops, its events by (clause, kind)."""
+        ordinal = self.read
+        self.read += 1
+        self.changed += changed
+        for key, events in kinds.items():
+            tally = self.kinds.get(key)
+            if tally is None:
+                tally = self.kinds[key] = [0, 0]
             tally[0] += events
-            tally[1] += records
-        histogram = self.histogram
-        top = self._top
-        for i, drops in enumerate(result.drops):
-            if drops == FAILED:
-                continue
-            histogram[drops] += 1
-            if drops:
-                source, line = where[i]
-                item = (drops, -(first_ordinal + i), source, line + line_base if line is not None else None)
-                if len(top) < TOP:
-                    heapq.heappush(top, item)
-                elif item > top[0]:
-                    heapq.heapreplace(top, item)
-        errors = []
-        for failure in result.failures:
-            source, line = where[failure.index]
-            if line is None:  # a whole-file record: the position is inside the file
-                line = failure.line
-            else:
-                line += line_base
-            entry = {"source": source, "line": line, "column": failure.column,
-                     "reason": failure.reason, "excerpt": failure.excerpt}
-            self.add_failure(entry, first_ordinal + failure.index)
-            errors.append(entry)
-        return errors
+            tally[1] += 1
+        self.histogram[drops] += 1
+        if drops:
+            item = (drops, -ordinal, source, line)
+            if len(self._top) < TOP:
+                heapq.heappush(self._top, item)
+            elif item > self._top[0]:
+                heapq.heapreplace(self._top, item)
+
+    def add_failed(self, entry: dict[str, Any]) -> None:
+        """Count one record that could not be processed (``entry`` as in the errors file)."""
+        ordinal = self.read
+        self.read += 1
+        self.add_failure(entry, ordinal)
 
     def add_failure(self, entry: dict[str, Any], ordinal: int) -> None:
         self.failed += 1
@@ -88,7 +80,7 @@ class Health:
             del self._first_keys[FIRST_FAILURES:], self.first_failures[FIRST_FAILURES:]
 
     def merge(self, other: Health) -> None:
-        """Add a partial report (ordinals must already be global: see ``shift``)."""
+        """Add a partial report (its ordinals and lines made global first: see ``shift``)."""
         self.read += other.read
         self.changed += other.changed
         for key, (events, records) in other.kinds.items():
@@ -117,9 +109,14 @@ class Health:
                      for d, o, s, ln in self._top]
         heapq.heapify(self._top)
         for entry in self.first_failures:
-            if entry["source"] == source and entry["line"] is not None:
-                entry["line"] += lines
+            shift_line(entry, source, lines)
         self._first_keys = [k + ordinals for k in self._first_keys]
+
+    def summary(self, output: str) -> str:
+        """The one line printed at the end of a run (the table aside)."""
+        rate = f", {self.read / self.seconds:,.0f} records/s" if self.seconds > 0 else ""
+        return (f"batch: {self.read:,} records ({self.changed:,} changed, {self.unchanged:,} unchanged, "
+                f"{self.failed:,} failed) in {self.seconds:.1f} s{rate} -> {output}")
 
     # -- reading out ---------------------------------------------------------------------
     @property
@@ -221,6 +218,13 @@ class Health:
                 lines.append(f"  ({len(self.reasons) - 8} more reasons in the JSON report)")
             lines.append("  first: " + ", ".join(_where(e) for e in self.first_failures[:3]))
         return "\n".join(lines) + "\n"
+
+
+def shift_line(entry: dict[str, Any], source: str, lines: int) -> None:
+    """Make an errors-file entry's line file-wide: records of ``source`` were numbered from
+    the start of their task (or partition), which began after ``lines`` lines."""
+    if lines and entry["source"] == source and entry["line"] is not None:
+        entry["line"] += lines
 
 
 def _buckets():

@@ -1,62 +1,78 @@
-"""The work each process does: parse, import, normalize and serialize a chunk of records.
+"""The work each process does: every record of a task through the one pipeline.
 
+Each record goes through :func:`inspector.pipeline.run` with the options of
+``inspector normalize --compact`` (``--from``, ``--to``, ``--strict``), so an output line
+is exactly what that command prints for the record, in the local job and on Dask alike.
 A task names about a megabyte of input (a byte range of a file, a block of lines, or a
 few files) and the worker reads it itself, so the parent neither reads nor pickles the
-input; a task's output comes back as one joined buffer, through shared memory (or a
-part file) rather than the pool's pipe, with a small tally, so the parent only writes
-bytes and adds numbers up. Every tally is read off the
-engine's events.
+input. The worker also puts the task's output where the parent writes it from, gzip-
+compressed already when the output is (so compression runs in parallel too): into a slot
+of memory shared with the parent, or, when it does not fit there, a part file the parent
+appends inside the kernel. Either way no output byte is pickled or piped; the parent
+writes it and adds up the small tally each task sends back, a :class:`Health` of the
+task's own records, read off the pipeline's events.
 """
 
 from __future__ import annotations
 
-import mmap
+import os
 import signal
-from pathlib import Path
+import zlib
 from dataclasses import dataclass, field
-from typing import Union
+from pathlib import Path
+from typing import Any
 
-from ..io import InputError, parse_json
-from ..pipeline import run
-from .reader import Record, Task, mirrored_name, task_records
+import orjson
 
-FAILED = -1
-Handoff = Union[tuple[str, int, int], tuple[str, str], None]
+from .. import pipeline
+from ..engine import gc_paused
+from ..io import MAX_WRITE_DEPTH, InputError
+from .reader import Record, Span, Task, mirrored_name, task_records
+from .report import Health
+
+RECORD = "<record>"  # the name a record carries inside the pipeline; failures name the file
+EXCERPT = 120
 
 
-@dataclass(slots=True)
-class Failure:
-    index: int          # position of the record inside its chunk
-    reason: str
-    line: int | None    # line and column inside the record's text, when JSON was invalid
-    column: int | None
-    excerpt: str = ""   # the record's first characters, to recognise it in the errors file
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """How every record is converted: the options ``inspector normalize`` takes."""
+
+    fmt: str = "auto"     # --from
+    to: str = "same"      # --to
+    strict: bool = False  # --strict
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    """Where a task's output goes: ``mirror``, a folder that receives each record as a file
+    of its own; else a part file in ``parts`` (None: kept in memory, for the parent to write
+    itself), gzip-compressed when ``compress``."""
+
+    mirror: str | None = None
+    parts: str | None = None
+    compress: bool = False
 
 
 @dataclass(slots=True)
 class ChunkResult:
-    """What one task produced. ``output`` is the JSONL bytes of its good records, joined
-    (empty when a mirrored folder's files were written directly)."""
+    """What one task produced. ``health`` counts its records with ordinals from 0 and lines
+    from the task's first line; ``errors`` holds every failed record's errors-file entry."""
 
-    output: bytes
-    drops: list[int]                      # per record; FAILED for a failed record
-    where: list[tuple[str, int | None]] = field(default_factory=list)  # task-local lines
-    lines: int = 0                        # physical lines the task read
-    handoff: Handoff = None               # where ``output`` was put instead, if anywhere
-    changed: int = 0
-    failures: list[Failure] = field(default_factory=list)
-    # (clause, kind) -> [events, records having at least one]
-    kinds: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    health: Health
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    output: bytes = b""        # the task's output, when kept in memory
+    part: str | None = None    # or the file that holds it
+    slot: tuple[int, int] | None = None  # or (offset, size) in the memory shared with the parent
+    lines: int = 0             # physical lines the task read
+    unreadable: bool = False   # its input could not be opened at all (one failed record says why)
 
 
 def ignore_interrupts() -> None:
-    """Pool initializer: Ctrl-C reaches the whole process group, but only the parent
-    should react (it cleans up its temporary files and stops the pool)."""
+    """In a worker: Ctrl-C reaches the whole process group, but only the parent reacts (it
+    stops the workers and removes the temporary files); SIGTERM ends a worker at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is not ours to run
-
-
-EXCERPT = 120
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _excerpt(item: bytes | str) -> str:
@@ -66,76 +82,84 @@ def _excerpt(item: bytes | str) -> str:
     return item[:EXCERPT * 4].decode("utf-8", errors="replace").strip()[:EXCERPT]
 
 
-# Shared memory the parent maps before forking its pool: one slot per task in flight.
-SHARED: mmap.mmap | None = None
+def encode(data: bytes, compress: bool) -> bytes:
+    """A task's output as stored: with ``compress``, a gzip member of its own. Members
+    concatenate into one valid gzip stream, so each task is compressed where it ran."""
+    if not compress or not data:
+        return data
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip header and trailer, mtime 0
+    return packer.compress(data) + packer.flush()
 
 
-def run_task(task: Task, fmt: str = "auto", mirror: str | None = None, handoff: Handoff = None) -> ChunkResult:
-    """Read a task's records and process them. With ``mirror``, each good record is
-    written to its mirrored path under that folder. ``handoff`` says where the parent
-    wants the output: ``("slot", offset, capacity)`` in ``SHARED``, or ``("part", path)``
-    a file it appends with ``sendfile``. Piping megabytes back through the pool would cost
-    the parent (the one serial process) more CPU than either."""
+def run_task(task: Task, conversion: Conversion = Conversion(), destination: Destination = Destination(),
+             number: int = 0, shared: Any = None, slot: tuple[int, int] | None = None) -> ChunkResult:
+    """Read a task's records, process them, and put the output where ``destination`` says,
+    or in ``shared`` memory at ``slot`` (offset, capacity) when given and large enough."""
     count = [0]
-    records = list(task_records(task, count))
-    result = process_records(records, fmt, mirror)
+    with gc_paused():  # many small acyclic objects per record: the cyclic collector only costs time
+        result = process_records(task_records(task, count), conversion, destination.mirror)
     result.lines = count[0]
-    size = len(result.output)
-    if handoff is None or not size:
-        return result
-    if handoff[0] == "slot" and SHARED is not None and size <= handoff[2]:
-        SHARED[handoff[1]:handoff[1] + size] = result.output
-        result.handoff = ("slot", handoff[1], size)
+    # A byte range that could not be opened reads no line and yields one failed record.
+    result.unreadable = isinstance(task, Span) and not result.lines and bool(result.errors)
+    data = encode(result.output, destination.compress)
+    if shared is not None and slot is not None and 0 < len(data) <= slot[1]:
+        shared[slot[0]:slot[0] + len(data)] = data
+        result.slot = (slot[0], len(data))
         result.output = b""
-    elif handoff[0] == "part":
-        with open(handoff[1], "wb") as handle:
-            handle.write(result.output)
-        result.handoff = handoff
+    elif destination.parts is not None and data:
+        result.part = os.path.join(destination.parts, f"{number:09d}.part")
+        with open(result.part, "wb") as handle:
+            handle.write(data)
         result.output = b""
-    return result  # an output too large for its slot travels back through the pipe
+    else:
+        result.output = data
+    return result
 
 
-def process_records(records: list[Record], fmt: str = "auto", mirror: str | None = None) -> ChunkResult:
+def process_records(records, conversion: Conversion = Conversion(), mirror: str | None = None) -> ChunkResult:
     parts: list[bytes] = []
-    result = ChunkResult(output=b"", drops=[], where=[(r.source, r.line) for r in records])
-    kinds = result.kinds
-    for index, record in enumerate(records):
+    health = Health()
+    result = ChunkResult(health)
+    fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
+    for record in records:
         item = record.data
         try:
             if isinstance(item, str):  # the reader could not read it at all
-                raise InputError("<record>", item)
-            document = parse_json(item, "<record>")
-            outcome = run(document, "<record>", fmt, compact=True)
-            normalized = outcome.result
+                raise InputError(RECORD, item)
+            outcome = pipeline.run(item, RECORD, fmt, to, strict, compact=True)
+            data = outcome.data
         except InputError as exc:
-            result.failures.append(Failure(index, exc.reason, exc.line, exc.column, _excerpt(item)))
-            result.drops.append(FAILED)
+            _failed(result, record, exc.reason, exc.line, exc.column)
+            continue
+        except (orjson.JSONEncodeError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
+            deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
+            _failed(result, record, f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels "
+                                    "of lists and objects" if deep else f"cannot write the result as JSON: {exc}")
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch
-            reason = f"internal error: {type(exc).__name__}: {exc}"
-            result.failures.append(Failure(index, reason, None, None, _excerpt(item)))
-            result.drops.append(FAILED)
+            _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")
             continue
-        data = outcome.data
         if mirror is None:
             parts.append(data)
         else:
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
-        result.drops.append(normalized.dropped)
-        events = normalized.events
-        if outcome.changed:
-            result.changed += 1
-        seen: set[tuple[str, str]] = set()
-        for event in events:
+        kinds: dict[tuple[str, str], int] = {}
+        for event in outcome.events:  # import, engine and export events, in order
             key = (event.clause, event.kind)
-            tally = kinds.get(key)
-            if tally is None:
-                tally = kinds[key] = [0, 0]
-            tally[0] += 1
-            if key not in seen:
-                seen.add(key)
-                tally[1] += 1
+            kinds[key] = kinds.get(key, 0) + 1
+        health.add_record(outcome.result.dropped, kinds, outcome.changed, record.source, record.line)
     result.output = b"".join(parts)
     return result
+
+
+def _failed(result: ChunkResult, record: Record, reason: str, line: int | None = None,
+            column: int | None = None) -> None:
+    if record.line is not None:  # a JSONL record: the position is the record's line
+        line = record.line
+    entry = {"source": record.source, "line": line, "column": column, "reason": reason,
+             "excerpt": _excerpt(record.data)}
+    result.errors.append(entry)
+    result.health.add_failed(dict(entry))
+

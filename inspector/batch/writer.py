@@ -1,23 +1,26 @@
 """Outputs that appear whole or not at all.
 
-A stream goes to a temporary file in the target's folder and is renamed over the target
-only when the batch finishes; a mirrored folder is built in a temporary sibling folder
-and renamed into place. Any exception (Ctrl-C included) removes the temporary, so an
-interrupted run leaves neither a partial file nor a stray temporary behind.
+A stream is written through :func:`inspector.io.atomic_stream` (the project's one atomic
+writer: a temporary file beside the target, renamed over it only when the batch finishes);
+a mirrored folder is built in a temporary sibling folder and renamed into place. Any
+exception (Ctrl-C included) removes the temporary, so an interrupted run leaves neither a
+partial file nor a stray temporary behind. A ``.gz`` target receives gzip members (each
+task's output compressed where it ran), which together form one valid gzip file.
 """
 
 from __future__ import annotations
 
-import gzip
-import io
+import errno
 import os
 import shutil
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import BinaryIO
 
-from ..io import InputError, check_output, new_file_mode
+from ..io import InputError, OutputError, atomic_stream, check_output, describe_os_error, new_file_mode
+from .worker import encode
 
 
 def check_target(path: str, inputs: list[str], what: str = "output") -> None:
@@ -26,87 +29,111 @@ def check_target(path: str, inputs: list[str], what: str = "output") -> None:
         check_output(path, inputs, f"refusing to write the {what} over an input; choose another path")
 
 
-class StreamTarget:
-    """A file written in pieces, atomically. A ``.gz`` name gets gzip-compressed bytes;
-    ``-`` writes to standard output (no atomicity is possible there)."""
+WRITEBACK = 16 << 20  # bytes between hints to start writing the output to disk
 
-    def __init__(self, path: str):
+
+class StreamTarget:
+    """A JSONL file written in pieces, atomically; ``-`` writes to standard output (no
+    atomicity is possible there). A failed write (a full disk, a closed standard output)
+    becomes one :class:`InputError` naming the target."""
+
+    def __init__(self, path: str, inputs: tuple = ()):
         self.path = path
-        self._tmp: str | None = None
-        self._raw: io.FileIO | None = None          # the temporary file itself
-        self._buffered: io.BufferedWriter | None = None  # complete writes, even when large
-        self._out: BinaryIO | None = None           # what records are written to (maybe gzip)
+        self.name = "<stdout>" if path == "-" else path
+        self.compress = path.endswith(".gz")
+        self._inputs = inputs
+        self._stack = ExitStack()
+        self._out: BinaryIO | None = None
+        self._written = self._hinted = 0
 
     def __enter__(self) -> StreamTarget:
         if self.path == "-":
+            if sys.stdout is None:
+                raise InputError(self.name, "cannot write: standard output is closed")
             self._out = sys.stdout.buffer
-            return self
-        target = Path(self.path)
-        try:
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        except OSError as exc:
-            raise InputError(self.path, f"cannot write here: {exc.strerror or exc}") from None
-        self._raw = io.FileIO(fd, "wb")
-        self._buffered = io.BufferedWriter(self._raw, 1 << 16)
-        self._out = gzip.GzipFile(fileobj=self._buffered, mode="wb", compresslevel=6, mtime=0) \
-            if self.path.endswith(".gz") else self._buffered
+        else:
+            self._out = self._stack.enter_context(atomic_stream(self.path, inputs=self._inputs))
         return self
 
-    def write(self, data: bytes | memoryview) -> None:
-        self._out.write(data)  # type: ignore[union-attr]
+    def write(self, data: bytes) -> None:
+        """Write a task's output (compressed here when the target is ``.gz``)."""
+        self.write_encoded(encode(data, self.compress))
 
-    def append_file(self, path: str) -> None:
-        """Append a file's bytes: in the kernel (``sendfile``) when nothing needs encoding."""
-        with open(path, "rb") as source:
-            size = os.fstat(source.fileno()).st_size
-            if self._raw is not None and self._out is self._buffered:
-                self._buffered.flush()  # type: ignore[union-attr]
-                sent = 0
-                try:
-                    while sent < size:
-                        n = os.sendfile(self._raw.fileno(), source.fileno(), sent, size - sent)
-                        if n == 0:
-                            raise OSError(f"{path}: ended after {sent} of {size} bytes")
-                        sent += n
-                    return
-                except OSError:
-                    if sent:
-                        raise
-            while block := source.read(1 << 20):
-                self._out.write(block)  # type: ignore[union-attr]
+    def write_encoded(self, data: bytes) -> None:
+        if data:
+            try:
+                self._out.write(data)  # type: ignore[union-attr]
+            except OSError as exc:
+                raise self._failed(exc) from None
+            self._wrote(len(data))
+
+    def append_part(self, path: str) -> None:
+        """Append a part file a worker wrote (already encoded), inside the kernel when it can."""
+        try:
+            with open(path, "rb") as source:
+                self._out.flush()  # type: ignore[union-attr]
+                size = copy_file(source, self._out)  # type: ignore[arg-type]
+        except OSError as exc:
+            raise self._failed(exc) from None
+        self._wrote(size)
+
+    def _wrote(self, size: int) -> None:
+        """Every few megabytes, ask the kernel to start writing the output to disk while the
+        batch goes on: the ``fsync`` that makes the final rename safe then has almost
+        nothing left to wait for, instead of the whole file at the very end."""
+        self._written += size
+        if self.path != "-" and self._written - self._hinted >= WRITEBACK:
+            try:
+                os.posix_fadvise(self._out.fileno(), self._hinted, self._written - self._hinted,  # type: ignore[union-attr]
+                                 os.POSIX_FADV_DONTNEED)
+            except (AttributeError, OSError, ValueError):  # not Linux, or not a regular file
+                pass
+            self._hinted = self._written
+
+    def _failed(self, exc: OSError) -> BaseException:
+        if isinstance(exc, BrokenPipeError):
+            return exc  # the reader of standard output left: the CLI ends quietly
+        return OutputError(self.name, f"cannot write: {describe_os_error(exc)}")
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if self._tmp is None:
-            if self._out is not None:
-                self._out.flush()
-            return
         try:
-            if exc_type is None:
-                if self._out is not self._buffered:
-                    self._out.close()  # type: ignore[union-attr]  # writes the gzip trailer
-                self._buffered.flush()  # type: ignore[union-attr]
-                os.fsync(self._raw.fileno())  # type: ignore[union-attr]
-                self._buffered.close()  # type: ignore[union-attr]
-                target = Path(self.path)
-                mode = target.stat().st_mode & 0o7777 if target.exists() else new_file_mode(0o666)
-                os.chmod(self._tmp, mode)
-                os.replace(self._tmp, self.path)
-                self._tmp = None
-        finally:
-            if self._tmp is not None:
-                try:
-                    self._raw.close()  # type: ignore[union-attr]
-                except OSError:
-                    pass
-                try:
-                    os.unlink(self._tmp)
-                except OSError:
-                    pass
-                self._tmp = None
+            if self.path != "-":
+                self._stack.__exit__(exc_type, exc, tb)  # renamed into place, or removed
+            elif exc_type is None:
+                self._out.flush()  # type: ignore[union-attr]
+        except InputError:
+            raise
+        except OSError as error:
+            raise self._failed(error) from None
 
-    @property
-    def temporary(self) -> str | None:
-        return self._tmp
+
+def copy_file(source: BinaryIO, out: BinaryIO) -> int:
+    """Append ``source`` to ``out`` (flushed): ``copy_file_range`` between files,
+    ``sendfile`` to a pipe, a plain copy where neither works. Returns the bytes appended."""
+    src, dst = source.fileno(), out.fileno()
+    size = os.fstat(src).st_size
+    sent = 0
+    for move in (getattr(os, "copy_file_range", None), getattr(os, "sendfile", None)):
+        if move is None:
+            continue
+        try:
+            while sent < size:
+                n = (move(src, dst, size - sent, sent) if move is not os.sendfile
+                     else os.sendfile(dst, src, sent, size - sent))
+                if n == 0:
+                    break
+                sent += n
+            if sent >= size:
+                return size
+        except OSError as exc:
+            if sent or exc.errno not in (errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EBADF,
+                                         errno.EOPNOTSUPP, errno.ENOTSUP, errno.ESPIPE):
+                raise
+    source.seek(sent)
+    while block := source.read(1 << 20):
+        out.write(block)
+        sent += len(block)
+    return sent
 
 
 def check_folder_target(path: str, input_folder: str) -> None:

@@ -115,5 +115,37 @@ def call_id(call: Mapping) -> str:
     return to_id(call.get("id") if cid is None else cid)
 
 
+def fresh(value: Any, depth: int = 0) -> Any:
+    """A copy of a JSON value in which every list and dict is new (strings and numbers
+    cannot change, so they are shared). Other containers (tuples, other mappings) are kept
+    as they are. Shallow values, the usual case, are copied at C speed level by level; past
+    ``_SHALLOW`` levels a loop takes over, so any depth the parser accepts is copied."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return value
+    if depth > _SHALLOW:
+        return _fresh_deep(value)
+    copy = value.copy()
+    for key, item in (copy.items() if kind is dict else enumerate(copy)):
+        if type(item) is dict or type(item) is list:
+            copy[key] = fresh(item, depth + 1)  # a value replaced in place: the size stays
+    return copy
+
+
+_SHALLOW = 50
+
+
+def _fresh_deep(value: Any) -> Any:
+    root = value.copy()
+    stack = [root]
+    while stack:
+        copy = stack.pop()
+        for key, item in (copy.items() if type(copy) is dict else enumerate(copy)):
+            if type(item) is dict or type(item) is list:
+                copy[key] = new = item.copy()
+                stack.append(new)
+    return root
+
+
 # The runtime's falsy strings: ids spelled like this can pair with nothing.
 UNUSABLE = frozenset(("", "0"))

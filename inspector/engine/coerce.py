@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .cast import WHITESPACE, kind_of, to_id, to_text
+from .cast import WHITESPACE, fresh, kind_of, to_id, to_text
 from .model import Recorder
 
 STAGE = "coerce"
@@ -25,6 +25,14 @@ def _field(key: Any) -> str:
     control characters can never reach a terminal raw."""
     key = str(key)
     return key if key.isprintable() and key.strip() == key and key else repr(key)
+
+
+def _shown(value: Any) -> str:
+    """A scalar as written; a list or object by its kind: its repr could be huge, or nested
+    deeper than repr can go."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return _short(repr(value))
+    return kind_of(value)
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -71,7 +79,8 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             if calls is None and "metadata" in entry:
                 calls = _lift(entry, "tool_calls", i, rec)
             if isinstance(calls, list) and calls:
-                msg = {"role": role, "content": content, "tool_calls": calls}
+                # The output owns its calls: editing it never edits the caller's input.
+                msg = {"role": role, "content": content, "tool_calls": [fresh(call) for call in calls]}
             else:
                 msg = {"role": role, "content": content}
         elif role == "tool":
@@ -81,7 +90,7 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             tool_call_id = raw_id if type(raw_id) is str else to_id(raw_id)
             if raw_id is not None and type(raw_id) is not str:
                 record(STAGE, CLAUSE, "id-cast", False, i,
-                       f"Cast the result's tool_call_id {raw_id!r} to the string {tool_call_id!r}.",
+                       f"Cast the result's tool_call_id, {_shown(raw_id)}, to the string {_short(tool_call_id)}.",
                        tool_call_id=tool_call_id)
             msg = {"role": role, "content": content, "tool_call_id": tool_call_id}
         else:

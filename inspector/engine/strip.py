@@ -25,8 +25,11 @@ def strip(
                    "the conversation, since no call comes before it.",
                    tool_call_id=msg["tool_call_id"])
         end += 1
-    if end > start:
-        messages = messages[:start] + messages[end:]
-        origins = origins[:start] + origins[end:]
+    if end == start:
+        # Nothing stripped: the list is the clause-3 procedure's own output, which that
+        # procedure leaves as it is (tested), so running it again would find nothing.
+        return list(messages), list(origins)
+    messages = messages[:start] + messages[end:]
+    origins = origins[:start] + origins[end:]
     # Stripping can un-answer a call, so the clause-3 procedure runs again.
     return repair(messages, origins, rec, stage=STAGE)

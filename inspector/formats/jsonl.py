@@ -67,7 +67,7 @@ def split(data: bytes, fmt: str, name: str) -> Lines:
         except orjson.JSONDecodeError:
             entries.append(None)
             bad.append(i)
-    if not any(isinstance(e, Mapping) for e in entries):
+    if bad and not any(isinstance(e, Mapping) for e in entries):
         raise InputError(name, f"{fmt}: no JSON object on any line; expected a session file (JSON Lines)")
     return Lines(fmt, raw, entries, final, bom, bad)
 

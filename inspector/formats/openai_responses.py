@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..engine import Result
+from ..engine import Result, to_id
 from ..io import InputError
 from .base import (Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, note_unconverted,
                    rebuild)
@@ -103,8 +103,9 @@ def import_(document: Any, name: str) -> Imported:
         if isinstance(it, Mapping) and "call_id" in it:
             t = item_type(it)
             if t in CALLS:
-                declared.add(it["call_id"])
-            elif t not in OUTPUTS and isinstance(it["call_id"], str):
+                declared.add(to_id(it["call_id"]))       # as the engine reads it (any JSON value)
+            elif t is not None and t not in OUTPUTS and isinstance(it["call_id"], str):
+                # Only typed items stay in their turn; an untyped one is dropped by clause 1.
                 builtin.setdefault(it["call_id"], k)
     i, n = 0, len(history)
     while i < n:
@@ -148,14 +149,15 @@ def import_(document: Any, name: str) -> Imported:
             continue
         if kind in OUTPUTS:
             cid = item.get("call_id")
-            if cid in builtin and cid not in declared:
+            key = to_id(cid)
+            if key in builtin and key not in declared:
                 carried.append(i)
                 lost.append((i, None, None))
                 im.note(None, "result-builtin-call",
-                        f"input[{i}] answers the {item_type(history[builtin[cid]])} at input[{builtin[cid]}], "
+                        f"input[{i}] answers the {item_type(history[builtin[key]])} at input[{builtin[key]}], "
                         "a built-in tool call rather than a function call; it is carried through unchanged.",
                         tool_call_id=cid)
-            elif state and cid not in declared and isinstance(cid, str) and cid.strip():
+            elif state and key not in declared and isinstance(cid, str) and cid.strip():
                 carried.append(i)
                 lost.append((i, None, None))
                 im.note(None, "result-server-call",

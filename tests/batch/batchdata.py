@@ -1,21 +1,25 @@
 """Datasets for the batch tests, and the oracle they are checked against.
 
-The oracle runs the engine record by record, with no batching, chunking or processes:
-whatever the batch machinery does, its output and its counts must equal this.
+The oracle is the command line itself: for every record it calls the CLI's public entry
+point (``inspector.cli.main``) on a file holding just that record, ``normalize --compact``
+for the output line and ``explain --json`` for the events, with no batching, chunking or
+processes. Whatever the batch machinery does, its output and its counts must equal this.
 """
 
 from __future__ import annotations
 
+import io
 import random
+import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
+from inspector import cli
 from inspector.bundled import samples_dir
-from inspector.io import InputError
-from inspector.pipeline import run
 
 BAD_LINES = [b'{"messages": [', b"42", b'{"model": "m"}', b"[1, 2", b"\xff\xfe not utf-8"]
 
@@ -76,23 +80,67 @@ class Oracle:
     read: int = 0
 
 
-def oracle(lines: list[bytes], fmt: str = "auto") -> Oracle:
+def cli_output(argv: list[str]) -> tuple[int, bytes]:
+    """``inspector ARGV`` through the CLI's public entry point: exit status and stdout."""
+    out = io.BytesIO()
+    saved = sys.stdout, sys.stderr
+    stdout = sys.stdout = io.TextIOWrapper(out, encoding="utf-8")
+    sys.stderr = io.StringIO()
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        stdout.flush()
+        sys.stdout, sys.stderr = saved
+    data = out.getvalue()
+    stdout.detach()
+    return code, data
+
+
+_SEEN: dict[tuple, tuple] = {}  # (record, options, counts) -> what the CLI said: records repeat across tests
+_FOLDER = tempfile.TemporaryDirectory(prefix="batch-oracle-")  # one file, rewritten per record
+
+
+def one_record(line: bytes, fmt: str = "auto", to: str = "same", strict: bool = False,
+               counts: bool = False) -> tuple:
+    """(normalize's output, or None when it fails; with ``counts``, explain's JSON) for one record."""
+    key = (line, fmt, to, strict, counts)
+    if key not in _SEEN:
+        path = str(Path(_FOLDER.name, "record.json"))
+        Path(path).write_bytes(line)
+        options = ["--from", fmt] + (["--strict"] if strict else [])
+        code, out = cli_output(["normalize", path, "--compact", "-q", "--to", to, *options])
+        assert code in (0, 2), (code, line[:200])
+        explained = None
+        if code == 0 and counts:
+            code, report = cli_output(["explain", path, "--json", *options])
+            assert code == 0
+            explained = orjson.loads(report)
+        _SEEN[key] = (out if code == 0 else None, explained)
+    return _SEEN[key]
+
+
+def oracle(lines: list[bytes], fmt: str = "auto", to: str = "same", strict: bool = False,
+           counts: bool = False) -> Oracle:
+    """What the CLI says of every line; ``counts`` (events, drops) costs one more call a line."""
     o = Oracle()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         o.read += 1
-        try:
-            outcome = run(line, "x", fmt, compact=True)
-        except InputError:
+        out, explained = one_record(line, fmt, to, strict, counts)
+        if out is None:
             o.failed_lines.append(number)
             continue
-        result = outcome.result
-        o.output.append(outcome.data)
-        keys = [(e.clause, e.kind) for e in result.events]
+        o.output.append(out)
+        if orjson.loads(out) != orjson.loads(line.removeprefix(b"\xef\xbb\xbf")):  # writing it back changes it
+            o.changed += 1
+        if not counts:
+            continue
+        events = [*explained["import"]["events"], *explained["events"], *explained.get("export", {}).get("events", [])]
+        keys = [(e["clause"], e["kind"]) for e in events]
         o.kinds.update(keys)
         o.records_with.update(set(keys))
-        o.drops[result.dropped] += 1
-        if outcome.changed:
-            o.changed += 1
+        o.drops[explained["dropped"]] += 1
     return o

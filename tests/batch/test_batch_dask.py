@@ -85,15 +85,46 @@ def test_folder_partitions_mirror_like_single_process(tmp_path, cluster, monkeyp
 
 
 def test_dask_local_from_the_command_line(tmp_path, capsys):
+    # Records of every format (the samples among them), with --strict: each output line is
+    # what `normalize --compact --strict` prints for the record, on Dask as locally.
     lines = dataset_lines(120, seed=5, bad_every=30)
     data = write_jsonl(tmp_path / "in.jsonl", lines)
     code = cli.main(["batch", str(data), "-o", str(tmp_path / "d.jsonl"), "--dask", "local", "--workers", "2",
-                     "--blocksize", "8KiB", "--report", str(tmp_path / "d.json"), "-q"])
+                     "--blocksize", "8KiB", "--report", str(tmp_path / "d.json"), "-q", "--strict"])
     assert code == 0
     assert cli.main(["batch", str(data), "-o", str(tmp_path / "l.jsonl"), "--workers", "1",
-                     "--report", str(tmp_path / "l.json"), "-q"]) == 0
+                     "--report", str(tmp_path / "l.json"), "-q", "--strict"]) == 0
     capsys.readouterr()
     assert (tmp_path / "d.jsonl").read_bytes() == (tmp_path / "l.jsonl").read_bytes()
+    assert (tmp_path / "d.jsonl").read_bytes().splitlines(keepends=True) == oracle(lines, strict=True).output
     d, loc = (json.loads((tmp_path / f).read_text()) for f in ("d.json", "l.json"))
     assert {k: v for k, v in d.items() if k not in DROP_TIMING} == {k: v for k, v in loc.items() if k not in DROP_TIMING}
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("to,strict", [("same", False), ("same", True), ("openai-chat", False), ("gemini", True)])
+def test_mixed_formats_on_dask_equal_normalize_from_format(tmp_path, cluster, to, strict):
+    from test_batch_formats import expected_lines, mixed_records
+
+    records = mixed_records()
+    data = write_jsonl(tmp_path / "in.jsonl", [line for line, _ in records])
+    job = Job([str(data)], str(tmp_path / "out.jsonl"), workers=2, to=to, strict=strict)
+    job.check()
+    run_dask(job, cluster.scheduler_address, blocksize=2048, live=False)
+    options = ("--to", to) + (("--strict",) if strict else ())
+    assert (tmp_path / "out.jsonl").read_bytes().splitlines(keepends=True) == expected_lines(records, options)
+
+
+def test_a_record_too_deep_to_write_fails_alone_on_dask(tmp_path, cluster):
+    from test_batch_faults import deep_record, small_lines
+
+    lines = small_lines(4)
+    lines.insert(2, deep_record(300))
+    data = write_jsonl(tmp_path / "in.jsonl", lines)
+    job = Job([str(data)], str(tmp_path / "out.jsonl"), workers=2, errors=str(tmp_path / "e.jsonl"))
+    job.check()
+    health = run_dask(job, cluster.scheduler_address, blocksize=512, live=False)
+    [entry] = [orjson.loads(x) for x in (tmp_path / "e.jsonl").read_bytes().splitlines()]
+    assert (entry["source"], entry["line"]) == (str(data), 3)
+    assert health.read == 5 and health.failed == 1
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 4

@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from ...engine import Result
 from ...formats import Imported
-from ...io import InputError, atomic_write, same_file
+from ...io import InputError, atomic_write, describe_error, same_file
 from .. import adapter, confine
 from ..text import inert
 from .error import ErrorDialog
@@ -198,8 +198,8 @@ class ExportDialog(ModalScreen[str | None]):
             error = event.worker.error
             if isinstance(error, InputError):
                 message = str(error)
-            elif error is not None:  # a bug, not bad input: say so rather than hide it
-                message = f"{path}: export failed: {type(error).__name__}: {error}"
+            elif error is not None:  # what the user can act on; a bug is named as one
+                message = describe_error(error, path)
             else:
                 message = f"{path}: the export was cancelled"
             self._note(message)

@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ...io import InputError
+from ...io import InputError, describe_error
 from .. import confine
 from ..adapter import STRICT, is_extension, kind_info
 from ..loader import Document, Source, load_document, renormalize
@@ -299,8 +299,7 @@ class MainScreen(Screen[None]):
             return
         except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
             if not worker.is_cancelled:
-                self.post_message(LoadFailed(source, f"{source.name}: could not be read as a history "
-                                                     f"({type(exc).__name__}: {exc})"))
+                self.post_message(LoadFailed(source, describe_error(exc, source.name)))
             return
         doc.model.rows(0).layout()  # measure the first view's columns here, off the UI thread
         if not worker.is_cancelled:

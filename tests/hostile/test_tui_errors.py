@@ -1,0 +1,32 @@
+"""The TUI's error dialog says what the user can act on, never an internal exception's
+text (issue 12, item 10)."""
+
+from __future__ import annotations
+
+import json
+
+from inspector.io import describe_error
+from inspector.tui.app import make_app
+from inspector.tui.screens import main as main_screen
+from inspector.tui.screens.error import ErrorDialog
+
+
+async def test_a_bug_while_loading_is_named_as_one(tmp_path, monkeypatch):
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    bug = AttributeError("'NoneType' object has no attribute 'get'")
+
+    def broken(*args, **kwargs):
+        raise bug
+
+    monkeypatch.setattr(main_screen, "load_document", broken)
+    app = make_app(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ErrorDialog):
+                break
+        assert isinstance(app.screen, ErrorDialog)
+        message = app.screen.message
+    assert message == describe_error(bug, path.name) or message == describe_error(bug, str(path))
+    assert "NoneType" not in message and "bug" in message
