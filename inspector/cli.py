@@ -41,7 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("normalize", help="write the normalized history as JSON",
                        parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
-    p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout; a session "
+                   "file or database goes beside it as NAME.repaired.EXT unless -o is given (-o - for stdout)")
+    p.add_argument("--in-place", action="store_true",
+                   help="session files: replace the input atomically, keeping it as NAME.bak")
+    session_option(p)
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
@@ -49,10 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
                        parents=[from_option(), to_option(), strict_option()])
     p.add_argument("file", metavar="FILE|-")
     p.add_argument("--json", action="store_true", help="machine-readable result")
+    session_option(p)
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
                        parents=[from_option(), strict_option()])
-    p.add_argument("files", metavar="FILE", nargs="+")
+    p.add_argument("files", metavar="FILE", nargs="+", help="files, or folders searched for session files")
+    session_option(p)
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
@@ -66,16 +72,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def session_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--session", metavar="ID", help="the session to read in a file that holds several "
+                   "(an Agents SDK SQLite database)")
+
+
 def cmd_normalize(args: argparse.Namespace) -> int:
-    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact)
+    from .sessions import in_place, session_output
+
+    if args.in_place and (args.output is not None or args.file == "-"):
+        raise InputError(display_name(args.file), "--in-place needs a file and no -o")
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session)
     data = outcome.data
-    if args.output is not None and args.output != "-":
-        atomic_write(args.output, data, inputs=(args.file,))
+    output = args.output if args.output is not None else session_output(args.file, outcome)
+    if args.in_place:
+        backup = in_place(args.file, outcome)
+        if not args.quiet:
+            print(f"{display_name(args.file)}: replaced; the original is kept as {backup}", file=sys.stderr)
+    elif output is not None and output != "-":
+        atomic_write(output, data, inputs=(args.file,))
+        if not args.quiet and args.output is None:
+            print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     if not args.quiet:
         print(outcome.result.summary(), file=sys.stderr)
+        for e in outcome.imported.export_events:
+            print(f"  {_printable(e.message)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -117,7 +141,7 @@ def export_text(outcome: Outcome) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    outcome = run_file(args.file, args.fmt, args.to, args.strict)
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, session=args.session)
     imported, result = outcome.imported, outcome.result
     if args.json:
         report = explain_json(result)
@@ -136,26 +160,28 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .sessions import each_session, expand, why
+
     worst = EXIT_OK
-    for path in args.files:
+    for path, session, label in each_session(expand(args.files), args.session):
         try:
-            outcome = run_file(path, args.fmt, strict=args.strict)
+            outcome = run_file(path, args.fmt, strict=args.strict, session=session)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
         result = outcome.result
         if not outcome.changed:
-            print(f"{display_name(path)}: ok, nothing to change")
+            print(f"{label}: ok, nothing to change")
         else:
             changes = len(result.events) + len(outcome.export_events)
-            print(f"{display_name(path)}: would change: {result.summary()}, "
-                  f"{changes} event{'s' if changes != 1 else ''}")
+            print(f"{label}: would change: {result.summary()}, "
+                  f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target)
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
-            print(target_text(display_name(path), args.target, problems), end="")
+            print(target_text(label, args.target, problems), end="")
     return worst
 
 

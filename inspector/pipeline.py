@@ -16,7 +16,7 @@ from .engine import EXTENSIONS, Event, Result, normalize
 from .formats import REGISTRY, Imported, export_history, import_history
 from .io import InputError, display_name, parse_json, read_bytes
 
-__all__ = ["Outcome", "parse", "run", "run_file"]
+__all__ = ["Outcome", "parse", "run", "run_file", "select_session"]
 
 
 @dataclass(slots=True)
@@ -77,17 +77,28 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
-        strict: bool = False, compact: bool = False) -> Outcome:
-    """Run the whole pipeline on a parsed document (``bytes`` are parsed first)."""
+        strict: bool = False, compact: bool = False, session: str | None = None) -> Outcome:
+    """Run the whole pipeline on a parsed document (``bytes`` are parsed first; ``session``
+    picks one session in a file that holds several)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
         document = parse(bytes(document), name, fmt)
+    if session is not None:
+        document = select_session(document, session, name)
     imported = import_history(document, name, fmt)
     result = normalize(imported.messages, EXTENSIONS if strict else ())
     exported = export_history(imported, result, to)
     return Outcome(name, imported, result, exported, to, compact, list(imported.export_events))
 
 
+def select_session(document: Any, session: str, name: str) -> Any:
+    """``--session ID``: one session of a file that holds several (an Agents SDK database)."""
+    select = getattr(document, "select", None)
+    if not callable(select):
+        raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
+    return select(session, name)
+
+
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,
-             compact: bool = False) -> Outcome:
+             compact: bool = False, session: str | None = None) -> Outcome:
     """:func:`run` on a file, or on standard input for ``-``."""
-    return run(read_bytes(path), display_name(path), fmt, to, strict, compact)
+    return run(read_bytes(path), display_name(path), fmt, to, strict, compact, session)

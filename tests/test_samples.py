@@ -12,11 +12,18 @@ import pytest
 from inspector.bundled import samples_dir
 from inspector.engine import normalize
 from inspector.formats import FORMATS, export_history, import_history
-from inspector.io import load_json
+from inspector.pipeline import parse as parse_bytes
+from inspector.sessions import SESSION_FORMATS
+from inspector.io import read_bytes
 
 SAMPLES = samples_dir()
 INDEX = orjson.loads((SAMPLES / "index.json").read_bytes())
-FILES = sorted(p.name for p in SAMPLES.glob("*.json") if p.name != "index.json")
+FILES = sorted(p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl", ".db") and p.name != "index.json")
+
+
+def load_json(path):
+    """A sample as a document: JSON, or a session file read by its own format."""
+    return parse_bytes(read_bytes(path), path.name)
 
 
 RAW = ("flat", "openai-chat")   # formats whose messages the engine can read as they are
@@ -38,7 +45,7 @@ def test_samples_dir_is_the_project_samples_folder():
 
 def test_at_least_eight_samples_in_numbered_order():
     assert len(FILES) >= 8
-    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+\.json", name) for name in FILES)
+    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+\.(json|jsonl|db)", name) for name in FILES)
     assert len({name[:2] for name in FILES}) == len(FILES)
 
 
@@ -46,7 +53,7 @@ def test_index_lists_exactly_the_files_on_disk_in_order():
     assert [entry["file"] for entry in INDEX] == FILES
     for entry in INDEX:
         assert set(entry) >= {"file", "title", "description", "format", "expect"}
-        assert entry["format"] in FORMATS
+        assert entry["format"] in FORMATS + SESSION_FORMATS
         assert entry["title"].strip() and entry["description"].strip()
         assert "\n" not in entry["description"]
 
@@ -129,7 +136,8 @@ def test_samples_cover_the_issue_list():
 
 def test_provider_samples_have_the_shapes_they_claim():
     """One sample per provider format, each using that provider's own spelling."""
-    by_format = {e["format"]: load_json(SAMPLES / e["file"]) for e in INDEX if e["format"] not in RAW}
+    by_format = {e["format"]: load_json(SAMPLES / e["file"]) for e in INDEX
+                 if e["format"] not in RAW and e["format"] not in SESSION_FORMATS}
     assert set(by_format) == {"anthropic", "openai-responses", "gemini", "bedrock"}
     anthropic = by_format["anthropic"]
     assert isinstance(anthropic["system"], str)

@@ -58,6 +58,7 @@ class Format:
 
 # Format modules import Format from here, so they are imported after it is defined.
 from . import anthropic, bedrock, flat, gemini, openai_chat, openai_responses  # noqa: E402
+from . import agents_sqlite, claude_code, codex_rollout, gemini_cli  # noqa: E402
 
 # Detection-priority order: where two formats have evidence, errors list them in this order.
 REGISTRY: dict[str, Format] = {f.name: f for f in (
@@ -67,6 +68,10 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     anthropic.FORMAT,
     gemini.FORMAT,
     bedrock.FORMAT,
+    claude_code.FORMAT,
+    codex_rollout.FORMAT,
+    gemini_cli.FORMAT,
+    agents_sqlite.FORMAT,
 )}
 
 

@@ -125,5 +125,14 @@ CLEAN = {"openai-chat": OPENAI_CHAT, "openai-responses": OPENAI_RESPONSES, "anth
          "gemini": GEMINI, "bedrock": BEDROCK, "flat": FLAT}
 
 
+def _sessions():
+    from sessions.clean import clean_sessions  # the agents' session files, as parsed documents
+
+    return clean_sessions()
+
+
+CLEAN.update(_sessions())
+
+
 def clone(doc):
     return copy.deepcopy(doc)

@@ -105,7 +105,8 @@ def test_every_registered_format_describes_itself():
     for name, fmt in REGISTRY.items():
         assert fmt.name == name and fmt.label and fmt.summary and "\n" not in fmt.summary
         assert fmt.evidence(clone(CLEAN[name])), name
-        assert not fmt.sniff(orjson.dumps(CLEAN[name]), "x.json")
+        if isinstance(CLEAN[name], (dict, list)):      # session files are not one JSON document
+            assert not fmt.sniff(orjson.dumps(CLEAN[name]), "x.json")
 
 
 def test_evidence_belongs_to_one_format_for_each_clean_document():

@@ -1,0 +1,538 @@
+"""Claude Code session files: ``~/.claude/projects/<project>/<session-id>.jsonl``.
+
+Each line is one entry. Conversation entries (``type`` ``user`` / ``assistant``) carry a
+``uuid`` and the ``parentUuid`` of the entry before them; a resume walks that chain back
+from the last conversation entry, so lines that are not on it (old branches, results the
+writer hung off the wrong parent) are not sent. A ``system`` entry with subtype
+``compact_boundary`` starts the chain afresh after a compaction (``parentUuid`` null) and
+names the entry before it in ``logicalParentUuid``; only what follows the last boundary on
+the chain is sent to the API. One API assistant message is written as several lines, one
+content block each, sharing ``message.id``: the importer merges them back into one turn.
+
+Import reads exactly what a resume would send and records for every flat row its line and
+block (``line 214, content[0]``). A ``tool_result`` that exists in the file but hangs off
+the chain, for a call on the chain that has no result there, is put back by an import
+event (``result-recovered``) before the engine runs, so a lost parallel result is not
+mistaken for an interrupted call.
+
+Export writes the same file with only what the events change: a dropped block leaves its
+line; a line left with nothing is removed and whatever named it as parent is re-linked to
+its own parent; an interrupted result is a new ``user`` line after its call's turn; the
+chain is re-linked through recovered and new lines. Every other line is byte-identical and
+in its place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import Result
+from ..io import InputError
+from .anthropic import result_text
+from .base import Decisions, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
+from .jsonl import LineFormat, LineLoc, Lines, dump_line
+
+NAME = "claude-code"
+LABEL = "Claude Code session"
+SUMMARY = "a Claude Code session file (JSON Lines under ~/.claude/projects/)"
+CONVERSATION = ("user", "assistant")
+CHAINED = ("user", "assistant", "system", "progress", "attachment")
+# Fields a new line copies from the line before it, in the order Claude Code writes them.
+HEADER = ("parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+NAMESPACE = uuidlib.UUID("6f1d1d59-5b51-4c5e-9d3c-3a3f6cbf6c21")
+
+def claims(entry: Mapping) -> bool:
+    kind = entry.get("type")
+    if not isinstance(kind, str) or "payload" in entry:
+        return False
+    if kind in CHAINED:
+        return "uuid" in entry and "parentUuid" in entry
+    if kind == "summary":
+        return "leafUuid" in entry
+    return kind == "file-history-snapshot" and "messageId" in entry
+
+
+HOOKS = LineFormat(NAME, claims, "JSON Lines with uuid/parentUuid conversation entries (a Claude Code session)")
+sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
+
+
+
+
+# -- the chain a resume walks ------------------------------------------------------------
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def is_boundary(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
+
+
+def is_conversation(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") in CONVERSATION and not entry.get("isSidechain")
+
+
+def message_id(entry: Mapping) -> str | None:
+    msg = entry.get("message")
+    return _str(msg.get("id")) if isinstance(msg, dict) else None
+
+
+def blocks_of(entry: Any) -> Any:
+    msg = entry.get("message") if isinstance(entry, dict) else None
+    return msg.get("content") if isinstance(msg, dict) else None
+
+
+@dataclass(slots=True)
+class Chain:
+    """The lines a resume reads: ``lines`` root first, ``start`` the index in it of the last
+    compact boundary (what is sent starts there), ``why`` the reason a walk stopped early."""
+
+    by_uuid: dict[str, int]
+    lines: list[int] = field(default_factory=list)
+    start: int = 0
+    why: str | None = None
+    broken_at: int | None = None
+
+    @property
+    def sent(self) -> list[int]:
+        return self.lines[self.start:]
+
+
+def walk(entries: list[Any]) -> Chain:
+    by_uuid: dict[str, int] = {}
+    leaf = None
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            continue
+        u = _str(e.get("uuid"))
+        if u is not None and u not in by_uuid:
+            by_uuid[u] = i
+        if is_conversation(e) and u is not None:
+            leaf = i
+    chain = Chain(by_uuid)
+    seen: set[int] = set()
+    i = leaf
+    while i is not None and i not in seen:
+        seen.add(i)
+        chain.lines.append(i)
+        e = entries[i]
+        parent = _str(e.get("parentUuid"))
+        if parent is None and is_boundary(e):
+            parent = _str(e.get("logicalParentUuid"))
+            if parent is not None and parent not in by_uuid:
+                break                     # compacted from another file: nothing before it is sent
+        if parent is None:
+            break
+        if parent not in by_uuid:
+            chain.why = f"line {i + 1} names parent {parent}, which no line of the file has"
+            chain.broken_at = i
+            break
+        i = by_uuid[parent]
+    if i is not None and i in seen and chain.why is None and len(chain.lines) > 1 and chain.lines[-1] != i:
+        chain.why = f"the parent chain loops back to line {i + 1}"
+    chain.lines.reverse()
+    # Lines chained after the last conversation entry (turn_duration, progress...) hang off it:
+    # they are on the chain too, so that whatever a resume takes as its leaf, the walk is whole.
+    if leaf is not None:
+        tail = _str(entries[leaf].get("uuid"))
+        for i in range(leaf + 1, len(entries)):
+            e = entries[i]
+            if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
+                    and not e.get("isSidechain") and not is_conversation(e) and _str(e.get("uuid")):
+                chain.lines.append(i)
+                tail = e["uuid"]
+    for k in range(len(chain.lines) - 1, -1, -1):
+        if is_boundary(entries[chain.lines[k]]):
+            chain.start = k
+            break
+    return chain
+
+
+# -- import ------------------------------------------------------------------------------
+
+def import_(document: Any, name: str = "<input>") -> Imported:
+    if isinstance(document, (bytes, bytearray)):
+        document = parse(bytes(document), name)
+    if not isinstance(document, Lines):
+        raise InputError(name, f"{NAME}: expected a session file (JSON Lines), got {kind_of(document)}")
+    entries = document.entries
+    im = Imported(NAME, [], document, container=None, history=entries)
+    chain = walk(entries)
+    im.extra["chain"] = chain
+    for i in document.bad:
+        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
+    if chain.why:
+        im.note(None, "chain-broken", f"The chain stops: {chain.why}.")
+
+    sent = chain.sent
+    on_chain = set(chain.lines)
+    # Group the sent conversation lines into API messages (split assistant lines merge by message.id).
+    units: list[tuple[str, list[int]]] = []
+    for i in sent:
+        e = entries[i]
+        if not is_conversation(e):
+            continue
+        if not isinstance(e.get("message"), dict):
+            im.note(None, "entry-skipped", f"Line {i + 1} is a {e.get('type')} entry without a message; "
+                                          f"a resume has nothing to send for it.")
+            continue
+        if e["type"] == "assistant" and units and units[-1][0] == "assistant":
+            mid = message_id(e)
+            if mid is not None and mid == message_id(entries[units[-1][1][-1]]):
+                units[-1][1].append(i)
+                continue
+        units.append((e["type"], [i]))
+
+    answered: set[str] = set()
+    declared: dict[str, int] = {}          # call id -> index of its unit
+    for u, (kind, lines) in enumerate(units):
+        for i in lines:
+            blocks = blocks_of(entries[i])
+            if not isinstance(blocks, list):
+                continue
+            for b in blocks:
+                if not isinstance(b, dict):
+                    continue
+                if kind == "assistant" and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                    declared.setdefault(b["id"], u)
+                elif kind == "user" and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
+                    answered.add(b["tool_use_id"])
+    recovered = _off_chain_results(entries, on_chain, declared, answered)
+    by_unit: dict[int, list[int]] = {}
+    for line, u in recovered.items():
+        by_unit.setdefault(u, []).append(line)
+    im.extra["recovered"] = {}
+
+    for u, (kind, lines) in enumerate(units):
+        if kind == "assistant":
+            _add_assistant(im, lines)
+            for line in by_unit.get(u, ()):
+                first = len(im.messages)
+                _add_user(im, line)
+                im.extra["recovered"][line] = lines[-1]
+                for o in range(first, len(im.messages)):
+                    im.note(o, "result-recovered",
+                            f"Line {line + 1} holds the result for {im.messages[o]['tool_call_id']} but is off the "
+                            f"chain a resume walks; it is put back right after the turn on line {lines[-1] + 1}.",
+                            tool_call_id=im.messages[o]["tool_call_id"])
+        else:
+            _add_user(im, lines[0])
+    off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered]
+    side = sum(1 for i in off if entries[i].get("isSidechain"))
+    conv = sum(1 for i in off if is_conversation(entries[i]))
+    im.notes.append(f"resumed chain: {len(chain.lines)} lines"
+                    + (f", lines {chain.lines[0] + 1} to {chain.lines[-1] + 1}" if chain.lines else ""))
+    if chain.start:
+        im.notes.append(f"compacted at line {chain.lines[chain.start] + 1}: the {chain.start} chain lines before "
+                        f"it are not sent, and are kept as they are")
+    if recovered:
+        im.notes.append("put back on the chain: lines " + ", ".join(str(i + 1) for i in sorted(recovered)))
+    if conv:
+        im.notes.append(f"off the chain: {conv} conversation line{'s' if conv != 1 else ''} (old branches), "
+                        f"carried unchanged")
+    if side:
+        im.notes.append(f"sidechains: {side} sub-agent line{'s' if side != 1 else ''}, carried unchanged")
+    rest = len(off) - side - conv
+    if rest:
+        im.notes.append(f"{rest} other line{'s' if rest != 1 else ''} (summaries, snapshots, progress, system), "
+                        f"carried unchanged")
+    return im
+
+
+def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[str, int],
+                       answered: set[str]) -> dict[int, int]:
+    """Off-chain user lines holding only results for calls the chain declares and never answers."""
+    found: dict[int, int] = {}
+    taken: set[str] = set()
+    for i, e in enumerate(entries):
+        if i in on_chain or not is_conversation(e) or e.get("type") != "user":
+            continue
+        blocks = blocks_of(e)
+        if not isinstance(blocks, list) or not blocks:
+            continue
+        ids = [b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if len(ids) != len(blocks) or not all(isinstance(x, str) for x in ids):
+            continue
+        units = {declared.get(x) for x in ids}
+        if None in units or len(units) != 1 or any(x in answered or x in taken for x in ids):
+            continue
+        taken.update(ids)
+        found[i] = units.pop()
+    return found
+
+
+def _add_assistant(im: Imported, lines: list[int]) -> None:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    locs: list[LineLoc] = []
+    for i in lines:
+        blocks = blocks_of(im.history[i])
+        if isinstance(blocks, str):
+            texts.append(blocks)
+            continue
+        if not isinstance(blocks, list):
+            continue
+        for k, b in enumerate(blocks):
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "text" and isinstance(b.get("text"), str):
+                texts.append(b["text"])
+            elif b.get("type") == "tool_use":
+                calls.append({"tool_call_id": b.get("id"), "name": b.get("name"), "arguments": b.get("input")})
+                locs.append(LineLoc(i, "content", (k,)))
+    flat: dict[str, Any] = {"role": "assistant", "content": join_text(texts)}
+    if calls:
+        flat["tool_calls"] = calls
+    im.add(flat, LineLoc(lines[0], None, None, tuple(lines)), locs)
+
+
+def _add_user(im: Imported, i: int) -> None:
+    blocks = blocks_of(im.history[i])
+    if not isinstance(blocks, list):
+        im.add({"role": "user", "content": blocks}, LineLoc(i))
+        return
+    run: list[int] = []
+    texts: list[str] = []
+    for k, b in enumerate(blocks):
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            if run:
+                im.add({"role": "user", "content": join_text(texts)}, LineLoc(i, "content", tuple(run)))
+                run, texts = [], []
+            im.add({"role": "tool", "content": result_text(b.get("content")), "tool_call_id": b.get("tool_use_id")},
+                   LineLoc(i, "content", (k,)))
+        else:
+            run.append(k)
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                texts.append(b["text"])
+    if run or not blocks:
+        im.add({"role": "user", "content": join_text(texts)}, LineLoc(i, "content", tuple(run)))
+
+
+# -- export ------------------------------------------------------------------------------
+
+def _lines_of(loc: LineLoc) -> tuple[int, ...]:
+    return loc.items or (loc.message,)
+
+
+def export_same(im: Imported, result: Result) -> Lines:
+    doc: Lines = im.document
+    entries = doc.entries
+    chain: Chain = im.extra["chain"]
+    recovered: dict[int, int] = im.extra.get("recovered", {})
+    d = Decisions.of(result)
+
+    # 1. Which blocks each line loses, and the final position of every surviving row.
+    position: dict[int, int] = {}
+    for p, o in enumerate(result.origins):
+        if o is not None and o not in position:
+            position[o] = p
+    lost: dict[int, set[int]] = {}
+    whole: set[int] = set()
+    row_lines: dict[int, tuple[int, ...]] = {}
+    for o, loc in enumerate(im.sources):
+        lines = _lines_of(loc)
+        row_lines[o] = lines
+        if o not in position:
+            if loc.blocks is None:
+                whole.update(lines)
+            else:
+                lost.setdefault(loc.message, set()).update(loc.blocks)
+        else:
+            for j in d.dropped_calls.get(o, ()):
+                c = im.calls[o][j]
+                lost.setdefault(c.message, set()).add(c.blocks[0])
+    removed: set[int] = set(whole)
+    rewrite: dict[int, dict[str, Any]] = {}
+    for i, gone in lost.items():
+        if i in removed:
+            continue
+        blocks = blocks_of(entries[i])
+        keep = [b for k, b in enumerate(blocks) if k not in gone]
+        if not keep:
+            removed.add(i)
+        else:
+            entry = dict(entries[i])
+            entry["message"] = {**entries[i]["message"], "content": keep}
+            rewrite[i] = entry
+            im.export_note("entry-rewritten", f"Line {i + 1} loses content block"
+                        f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
+    for i in sorted(removed):
+        im.export_note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+
+    # 2. The new order of the sent part of the chain (rows in the engine's order).
+    key_of_line: dict[int, int] = {}
+    for o, lines in row_lines.items():
+        if o in position:
+            for i in lines:
+                key_of_line[i] = min(key_of_line.get(i, position[o]), position[o])
+    nodes: list[tuple[int, int, Any]] = []      # (key, tiebreak, line index or ("new", p))
+    last = -1
+    for t, i in enumerate(chain.sent):
+        if i in removed:
+            continue
+        if i in key_of_line:
+            last = key_of_line[i]
+        nodes.append((key_of_line.get(i, last), t, i))
+    for i in recovered:
+        if i not in removed and i in key_of_line:
+            nodes.append((key_of_line[i], len(chain.sent), i))
+    for p, o in enumerate(result.origins):
+        if o is None:
+            nodes.append((p, -1, ("new", p)))
+    nodes.sort(key=lambda n: (n[0], n[1]))
+    order = [n[2] for n in nodes]
+
+    # 3. Re-link: each node's parent is the node before it; the first keeps the chain's start.
+    parent_uuid: dict[int, Any] = {}     # line -> wanted parentUuid
+    new_lines: dict[int, list[dict[str, Any]]] = {}    # existing line -> new entries written after it
+    made: dict[tuple, dict[str, Any]] = {}
+    first_parent = _start_parent(entries, chain, removed)
+    prev_uuid: Any = first_parent
+    anchor: int | None = None
+    for node in order:
+        if isinstance(node, tuple):
+            p = node[1]
+            msg = result.messages[p]
+            base = entries[anchor] if anchor is not None else {}
+            entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"])
+            made[node] = entry
+            new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
+            im.export_note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
+                        f"{msg['tool_call_id']} as interrupted (is_error tool_result).")
+            prev_uuid = entry["uuid"]
+            continue
+        parent_uuid[node] = prev_uuid
+        prev_uuid = entries[node].get("uuid")
+        anchor = node
+
+    # 4. Lines that named a removed line (as parent, logical parent or leaf) name its survivor.
+    survivor = _survivors(entries, chain, removed)
+    for i, e in enumerate(entries):
+        if i in removed or not isinstance(e, dict):
+            continue
+        entry = rewrite.get(i, e)
+        changes: dict[str, Any] = {}
+        if i in parent_uuid:
+            if e.get("parentUuid") != parent_uuid[i]:
+                changes["parentUuid"] = parent_uuid[i]
+        elif e.get("parentUuid") in survivor:
+            changes["parentUuid"] = survivor[e["parentUuid"]]
+        for fld in ("logicalParentUuid", "leafUuid"):
+            if e.get(fld) in survivor:
+                changes[fld] = survivor[e[fld]]
+        if changes:
+            entry = dict(entry)
+            entry.update(changes)
+            rewrite[i] = entry
+            for fld, value in changes.items():
+                target = chain.by_uuid.get(value) if isinstance(value, str) else None
+                named = (f"line {target + 1}" if target is not None
+                         else "the new line" if value is not None else "none (the root)")
+                im.export_note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
+
+    # 5. Write: untouched lines as their bytes, changed ones re-serialized, new ones in place.
+    raw: list[bytes] = []
+    entries_out: list[Any] = []
+    for entry in new_lines.get(-1, ()):
+        raw.append(dump_line(entry))
+        entries_out.append(entry)
+    for i, line in enumerate(doc.raw):
+        if i not in removed:
+            if i in rewrite:
+                raw.append(dump_line(rewrite[i]) + (b"\r" if line.endswith(b"\r") else b""))
+                entries_out.append(rewrite[i])
+            else:
+                raw.append(line)
+                entries_out.append(entries[i])
+        for entry in new_lines.get(i, ()):
+            raw.append(dump_line(entry) + (b"\r" if line.endswith(b"\r") else b""))
+            entries_out.append(entry)
+    return Lines(NAME, raw, entries_out, doc.final_newline or not doc.raw, doc.bom)
+
+
+def _start_parent(entries: list[Any], chain: Chain, removed: set[int]) -> Any:
+    """What the first sent line hangs from: the first sent line's own parent (a boundary's is null)."""
+    sent = chain.sent
+    if not sent:
+        return None
+    return entries[sent[0]].get("parentUuid")
+
+
+def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str, Any]:
+    """For each removed line's uuid, the uuid of its nearest ancestor that stays (None: the root)."""
+    out: dict[str, Any] = {}
+    for i in removed:
+        u = _str(entries[i].get("uuid"))
+        if u is None:
+            continue
+        seen = {i}
+        j = i
+        target: Any = None
+        while True:
+            parent = _str(entries[j].get("parentUuid"))
+            if parent is None or parent not in chain.by_uuid:
+                target = parent
+                break
+            j = chain.by_uuid[parent]
+            if j in seen:
+                break
+            seen.add(j)
+            if j not in removed:
+                target = parent
+                break
+        out[u] = target
+    return out
+
+
+def _result_line(base: Mapping, parent: Any, cid: str, text: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {k: base[k] for k in HEADER if k in base}
+    entry["parentUuid"] = parent
+    entry["type"] = "user"
+    entry["message"] = {"role": "user", "content": [
+        {"tool_use_id": cid, "type": "tool_result", "content": text, "is_error": True}]}
+    entry["uuid"] = str(uuidlib.uuid5(NAMESPACE, f"{base.get('sessionId')}/{parent}/{cid}"))
+    if "timestamp" in base:
+        entry["timestamp"] = base["timestamp"]
+    return entry
+
+
+def export_new(im: Imported, result: Result) -> Lines:
+    """A fresh session file from another format's history: one line per message, chained."""
+    session = str(uuidlib.uuid5(NAMESPACE, f"session/{len(result.messages)}/{id(im)}"))
+    out: list[dict[str, Any]] = []
+    parent = None
+    for n, msg in enumerate(result.messages):
+        role = msg["role"]
+        if role == "assistant":
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": msg["content"]}] if msg["content"].strip() else []
+            blocks += [{"type": "tool_use", "id": c["tool_call_id"], "name": call_name(c),
+                        "input": args_object(call_args(c))} for c in msg.get("tool_calls") or ()]
+            message: dict[str, Any] = {"role": "assistant", "content": blocks}
+            kind = "assistant"
+        elif role == "tool":
+            block = {"tool_use_id": msg["tool_call_id"], "type": "tool_result", "content": msg["content"]}
+            if result.origins[n] is None:
+                block["is_error"] = True
+            message, kind = {"role": "user", "content": [block]}, "user"
+        else:
+            text = msg["content"] if role == "user" else f"[{role}] {as_text(msg['content'])}"
+            message, kind = {"role": "user", "content": text}, "user"
+        u = str(uuidlib.uuid5(NAMESPACE, f"{session}/{n}"))
+        out.append({"parentUuid": parent, "isSidechain": False, "sessionId": session, "type": kind,
+                    "message": message, "uuid": u})
+        parent = u
+    return Lines(NAME, [dump_line(e) for e in out], out)
+
+
+# -- registration --------------------------------------------------------------------------
+from .base import describe_block as _describe  # noqa: E402
+from .registry import Format  # noqa: E402
+
+FORMAT = Format(
+    NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,
+    describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
+    sniff=sniff, parse=parse, dump=dump,
+)

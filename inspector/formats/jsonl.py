@@ -1,0 +1,157 @@
+"""Agent session files written as JSON Lines: the raw lines kept byte for byte, beside what
+each one parses to.
+
+A session exporter changes only the lines an event touches; every other line goes back out
+as the exact bytes it came in as (line ending included), in the same order. A line that is
+not JSON (a write cut short by a crash) is kept as it is and parses to ``None``; the agent's
+own loader skips such a line, and so does the importer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..io import BOM, InputError
+from .base import Loc
+
+SCAN_LINES = 64          # sniffing looks at this many non-blank lines at most
+
+
+@dataclass(slots=True, eq=False)
+class Lines:
+    """A JSONL file as lines. ``raw[i]`` is line ``i`` (0-based) without its ``\\n``;
+    ``entries[i]`` is what it parses to (None: blank or not JSON)."""
+
+    format: str
+    raw: list[bytes]
+    entries: list[Any]
+    final_newline: bool = True
+    bom: bool = False
+    bad: list[int] = field(default_factory=list)      # lines that are not JSON
+
+    def to_bytes(self) -> bytes:
+        body = b"\n".join(self.raw)
+        if self.final_newline and self.raw:
+            body += b"\n"
+        return (BOM if self.bom else b"") + body
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Lines) and self.raw == other.raw and self.final_newline == other.final_newline
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+
+def split(data: bytes, fmt: str, name: str) -> Lines:
+    bom = data.startswith(BOM)
+    if bom:
+        data = data[len(BOM):]
+    raw = data.split(b"\n")
+    final = bool(raw) and raw[-1] == b""
+    if final:
+        raw.pop()
+    entries: list[Any] = []
+    bad: list[int] = []
+    for i, line in enumerate(raw):
+        if not line.strip():
+            entries.append(None)
+            continue
+        try:
+            entries.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            entries.append(None)
+            bad.append(i)
+    if bad and not any(isinstance(e, Mapping) for e in entries):
+        raise InputError(name, f"{fmt}: no JSON object on any line; expected a session file (JSON Lines)")
+    return Lines(fmt, raw, entries, final, bom, bad)
+
+
+def first_objects(data: bytes, limit: int = SCAN_LINES) -> list[Mapping]:
+    """The JSON objects on the first few non-blank lines (for sniffing), without a full parse."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    found: list[Mapping] = []
+    start = 0
+    seen = 0
+    while seen < limit and start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        start = end + 1
+        if not line.strip():
+            continue
+        seen += 1
+        if not line.lstrip().startswith(b"{"):
+            return found if found else []
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, Mapping):
+            found.append(value)
+    return found
+
+
+def sniff_lines(data: bytes, claims: Callable[[Mapping], bool]) -> bool:
+    """True when the bytes are JSON Lines (not one JSON document) and a line is claimed."""
+    objects = first_objects(data)
+    if not objects:
+        return False
+    return any(claims(o) for o in objects)
+
+
+def dump_line(entry: Any) -> bytes:
+    """A line written the way the agents write theirs: compact JSON, keys in their order."""
+    return orjson.dumps(entry)
+
+
+def describe_line(line: int, key: str | None = None, blocks: tuple[int, ...] | None = None) -> str:
+    base = f"line {line + 1}"
+    if not key or blocks is None:
+        return base
+    if len(blocks) == 1:
+        return f"{base}, {key}[{blocks[0]}]"
+    if not blocks:
+        return f"{base}, {key}"
+    return f"{base}, {key}[{','.join(map(str, blocks))}]"
+
+
+class LineLoc(Loc):
+    """A :class:`Loc` whose ``message`` is a 0-based line number: it reads ``line 214,
+    content[0]`` (1-based, as editors number lines). ``items`` lists every line a flat row
+    covers (one API message split over several lines)."""
+
+    __slots__ = ()
+
+    def describe(self, container: str | None = None) -> str:
+        if self.items and len(self.items) > 1:
+            return "lines " + ", ".join(str(i + 1) for i in self.items)
+        return describe_line(self.message, self.key, self.blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class LineFormat:
+    """The raw-bytes hooks every JSON Lines session format shares: a format names itself,
+    says which lines are its own, and why a parsed file is one of its sessions."""
+
+    name: str
+    claims: Callable[[Mapping], bool]
+    reason: str
+
+    def sniff(self, data: bytes, name: str = "<input>") -> bool:
+        return sniff_lines(data, self.claims)
+
+    def parse(self, data: bytes, name: str = "<input>", **options: Any) -> Lines:
+        return split(data, self.name, name)
+
+    def dump(self, document: Lines, compact: bool = False) -> bytes:
+        return document.to_bytes()
+
+    def evidence(self, document: Any) -> list[str]:
+        return [self.reason] if isinstance(document, Lines) and document.format == self.name else []

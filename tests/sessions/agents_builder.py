@@ -1,0 +1,81 @@
+"""Agents SDK SQLiteSession databases made with the SDK's own schema and JSON spelling
+(``json.dumps`` per item, ``created_at`` from CURRENT_TIMESTAMP-style text)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS agent_sessions (
+    session_id TEXT PRIMARY KEY,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS agent_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    message_data TEXT NOT NULL,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    FOREIGN KEY (session_id) REFERENCES agent_sessions (session_id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS idx_agent_messages_session_id ON agent_messages (session_id, created_at);
+"""
+
+
+def make(path: Path, sessions: dict[str, list[Any]], wal: bool = False) -> Path:
+    conn = sqlite3.connect(path)
+    if wal:
+        conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(SCHEMA)
+    for n, (sid, items) in enumerate(sessions.items()):
+        conn.execute("INSERT INTO agent_sessions (session_id, created_at, updated_at) VALUES (?, ?, ?)",
+                     (sid, f"2025-10-12 09:0{n}:00", f"2025-10-12 09:0{n}:30"))
+        for k, item in enumerate(items):
+            conn.execute("INSERT INTO agent_messages (session_id, message_data, created_at) VALUES (?, ?, ?)",
+                         (sid, json.dumps(item), f"2025-10-12 09:0{n}:{k // 3:02d}"))
+    conn.commit()
+    conn.close()
+    return path
+
+
+def orphan_output() -> list[Any]:
+    """A run was cancelled between the tool call and its output, and a retry wrote the output
+    without the call (openai-agents-python #4827), then the user kept going."""
+    return [
+        {"content": "What's the weather in Lisbon and in Porto?", "role": "user"},
+        {"arguments": "{\"city\":\"Lisbon\"}", "call_id": "call_Lx81", "name": "get_weather",
+         "type": "function_call", "id": "fc_01", "status": "completed"},
+        {"call_id": "call_Lx81", "output": "Lisbon: 21C, sunny", "type": "function_call_output"},
+        {"call_id": "call_Po27", "output": "Porto: 17C, cloudy", "type": "function_call_output"},
+        {"id": "msg_01", "content": [{"annotations": [], "text": "Lisbon is 21C and sunny.", "type": "output_text"}],
+         "role": "assistant", "status": "completed", "type": "message"},
+        {"content": "And tomorrow?", "role": "user"},
+        {"arguments": "{\"city\":\"Lisbon\",\"day\":\"tomorrow\"}", "call_id": "call_Tm03", "name": "get_weather",
+         "type": "function_call", "id": "fc_02", "status": "completed"},
+        {"content": "Hello? Are you still there?", "role": "user"},
+    ]
+
+
+def clean() -> list[Any]:
+    return [
+        {"content": "Weather in Faro?", "role": "user"},
+        {"arguments": "{\"city\":\"Faro\"}", "call_id": "call_Fa11", "name": "get_weather",
+         "type": "function_call", "id": "fc_09", "status": "completed"},
+        {"call_id": "call_Fa11", "output": "Faro: 24C", "type": "function_call_output"},
+        {"id": "msg_09", "content": [{"annotations": [], "text": "Faro is 24C.", "type": "output_text"}],
+         "role": "assistant", "status": "completed", "type": "message"},
+    ]
+
+
+def items(path: Path, session: str) -> list[Any]:
+    """What the SDK's get_items returns (its own query)."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT message_data FROM agent_messages WHERE session_id = ? ORDER BY created_at ASC",
+                            (session,)).fetchall()
+    finally:
+        conn.close()
+    return [json.loads(r[0]) for r in rows]

@@ -1,0 +1,78 @@
+"""One clean document per session format, in the shape of the shared format fixtures (a
+weather bot calling get_weather for Paris and Rome in parallel), as parsed documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import orjson
+
+from inspector.formats import agents_sqlite, claude_code, codex_rollout
+
+from . import agents_builder
+from .claude_builder import Session, text
+from .codex_builder import Rollout
+
+
+def _weather(tool_id: str, city: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": "get_weather", "input": {"city": city}}
+
+
+def claude() -> Any:
+    s = Session()
+    s.user("What's the weather in Paris and Rome?")
+    s.assistant("msg_01W", text("I'll check both."), _weather("toolu_01A", "Paris"), _weather("toolu_01B", "Rome"))
+    s.result("toolu_01A", "18C")
+    s.result("toolu_01B", "24C")
+    s.assistant("msg_02W", text("Paris 18C, Rome 24C."))
+    return claude_code.parse(s.data(), "clean.jsonl")
+
+
+def codex() -> Any:
+    r = Rollout()
+    r.user("Weather in Paris and Rome?")
+    for cid, city in (("call_A", "Paris"), ("call_B", "Rome")):
+        r._line("response_item", {"type": "function_call", "name": "get_weather",
+                                  "arguments": orjson.dumps({"city": city}).decode(), "call_id": cid})
+    r._line("response_item", {"type": "function_call_output", "call_id": "call_A", "output": "18C"})
+    r._line("response_item", {"type": "function_call_output", "call_id": "call_B", "output": "24C"})
+    r.say("Paris 18C, Rome 24C.")
+    return codex_rollout.parse(r.data(), "rollout.jsonl")
+
+
+def gemini_cli() -> Any:
+    def call(cid: str, city: str, out: str) -> dict[str, Any]:
+        return {"id": cid, "name": "get_weather", "args": {"city": city}, "status": "success",
+                "timestamp": "2025-10-12T09:20:00.000Z",
+                "result": [{"functionResponse": {"id": cid, "name": "get_weather", "response": {"output": out}}}]}
+
+    return {"sessionId": "8e1f5c2a", "projectHash": "c0ffee", "startTime": "2025-10-12T09:10:00.000Z",
+            "lastUpdated": "2025-10-12T09:40:00.000Z", "messages": [
+                {"id": "m1", "timestamp": "2025-10-12T09:10:00.000Z", "type": "user",
+                 "content": "Weather in Paris and Rome?"},
+                {"id": "m2", "timestamp": "2025-10-12T09:11:00.000Z", "type": "gemini", "content": "",
+                 "toolCalls": [call("get_weather-1", "Paris", "18C"), call("get_weather-2", "Rome", "24C")]},
+                {"id": "m3", "timestamp": "2025-10-12T09:12:00.000Z", "type": "gemini",
+                 "content": "Paris 18C, Rome 24C."}]}
+
+
+def agents() -> Any:
+    items = [
+        {"content": "Weather in Paris and Rome?", "role": "user"},
+        {"arguments": "{\"city\":\"Paris\"}", "call_id": "call_A", "name": "get_weather", "type": "function_call"},
+        {"arguments": "{\"city\":\"Rome\"}", "call_id": "call_B", "name": "get_weather", "type": "function_call"},
+        {"call_id": "call_A", "output": "18C", "type": "function_call_output"},
+        {"call_id": "call_B", "output": "24C", "type": "function_call_output"},
+        {"content": [{"text": "Paris 18C, Rome 24C.", "type": "output_text", "annotations": []}],
+         "role": "assistant", "type": "message"},
+    ]
+    with TemporaryDirectory() as tmp:
+        path = agents_builder.make(Path(tmp) / "s.db", {"weather": items})
+        return agents_sqlite.parse(path.read_bytes(), "s.db")
+
+
+def clean_sessions() -> dict[str, Any]:
+    return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
+            "agents-sqlite": agents()}
