@@ -15,7 +15,8 @@ from typing import Any
 
 from ..engine import Result
 from ..formats import Imported, import_history
-from ..io import InputError, parse_json, read_bytes
+from ..io import InputError, read_bytes
+from ..pipeline import parse
 from .adapter import normalize
 from .rows import Model
 
@@ -99,8 +100,8 @@ def _load(source: Source, progress: ReportProgress, strict: bool) -> Document:
         assert source.path is not None
         progress(f"Reading {name}", 0.0)
         data = _read(source.path, name, progress)
-    progress(f"Parsing {len(data) / 1e6:,.1f} MB of JSON", 0.3)
-    document = parse_json(data, name)
+    progress(f"Parsing {len(data) / 1e6:,.1f} MB", 0.3)
+    document = parse(data, name, source.fmt)   # a session file (JSONL, SQLite) is read by its format
     del data
     imported = import_history(document, name, source.fmt)
     return _normalized(source, imported, progress, strict)

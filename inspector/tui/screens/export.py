@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 from ...engine import Result
 from ...formats import Imported
 from ...io import InputError, atomic_write, describe_error, same_file
+from ...sessions import repaired_name
 from .. import adapter, confine
 from ..text import inert
 from .error import ErrorDialog
@@ -42,11 +43,14 @@ export_outcome = adapter.export  # (imported, name, to, strict) -> (bytes, forma
 
 def default_export_path(source: str | None, to: str = "same") -> str:
     """Beside the input as NAME.normalized.json (NAME.normalized.FORMAT.json in another
-    format); stdin and samples go to the current folder."""
+    format; NAME.repaired.jsonl for an agent's session file); stdin and samples go to the
+    current folder."""
     suffix = "normalized.json" if to == "same" else f"normalized.{to}.json"
     if source is None:
         return f"stdin.{suffix}"
     path = Path(source)
+    if to == "same" and path.suffix in (".jsonl", ".db", ".sqlite", ".sqlite3"):
+        return repaired_name(path)   # a session file: the same name as `inspector normalize` writes
     stem = path.name[:-5] if path.name.endswith(".json") else path.name
     return str(path.with_name(f"{stem}.{suffix}"))
 
