@@ -56,3 +56,17 @@ def test_the_error_printer_prints_one_line_and_returns_the_exit_code():
     assert print_error(KeyboardInterrupt(), stream=io.StringIO()) == EXIT_INTERRUPTED
     with pytest.raises(ZeroDivisionError):
         print_error(ZeroDivisionError("a bug"), stream=io.StringIO())
+
+
+def test_batch_offers_only_formats_that_fit_on_one_line():
+    """A session file format (JSONL, SQLite) cannot be one record of a JSONL output."""
+    import subprocess
+    import sys
+
+    def batch(*args):
+        return subprocess.run([sys.executable, "-m", "inspector", "batch", *args], capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+    refused = batch("-", "-o", "out.jsonl", "--to", "claude-code")
+    assert refused.returncode == 2 and "invalid choice: 'claude-code'" in refused.stderr
+    assert "anthropic" in batch("--help").stdout

@@ -32,7 +32,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Stream a dataset through the engine in parallel, in input order, and print "
                     "its health report. A record that cannot be read is counted and logged, "
                     "never fatal.",
-        parents=[from_option("input format of every record (default: detect each)"), to_option(), strict_option()],
+        parents=[from_option("input format of every record (default: detect each)"), to_option(documents_only=True),
+                 strict_option()],
     )
     p.add_argument("inputs", metavar="INPUT", nargs="+",
                    help="JSONL file (one history per line; .gz read transparently), folder of "
