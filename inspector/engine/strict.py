@@ -22,16 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import Recorder, Result, Stage
+from .model import Recorder, Stage
 from .pairing import INTERRUPTED
-from .rule import KINDS, STRICT_CLAUSES
+from .rule import STRICT_CLAUSES
 
 STAGE = "strict"
 ADJACENT, EARLY, RESTORE, HEAL = STRICT_CLAUSES
-
-# Kept for views that still read the strict stage's kinds apart; the one table is rule.KINDS.
-STRICT_KINDS = {name: k for name, k in KINDS.items() if k.clause in STRICT_CLAUSES}
-ALL_KINDS = KINDS
 
 
 def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,
@@ -122,9 +118,3 @@ def run(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder
                 duplicates.setdefault(wanted[origin], []).append((origin, msg))
     return strict_pass(messages, origins, rec, duplicates)
 
-
-def normalize_strict(messages: list[Any]) -> Result:
-    """``normalize(messages, extensions=("strict",))``, for callers written before the stage table."""
-    from . import normalize   # the package imports this module for its stage table
-
-    return normalize(messages, extensions=(STAGE,))

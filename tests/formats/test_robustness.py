@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine.strict import normalize_strict
+from inspector.engine import normalize
 from inspector.formats import FORMATS, export_history, import_history
 from inspector.io import InputError
 
@@ -30,7 +30,7 @@ def test_any_document_imports_and_exports_or_fails_cleanly(doc, fmt, to):
         im = import_history(doc, "x.json", fmt)
     except InputError:
         return
-    result = normalize_strict(im.messages)
+    result = normalize(im.messages, extensions=("strict",))
     export_history(im, result, to)
     assert len(im.sources) == len(im.messages) == len(im.calls)
     for i in range(len(im.messages)):

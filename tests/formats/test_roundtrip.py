@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from inspector.engine import normalize
-from inspector.engine.strict import normalize_strict
 from inspector.formats import FORMATS, export_history, import_history
 
 from .fixtures import CLEAN, GEMINI_IDS, INTERRUPTED, clone
@@ -16,7 +15,7 @@ from .fixtures import CLEAN, GEMINI_IDS, INTERRUPTED, clone
 
 def roundtrip(doc, fmt="auto", to="same", strict=False):
     im = import_history(doc, "t.json", fmt)
-    result = (normalize_strict if strict else normalize)(im.messages)
+    result = normalize(im.messages, extensions=("strict",) if strict else ())
     return im, result, export_history(im, result, to)
 
 

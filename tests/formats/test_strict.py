@@ -7,8 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.engine import normalize
-from inspector.engine.strict import STRICT_CLAUSES, STRICT_KINDS, normalize_strict
+from inspector.engine import KINDS, STRICT_CLAUSES, normalize
 from inspector.targets import check as check_target
 
 
@@ -21,7 +20,7 @@ def test_strict_stage_moves_drops_and_heals_with_its_own_clauses():
         {"role": "tool", "content": "late", "tool_call_id": "c2"},
     ]
     base = normalize(history)
-    result = normalize_strict(history)
+    result = normalize(history, extensions=("strict",))
     assert [s.name for s in result.stages] == ["coerce", "hoist", "repair", "strip", "strict"]
     strict = result.stages[-1]
     assert [(e.clause, e.kind, e.drop, e.origin) for e in strict.events] == [
@@ -29,7 +28,7 @@ def test_strict_stage_moves_drops_and_heals_with_its_own_clauses():
         ("strict:adjacent", "strict-moved", False, 4),
         ("strict:heal", "strict-healed", False, None),
     ]
-    assert all(e.clause in STRICT_CLAUSES and e.kind in STRICT_KINDS for e in strict.events)
+    assert all(e.clause in STRICT_CLAUSES and e.kind in {k for k, v in KINDS.items() if v.clause in STRICT_CLAUSES} for e in strict.events)
     assert result.dropped == base.dropped + 1 == sum(e.drop for e in result.events)
     assert strict.origins == result.origins == [0, 2, 4, None, 3]
     assert [m["content"] for m in result.messages][2:4] == ["late", "Tool call was interrupted; no result."]
@@ -39,10 +38,10 @@ def test_strict_stage_moves_drops_and_heals_with_its_own_clauses():
 def test_strict_output_is_already_normalized():
     history = [{"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": "a"}]},
                {"role": "user", "content": "x"}, {"role": "tool", "content": "r", "tool_call_id": "a"}]
-    out = normalize_strict(history).messages
+    out = normalize(history, extensions=("strict",)).messages
     again = normalize(out)
     assert again.messages == out and again.events == []
-    assert normalize_strict(out).events == []
+    assert normalize(out, extensions=("strict",)).events == []
 
 
 IDS = st.sampled_from(["a", "b", "c", "d", "0", ""])
@@ -60,7 +59,7 @@ MESSAGE = st.one_of(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(MESSAGE, max_size=14))
 def test_strict_output_passes_openai_chat_and_anthropic_checks(history):
-    result = normalize_strict(history)
+    result = normalize(history, extensions=("strict",))
     assert check_target(result.messages, "openai-chat") == []
     assert check_target(result.messages, "anthropic") == []
     assert result.dropped == sum(1 for e in result.events if e.drop)
@@ -74,7 +73,7 @@ def test_strict_output_exported_natively_still_passes_after_reading_it_back(hist
     from inspector.formats import export_history, import_history
 
     im = import_history(history, "gen", "flat")
-    document = export_history(im, normalize_strict(im.messages), target)
+    document = export_history(im, normalize(im.messages, extensions=("strict",)), target)
     back = import_history(document, "back", target)
     again = normalize(back.messages)
     assert not [e for e in again.events if e.drop]
@@ -90,7 +89,7 @@ def test_a_late_real_result_dropped_as_a_duplicate_of_an_early_one_is_restored()
     ]
     base = normalize(history)
     assert [e.kind for e in base.events] == ["result-duplicate"]       # MEM-5 keeps the early copy
-    result = normalize_strict(history)
+    result = normalize(history, extensions=("strict",))
     assert [(e.kind, e.origin) for e in result.stages[-1].events] == [
         ("strict-early-result", 1), ("strict-restored", 3)]
     assert result.messages[2] == {"role": "tool", "content": "real answer", "tool_call_id": "c1"}
