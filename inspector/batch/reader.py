@@ -6,8 +6,10 @@ valid, no line is read twice, and memory stays bounded whatever the file size. L
 numbers are counted per task and made file-wide by the consumer, which sees tasks in
 order (see ``LineCounter``). A gzip stream or standard input cannot be cut without
 reading it, so the parent reads it in blocks of whole lines (``Block``). A folder is cut
-into lists of ``.json`` files (``Files``), in sorted path order so runs are reproducible.
-Gzip is recognised by its magic bytes, not by the file name.
+into lists of ``.json`` files (``Files``), in sorted path order so runs are reproducible;
+agent session files in it (a ``.jsonl`` file or ``.db`` database that a session format
+recognises by its first bytes) are listed too, each one whole-file record. Gzip is
+recognised by its magic bytes, not by the file name.
 
 Nothing is skipped silently: a folder entry that cannot be read (a dangling link, a link
 loop, a FIFO or device, a folder without permission) and a file that vanishes midway each
@@ -30,6 +32,8 @@ from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
+SESSION_SUFFIXES = (".jsonl", ".db")  # in a folder: one whole file each, when a session format sniffs it
+SESSION_SNIFFERS = ("claude-code", "codex-rollout", "agents-sqlite")
 TASK_BYTES = 1 << 20   # about a megabyte of input per task: large pickles, small windows
 FILES_PER_TASK = 64
 SCAN = 1 << 16
@@ -126,9 +130,10 @@ def classify(paths: list[str]) -> list[Input]:
 
 
 def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
-    """``.json`` and ``.json.gz`` entries under ``folder``, depth first, sorted at each level,
-    each with the reason it cannot be read (None when it looks readable). A subfolder that
-    cannot be listed is an entry too (its path ends in ``/``), so nothing is skipped silently."""
+    """``.json`` and ``.json.gz`` entries and agent session files under ``folder``, depth
+    first, sorted at each level, each with the reason it cannot be read (None when it looks
+    readable). A subfolder that cannot be listed is an entry too (its path ends in ``/``), so
+    nothing is skipped silently."""
     unreadable: list[tuple[Path, str]] = []
 
     def listing_failed(exc: OSError) -> None:
@@ -140,10 +145,35 @@ def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
         dirs.sort()
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in sorted(files):
-            if name.endswith(FOLDER_SUFFIXES) and not name.startswith("."):
+            if name.startswith("."):
+                continue
+            if name.endswith(FOLDER_SUFFIXES):
                 path = Path(root, name)
                 yield path, _unreadable(path)
+            elif name.endswith(SESSION_SUFFIXES):
+                path = Path(root, name)
+                problem = _unreadable(path)
+                if problem is not None or is_session_file(path):
+                    yield path, problem
     yield from _drain(unreadable)
+
+
+def is_session_file(path: Path) -> bool:
+    """Whether a session format claims the file by its first bytes (as ``inspector check``
+    finds sessions in a folder). A file that cannot be read is listed, to fail by name."""
+    from ..formats import REGISTRY
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return True
+    return any(REGISTRY[f].sniff(head, str(path)) for f in SESSION_SNIFFERS)
+
+
+def is_session_record(relpath: str | None) -> bool:
+    """A folder record that is a whole agent session file (not one JSON document)."""
+    return relpath is not None and relpath.endswith(SESSION_SUFFIXES)
 
 
 def _drain(unreadable: list[tuple[Path, str]]) -> Iterator[tuple[Path, str]]:
@@ -176,7 +206,7 @@ def _os_reason(exc: OSError) -> str:
 
 
 def mirrored_name(relpath: str) -> str:
-    """A folder record's output path: the same relative path, always plain ``.json``."""
+    """A folder record's output path: the same relative path, ``.json.gz`` as plain ``.json``."""
     return relpath[: -len(".gz")] if relpath.endswith(".json.gz") else relpath
 
 

@@ -3,6 +3,9 @@
 Each record goes through :func:`inspector.pipeline.run` with the options of
 ``inspector normalize --compact`` (``--from``, ``--to``, ``--strict``), so an output line
 is exactly what that command prints for the record, in the local job and on Dask alike.
+An agent session file in a folder (``.jsonl``, ``.db``) is one record too, the whole file,
+written to the mirrored folder as ``inspector normalize FILE -o OUT`` writes it (a
+database holding several sessions: every session repaired, see :func:`run_session_file`).
 A task names about a megabyte of input (a byte range of a file, a block of lines, or a
 few files) and the worker reads it itself, so the parent neither reads nor pickles the
 input. The worker also puts the task's output where the parent writes it from, gzip-
@@ -27,11 +30,13 @@ import orjson
 from .. import pipeline
 from ..engine import gc_paused
 from ..io import MAX_WRITE_DEPTH, InputError
-from .reader import Record, Span, Task, mirrored_name, task_records
+from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
 
 RECORD = "<record>"  # the name a record carries inside the pipeline; failures name the file
 EXCERPT = 120
+SESSION_NEEDS_FOLDER = ("an agent session file is repaired into a mirrored output folder, not into one "
+                        "JSONL stream; give a folder as the output")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +131,13 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
         try:
             if isinstance(item, str):  # the reader could not read it at all
                 raise InputError(RECORD, item)
-            outcome = pipeline.run(item, RECORD, fmt, to, strict, compact=True)
-            data = outcome.data
+            if mirror is None and is_session_record(record.relpath):
+                raise InputError(RECORD, SESSION_NEEDS_FOLDER)
+            if is_session_record(record.relpath):
+                outcomes = run_session_file(item, conversion)
+            else:
+                outcomes = [pipeline.run(item, RECORD, fmt, to, strict, compact=True)]
+            data = outcomes[-1].data
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
@@ -146,12 +156,35 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
         kinds: dict[tuple[str, str], int] = {}
-        for event in outcome.events:  # import, engine and export events, in order
-            key = (event.clause, event.kind)
-            kinds[key] = kinds.get(key, 0) + 1
-        health.add_record(outcome.result.dropped, kinds, outcome.changed, record.source, record.line)
+        for outcome in outcomes:
+            for event in outcome.events:  # import, engine and export events, in order
+                key = (event.clause, event.kind)
+                kinds[key] = kinds.get(key, 0) + 1
+        health.add_record(sum(o.result.dropped for o in outcomes), kinds, any(o.changed for o in outcomes),
+                          record.source, record.line)
     result.output = b"".join(parts)
     return result
+
+
+def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outcome]:
+    """A whole agent session file through the pipeline, as ``inspector normalize FILE`` runs it.
+    A database holding several sessions has each repaired in turn, every one in the database
+    the one before it wrote (``normalize --session ID`` run once per session); the last
+    outcome holds the bytes to write."""
+    fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
+    document = pipeline.parse(data, RECORD, fmt)
+    sessions = list(getattr(document, "sessions", None) or ())
+    if getattr(document, "session", None) is not None or len(sessions) < 2:
+        return [pipeline.run(document, RECORD, fmt, to, strict, compact=True)]
+    if to != "same":
+        raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "
+                                 "only into a database (without --to)")
+    outcomes = []
+    for session in sessions:
+        outcome = pipeline.run(document, RECORD, fmt, to, strict, compact=True, session=session)
+        outcomes.append(outcome)
+        document = pipeline.parse(outcome.data, RECORD, fmt)
+    return outcomes
 
 
 def _failed(result: ChunkResult, record: Record, reason: str, line: int | None = None,
