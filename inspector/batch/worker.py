@@ -29,7 +29,7 @@ import orjson
 
 from .. import pipeline
 from ..engine import gc_paused
-from ..io import MAX_WRITE_DEPTH, InputError
+from ..io import MAX_WRITE_DEPTH, InputError, parse_json
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
 
@@ -136,7 +136,10 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             if is_session_record(record.relpath):
                 outcomes = run_session_file(item, conversion)
             else:
-                outcomes = [pipeline.run(item, RECORD, fmt, to, strict, compact=True)]
+                # A record is one JSON document: no session format's sniffing of raw bytes
+                # applies to it (and a sniff would parse every line twice).
+                document = parse_json(item, RECORD) if fmt == "auto" else pipeline.parse(item, RECORD, fmt)
+                outcomes = [pipeline.run(document, RECORD, fmt, to, strict, compact=True)]
             data = outcomes[-1].data
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
