@@ -156,8 +156,6 @@ _KINDS = [
     # export: what writing the output changed beyond the engine's decisions
     Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
          "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
-    Kind("export-converted", EXPORT_CLAUSE, False, "converted on export",
-         "Something the output format cannot hold was written in the nearest form it has.", "change"),
     Kind("export-omitted", EXPORT_CLAUSE, False, "omitted on export",
          "Blocks or items with no counterpart in the target format were not written.", "change"),
     Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",

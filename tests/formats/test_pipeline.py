@@ -61,15 +61,15 @@ def test_export_events_count_as_changes_and_belong_to_their_export(monkeypatch):
 
 
 def test_explain_shows_export_events_in_text_and_json(tmp_path, capsys, monkeypatch):
-    _noting(monkeypatch, "export-converted")
+    _noting(monkeypatch, "export-omitted")
     path = tmp_path / "o.json"
     path.write_bytes(orjson.dumps(CLEAN["openai-chat"]))
     assert cli.main(["explain", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "export (openai-chat): 1 event" in text and "export-converted" in text and "[converted on export]" in text
+    assert "export (openai-chat): 1 event" in text and "export-omitted" in text and "[omitted on export]" in text
     assert cli.main(["explain", "--json", str(path)]) == 0
     report = orjson.loads(capsys.readouterr().out)
-    assert [e["kind"] for e in report["export"]["events"]] == ["export-converted"] and report["changed"]
+    assert [e["kind"] for e in report["export"]["events"]] == ["export-omitted"] and report["changed"]
     assert cli.main(["check", str(path)]) == 1
 
 
