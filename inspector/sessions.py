@@ -104,6 +104,12 @@ def each_session(paths: Iterator[str], session: str | None) -> Iterator[tuple[st
         yield path, session, name if session is None else f"{name} --session {session}"
 
 
+def claims(head: bytes, name: str) -> bool:
+    """Whether a session format claims a file by its first bytes (JSONL or SQLite; the JSON
+    session formats are told by their content, see ``_json_session``)."""
+    return any(REGISTRY[f].sniff(head, name) for f in SESSION_FORMATS)
+
+
 def _sessions_under(root: Path) -> Iterator[str]:
     found = []
     for folder, dirs, files in os.walk(root):
@@ -118,7 +124,7 @@ def _sessions_under(root: Path) -> Iterator[str]:
         except OSError:
             continue                   # unreadable (a broken link...): not a session found here
         if not path.endswith(".json"):
-            if any(REGISTRY[f].sniff(head, path) for f in SESSION_FORMATS):
+            if claims(head, path):
                 yield path
         elif head.lstrip().startswith(b"{") and _json_session(path):
             yield path

@@ -33,7 +33,6 @@ from ..io import BOM, InputError, describe_os_error
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
 SESSION_SUFFIXES = (".jsonl", ".db")  # in a folder: one whole file each, when a session format sniffs it
-SESSION_SNIFFERS = ("claude-code", "codex-rollout", "agents-sqlite")
 TASK_BYTES = 1 << 20   # about a megabyte of input per task: large pickles, small windows
 FILES_PER_TASK = 64
 SCAN = 1 << 16
@@ -161,14 +160,14 @@ def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
 def is_session_file(path: Path) -> bool:
     """Whether a session format claims the file by its first bytes (as ``inspector check``
     finds sessions in a folder). A file that cannot be read is listed, to fail by name."""
-    from ..formats import REGISTRY
+    from ..sessions import claims
 
     try:
         with open(path, "rb") as handle:
-            head = handle.read(1 << 16)
+            head = handle.read(SCAN)
     except OSError:
         return True
-    return any(REGISTRY[f].sniff(head, str(path)) for f in SESSION_SNIFFERS)
+    return claims(head, str(path))
 
 
 def is_session_record(relpath: str | None) -> bool:
