@@ -63,6 +63,9 @@ class Outcome:
         return bool(self.export_events) or self.exported != self.imported.document
 
 
+SNIFF_BYTES = 1 << 20   # what a format sees of the bytes when it is asked whether they are its own
+
+
 def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
     """Bytes to a document: a format that claims raw bytes (``Format.sniff``) parses them
     itself; anything else is one JSON document."""
@@ -70,8 +73,11 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
         if fmt not in REGISTRY:
             raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(REGISTRY)}")
         return REGISTRY[fmt].parse(data, name)
+    # Formats sniff the head only: a one-line JSON body of many megabytes is then not parsed
+    # once per JSON Lines format before it is parsed as the document it is.
+    head = data[:SNIFF_BYTES]
     for f in REGISTRY.values():
-        if f.sniff(data, name):
+        if f.sniff(head, name):
             return f.parse(data, name)
     return parse_json(data, name)
 

@@ -123,3 +123,21 @@ def test_every_kind_an_event_names_is_in_the_table():
     for path in SAMPLES:
         for e in run_file(path, strict=True).events:
             assert e.kind in KINDS, e
+
+
+def test_formats_sniff_only_the_head_of_large_input(monkeypatch):
+    """A compact JSON body of many megabytes is one line: sniffing all of it would parse it
+    once per JSON Lines format before the real parse."""
+    import dataclasses
+
+    from inspector import pipeline
+    from inspector.formats import REGISTRY
+
+    seen: list[int] = []
+    name = next(iter(REGISTRY))
+    monkeypatch.setitem(REGISTRY, name, dataclasses.replace(
+        REGISTRY[name], sniff=lambda data, where: seen.append(len(data)) or False))
+    body = b'{"messages":[' + b",".join([b'{"role":"user","content":"' + b"x" * 1000 + b'"}'] * 3000) + b"]}"
+    assert len(body) > pipeline.SNIFF_BYTES
+    assert pipeline.parse(body, "big.json")["messages"][0]["role"] == "user"
+    assert seen == [pipeline.SNIFF_BYTES]
