@@ -32,3 +32,11 @@ class LoadFailed(Message):
         super().__init__()
         self.source = source
         self.error = error
+
+
+class StagesPrepared(Message):
+    """The warm-up worker has built every view's rows of ``document``."""
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document

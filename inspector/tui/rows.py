@@ -390,7 +390,10 @@ class Model:
             if in_dst[p] < 0:
                 add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
             p += 1
-        return StageRows(view, before, after, src, dst, marks, origins, events_at, synth, none_out, stage.name)
+        # Tuples of numbers leave the collector's watch after its first look; lists never do,
+        # and each full collection would walk these 200,000 items again (a stalled keypress).
+        return StageRows(view, before, after, tuple(src), tuple(dst), marks, tuple(origins), events_at, synth,
+                         none_out, stage.name)
 
     # -- journeys and filters ------------------------------------------------------
     def journey(self, key: Any) -> list[Step]:

@@ -32,7 +32,7 @@ from ...io import InputError, describe_error
 from .. import confine
 from ..adapter import STRICT, is_extension, kind_info
 from ..loader import Document, Source, load_document, renormalize
-from ..messages import DocumentLoaded, LoadFailed, LoadProgress
+from ..messages import DocumentLoaded, LoadFailed, LoadProgress, StagesPrepared
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
@@ -119,12 +119,14 @@ class MainScreen(Screen[None]):
                 tooltip="Back to the table; clear search and filters"),
     ]
 
-    # The view state: every change goes through the watchers below, to _show_view.
-    view: reactive[int] = reactive(0, init=False)
-    split: reactive[bool] = reactive(False, init=False)
-    changed_only: reactive[bool] = reactive(False, init=False)
-    kind: reactive[str | None] = reactive(None, init=False)
-    query_text: reactive[str] = reactive("", init=False)
+    # The view state: every change goes through the watchers below, to _show_view, which
+    # refreshes exactly the widgets that change (repainting the screen itself as well would
+    # cost a stage switch one more frame).
+    view: reactive[int] = reactive(0, init=False, repaint=False)
+    split: reactive[bool] = reactive(False, init=False, repaint=False)
+    changed_only: reactive[bool] = reactive(False, init=False, repaint=False)
+    kind: reactive[str | None] = reactive(None, init=False, repaint=False)
+    query_text: reactive[str] = reactive("", init=False, repaint=False)
 
     def __init__(self, strict: bool = False) -> None:
         super().__init__()
@@ -355,6 +357,18 @@ class MainScreen(Screen[None]):
             if get_current_worker().is_cancelled or self.doc is not doc:
                 return
             doc.model.rows(view).layout()
+        if not get_current_worker().is_cancelled:
+            self.post_message(StagesPrepared(doc))
+
+    @on(StagesPrepared)
+    def _on_prepared(self, message: StagesPrepared) -> None:
+        """The stage rows are long-lived like the document: collect once (the load's leftovers,
+        a few milliseconds) and freeze what remains, so that the full collections a session
+        keeps triggering walk only what the screen makes, not the rows of every stage (they
+        would cost a stage switch tens of milliseconds every few keys)."""
+        if message.document is self.doc:
+            gc.collect()
+            gc.freeze()
 
     def _show_document(self, keep: Any = None) -> None:
         title = self.query_one(TitleBar)

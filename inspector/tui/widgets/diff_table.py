@@ -126,7 +126,8 @@ class DiffTable(ScrollView, can_focus=True):
         "diff-table--move", "diff-table--change", "diff-table--dim", "diff-table--gone",
     }
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    # watch_cursor refreshes the lines that change (or all of them when the table scrolls).
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
 
     class Highlighted(Message):
         """The cursor moved to another row (None when the table is empty)."""
