@@ -10,6 +10,7 @@ kept as flat arrays and turned into :class:`Row` objects only for what is on scr
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -37,6 +38,7 @@ def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
 
 SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"
 _CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE}
+_MARKED = re.compile(b"[^" + SAME.encode() + b"]")
 MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed"}
 
 
@@ -130,9 +132,8 @@ class StageRows:
         return self._layout
 
     def changed(self) -> list[int]:
-        if self._changed is None:
-            space = ord(SAME)
-            self._changed = [r for r, m in enumerate(self.marks) if m != space]
+        if self._changed is None:  # a scan in C: changed rows are few among 200,000
+            self._changed = [m.start() for m in _MARKED.finditer(self.marks)]
         return self._changed
 
 

@@ -103,6 +103,34 @@ async def test_details_and_journey_of_a_dropped_row(broken_file):
         assert "In the output: no" in journey
 
 
+async def test_panes_follow_the_stage_and_the_file_not_a_filter(broken_file):
+    """A filter or the split keeps the selected row and the stage: the panes keep their
+    text (no new layout). A stage switch or a reload changes them."""
+    async with opened(broken_file) as (app, pilot):
+        await pilot.press("3")
+        _line_of(app, 7)
+        await pilot.pause()
+        details, rule = widget_text(app, "#details-body"), widget_text(app, "#rule-body")
+        assert "#7 · repair · dropped" in details and CLAUSES["3"].title in rule
+        await pilot.press("d", "s")
+        assert app.main.changed_only and app.main.split
+        assert widget_text(app, "#details-body") == details and widget_text(app, "#rule-body") == rule
+        await pilot.press("d", "s", "2")
+        assert f"#7 · {STAGES[1]}" in widget_text(app, "#details-body")
+        assert CLAUSES["2"].title in widget_text(app, "#rule-body")
+        await pilot.press("3")
+        assert '"nobody asked"' in widget_text(app, "#details-body")
+        broken_file.write_text(json.dumps([*BROKEN[:7], {**BROKEN[7], "content": "still nobody"}, *BROKEN[8:]]))
+        await pilot.press("r")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.main.doc.raw[7]["content"] == "still nobody":
+                break
+        await pilot.pause()
+        assert app.main.query_one(DiffTable).current.origin == 7
+        assert '"still nobody"' in widget_text(app, "#details-body")
+
+
 async def test_journey_of_a_synthesized_row(broken_file):
     result = normalize(BROKEN)
     synth = [e for e in result.events if e.kind == "result-synthesized"]

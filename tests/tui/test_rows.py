@@ -42,6 +42,7 @@ def check_model(raw):
         assert sorted(s for s in rows.src if s >= 0) == list(range(len(before)))
         assert [d for d in rows.dst if d >= 0] == list(range(len(stage.messages)))
         marks = [rows.mark(r) for r in range(len(rows))]
+        assert rows.changed() == [r for r in range(len(rows)) if marks[r] != SAME]
         row_drops = [e for e in stage.events if e.drop and e.call is None]
         synthesized = [e for e in stage.events if e.kind == "result-synthesized"]
         assert marks.count(DROP) == len(row_drops)

@@ -177,6 +177,13 @@ class DiffTable(ScrollView, can_focus=True):
         self.cursor = min(target, max(self.row_count - 1, 0))
         self.refresh()
 
+    @staticmethod
+    def prepare(rows: StageRows) -> None:
+        """Work out a whole view's lines, with the ids column showing, ahead of its first
+        showing (the warm-up worker calls this off the UI thread)."""
+        extra = rows.layout().extra
+        rows.view_cache.setdefault(("lines", bool(extra)), Lines(None, len(rows), extra))
+
     def _relayout(self) -> None:
         extra: dict[int, int] = {}
         if self.rows is not None and self._ids_width(self.scrollable_content_region.width):

@@ -84,9 +84,14 @@ class RulePanel(VerticalScroll, can_focus=False):
         self.brief = False
         self.view_name: str | None = None
         self.imported: Any = None
+        self._shown: tuple[Any, ...] | None = None
 
     def show(self, view: int, brief: bool | None = None, name: str | None = None, imported: Any = None) -> None:
         """``brief`` (a narrow screen) leaves out the longer asides; nothing is ever cut."""
+        shown = (view, name, imported, self.brief if brief is None else brief)
+        if shown == self._shown:
+            return  # the same text: no new layout (a filter or the split changed, not the stage)
+        self._shown = shown
         self.view = view
         self.view_name = name
         self.imported = imported
