@@ -56,6 +56,9 @@ def _child(path: str, launched: float) -> None:
             table = main.query_one(DiffTable)
             assert table.row_count > 0
             out["first_screen"] = time.time() - launched
+            # Whether the stage preparation (a worker thread) was still running when the cold
+            # keys began: its CPU time delays every "processed screen" until it ends.
+            out["preparing_at_cold"] = any(w.group == "warm" and not w.is_finished for w in app.workers)
             out["messages"] = len(main.doc.raw)
             out["events"] = len(main.doc.result.events)
             for label, keys in (("cold", KEYS), ("warm", KEYS)):
@@ -138,6 +141,7 @@ def main() -> int:
     from engine import ensure_data  # the engine benchmark's history, built once
 
     path = ensure_data(args.messages, args.seed)
+    load_before = os.getloadavg()
     print(f"file: {path.relative_to(ROOT)} ({path.stat().st_size / 1e6:.1f} MB)")
     base = _normalize_seconds(path, args.repeat)
     runs = [_tui_run(path) for _ in range(args.repeat)]
@@ -160,6 +164,10 @@ def main() -> int:
     print(f"slowest stage switch, key to processed screen: {worst:.3f} s (goal < {SWITCH_GOAL})")
     print(f"scroll to the last row (end key): {best['scroll_end']:.3f} s; page up, key to processed screen: "
           f"{best['page_key']:.3f} s per key, app side only: {best['page_direct']:.4f} s")
+    busy = sum(r["preparing_at_cold"] for r in runs)
+    print(f"stage preparation still running when the cold keys began: {busy} of {len(runs)} runs")
+    print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}, after: {:.2f} {:.2f} {:.2f}".format(
+        *load_before, *os.getloadavg()))
     ok = first / base <= FIRST_SCREEN_GOAL and worst < SWITCH_GOAL
     print("goals met" if ok else "goals NOT met")
     return 0 if ok else 1
