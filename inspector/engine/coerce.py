@@ -45,16 +45,22 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
     origins: list[int | None] = []
     push, mark = out.append, origins.append
     record = rec.record
-    own = fresh if rec.copy else _shared
-    reuse = not rec.copy
+    copy = rec.copy
+    own = fresh if copy else _shared
     for i, entry in enumerate(entries):
-        # Zero-copy mode: a message already exactly as this stage would write it (the same
-        # keys in the same order, a role that keeps them, text content, a non-empty list of
-        # calls or a text result id) is kept as the very same object.
-        if reuse and type(entry) is dict and (order := _FLAT_ORDERS.get(tuple(entry))) is not None \
+        # A message already exactly as this stage would write it (the same keys in the same
+        # order, a role that keeps them, text content, a non-empty list of calls or a text
+        # result id) needs no check: it is copied as it is, or in zero-copy mode kept as the
+        # very same object.
+        if type(entry) is dict and (order := _FLAT_ORDERS.get(tuple(entry))) is not None \
                 and type(role := entry["role"]) is str and role in order[0] and type(entry["content"]) is str \
                 and (order[1] is None or (type(extra := entry[order[1]]) is order[2] and (extra or order[2] is str))):
-            push(entry)
+            if not copy:
+                push(entry)
+            elif order[2] is list:
+                push({"role": role, "content": entry["content"], "tool_calls": [fresh(call) for call in extra]})
+            else:
+                push(entry.copy())
             mark(i)
             continue
         if type(entry) is not dict and not isinstance(entry, Mapping):
