@@ -83,15 +83,22 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
-        strict: bool = False, compact: bool = False, session: str | None = None) -> Outcome:
+        strict: bool = False, compact: bool = False, session: str | None = None,
+        owned: bool = False) -> Outcome:
     """Run the whole pipeline on a parsed document (``bytes`` are parsed first; ``session``
-    picks one session in a file that holds several)."""
+    picks one session in a file that holds several).
+
+    ``owned`` says the caller hands the document over: nobody else holds it, and nobody
+    will edit it or the outcome (bytes parsed here always are). The engine then runs in its
+    zero-copy mode, and the outcome's result shares call objects with its imported
+    document; otherwise the result's calls are copies, as ``normalize`` gives by default."""
     if isinstance(document, (bytes, bytearray, memoryview)):
         document = parse(bytes(document), name, fmt)
+        owned = True
     if session is not None:
         document = select_session(document, session, name)
     imported = import_history(document, name, fmt)
-    result = normalize(imported.messages, EXTENSIONS if strict else ())
+    result = normalize(imported.messages, EXTENSIONS if strict else (), copy=not owned)
     exported = export_history(imported, result, to)
     return Outcome(name, imported, result, exported, to, compact, list(imported.export_events))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+import orjson
 import pytest
 
 from inspector.engine import CLAUSES, INTERRUPTED, KINDS, MEM5_STAGES as STAGES, normalize
@@ -323,3 +324,30 @@ def test_kind_effects_describe_what_each_kind_does_to_a_row():
     assert by_effect == {"move", "add"}
     added = [i for i, o in enumerate(result.origins) if o is None]
     assert len(added) == sum(1 for e in result.events if KINDS[e.kind].effect == "add")
+
+
+def test_zero_copy_mode_shares_what_is_already_flat_and_never_edits_the_input():
+    calls = [{"tool_call_id": "c1", "name": "search"}]
+    history = [
+        {"role": "user", "content": "hi"},                                   # already flat
+        {"content": "hi", "role": "user"},                                   # other key order
+        {"role": "assistant", "content": "", "tool_calls": calls},           # already flat
+        {"role": "tool", "content": "r", "tool_call_id": "c1"},              # already flat
+        {"role": "tool", "content": "r2", "tool_call_id": 7},                # id to cast
+        {"role": "assistant", "content": "", "tool_calls": []},              # empty calls: rewritten
+        {"role": "user", "content": 3},                                      # content to cast
+        {"role": "user", "content": "x", "tool_calls": calls},               # field to discard
+    ]
+    before = orjson.dumps(history)
+    shared = normalize(history, copy=False)
+    copied = normalize(history)
+    assert orjson.dumps(history) == before
+    # The same bytes, events and origins either way.
+    assert orjson.dumps(shared.messages) == orjson.dumps(copied.messages)
+    assert shared.events == copied.events and shared.origins == copied.origins
+    kept = {o for m, o in zip(shared.messages, shared.origins) if o is not None and m is history[o]}
+    assert kept == {0, 2, 3}
+    assert shared.messages[2]["tool_calls"][0] is calls[0]
+    # The default gives the result objects of its own.
+    assert not any(m is history[o] for m, o in zip(copied.messages, copied.origins) if o is not None)
+    assert copied.messages[2]["tool_calls"][0] is not calls[0]

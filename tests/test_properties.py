@@ -187,3 +187,19 @@ def test_valid_histories_are_left_alone(history):
     result = normalize(history)
     assert orjson.dumps(result.messages) == orjson.dumps(history)
     assert result.dropped == 0 and result.events == []
+
+
+@SETTINGS
+@given(histories)
+def test_zero_copy_mode_gives_the_same_result_and_leaves_the_input_alone(history):
+    before = orjson.dumps(history)
+    shared = normalize(history, copy=False)
+    copied = normalize(history)
+    assert orjson.dumps(history) == before
+    for a, b in zip(shared.stages, copied.stages, strict=True):
+        assert orjson.dumps(a.messages) == orjson.dumps(b.messages)   # key order included
+        assert a.origins == b.origins and a.events == b.events
+    # Whatever the zero-copy result shares with the input is unchanged by normalizing.
+    for msg, origin in zip(shared.messages, shared.origins):
+        if origin is not None and msg is history[origin]:
+            assert list(msg) == list(copied.messages[shared.origins.index(origin)])

@@ -30,6 +30,7 @@ import orjson
 from .. import pipeline
 from ..engine import gc_paused
 from ..io import MAX_WRITE_DEPTH, InputError, parse_json
+from .heap import keep_freed_memory
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
 
@@ -100,6 +101,7 @@ def run_task(task: Task, conversion: Conversion = Conversion(), destination: Des
              number: int = 0, shared: Any = None, slot: tuple[int, int] | None = None) -> ChunkResult:
     """Read a task's records, process them, and put the output where ``destination`` says,
     or in ``shared`` memory at ``slot`` (offset, capacity) when given and large enough."""
+    keep_freed_memory()
     count = [0]
     with gc_paused():  # many small acyclic objects per record: the cyclic collector only costs time
         result = process_records(task_records(task, count), conversion, destination.mirror)
@@ -139,7 +141,7 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
                 # A record is one JSON document: no session format's sniffing of raw bytes
                 # applies to it (and a sniff would parse every line twice).
                 document = parse_json(item, RECORD) if fmt == "auto" else pipeline.parse(item, RECORD, fmt)
-                outcomes = [pipeline.run(document, RECORD, fmt, to, strict, compact=True)]
+                outcomes = [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
             data = outcomes[-1].data
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
@@ -178,13 +180,13 @@ def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outco
     document = pipeline.parse(data, RECORD, fmt)
     sessions = list(getattr(document, "sessions", None) or ())
     if getattr(document, "session", None) is not None or len(sessions) < 2:
-        return [pipeline.run(document, RECORD, fmt, to, strict, compact=True)]
+        return [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "
                                  "only into a database (without --to)")
     outcomes = []
     for session in sessions:
-        outcome = pipeline.run(document, RECORD, fmt, to, strict, compact=True, session=session)
+        outcome = pipeline.run(document, RECORD, fmt, to, strict, compact=True, session=session, owned=True)
         outcomes.append(outcome)
         document = pipeline.parse(outcome.data, RECORD, fmt)
     return outcomes

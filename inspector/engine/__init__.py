@@ -70,19 +70,27 @@ STAGES: tuple[StageSpec, ...] = (
 STAGE_BY_NAME: dict[str, StageSpec] = {s.name: s for s in STAGES}
 MEM5_STAGES: tuple[str, ...] = tuple(s.name for s in STAGES if not s.extension)
 EXTENSIONS: tuple[str, ...] = tuple(s.name for s in STAGES if s.extension)
+_KNOWN_EXTENSIONS = frozenset(EXTENSIONS)
+_NONE: frozenset[str] = frozenset()
 
 
-def normalize(messages: list[Any], extensions: Iterable[str] = ()) -> Result:
-    """Run MEM-5's stages, then the named extensions (in table order) on their output."""
+def normalize(messages: list[Any], extensions: Iterable[str] = (), *, copy: bool = True) -> Result:
+    """Run MEM-5's stages, then the named extensions (in table order) on their output.
+
+    The result never shares a list or an object with ``messages`` that editing one could
+    change in the other: its call objects are copies. ``copy=False`` is the zero-copy mode
+    for a caller that owns ``messages`` and will not edit either side (the pipeline, on
+    bytes it parsed itself): the result's calls are then the input's own objects. Neither
+    mode ever edits ``messages``."""
     if not isinstance(messages, list):
         raise TypeError(
             f"normalize() expects a list of messages (a parsed JSON array), "
             f"got {type(messages).__name__}"
         )
-    wanted = set(extensions)
-    if not wanted <= set(EXTENSIONS):
-        raise ValueError(f"unknown extension(s) {sorted(wanted - set(EXTENSIONS))}; known: {', '.join(EXTENSIONS)}")
-    rec = Recorder()
+    wanted = set(extensions) if extensions else _NONE
+    if not wanted <= _KNOWN_EXTENSIONS:
+        raise ValueError(f"unknown extension(s) {sorted(wanted - _KNOWN_EXTENSIONS)}; known: {', '.join(EXTENSIONS)}")
+    rec = Recorder(copy=copy)
     stages: list[Stage] = []
     msgs: list[Any] = messages
     origins: list[Any] = []
@@ -92,5 +100,5 @@ def normalize(messages: list[Any], extensions: Iterable[str] = ()) -> Result:
                 continue
             mark = len(rec.events)
             msgs, origins = spec.function(msgs, origins, rec, stages)
-            stages.append(Stage(name=spec.name, messages=msgs, origins=origins, events=rec.events[mark:]))
-    return Result(messages=msgs, dropped=rec.dropped, events=rec.events, stages=stages)
+            stages.append(Stage(spec.name, msgs, origins, rec.events[mark:]))
+    return Result(msgs, rec.dropped, rec.events, stages)

@@ -45,7 +45,24 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
     origins: list[int | None] = []
     push, mark = out.append, origins.append
     record = rec.record
+    copy = rec.copy
+    own = fresh if copy else _shared
     for i, entry in enumerate(entries):
+        # A message already exactly as this stage would write it (the same keys in the same
+        # order, a role that keeps them, text content, a non-empty list of calls or a text
+        # result id) needs no check: it is copied as it is, or in zero-copy mode kept as the
+        # very same object.
+        if type(entry) is dict and (order := _FLAT_ORDERS.get(tuple(entry))) is not None \
+                and type(role := entry["role"]) is str and role in order[0] and type(entry["content"]) is str \
+                and (order[1] is None or (type(extra := entry[order[1]]) is order[2] and (extra or order[2] is str))):
+            if not copy:
+                push(entry)
+            elif order[2] is list:
+                push({"role": role, "content": entry["content"], "tool_calls": [fresh(call) for call in extra]})
+            else:
+                push(entry.copy())
+            mark(i)
+            continue
         if type(entry) is not dict and not isinstance(entry, Mapping):
             record(STAGE, CLAUSE, "not-a-map", True, i,
                    f"Dropped entry {i}: it is {kind_of(entry)}, "
@@ -79,8 +96,9 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             if calls is None and "metadata" in entry:
                 calls = _lift(entry, "tool_calls", i, rec)
             if isinstance(calls, list) and calls:
-                # The output owns its calls: editing it never edits the caller's input.
-                msg = {"role": role, "content": content, "tool_calls": [fresh(call) for call in calls]}
+                # The output owns its calls (editing it never edits the caller's input), unless
+                # the caller gave up the input (``copy=False``): then only the list is new.
+                msg = {"role": role, "content": content, "tool_calls": [own(call) for call in calls]}
             else:
                 msg = {"role": role, "content": content}
         elif role == "tool":
@@ -103,6 +121,18 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
         push(msg)
         mark(i)
     return out, origins
+
+
+# The key orders this stage writes: the roles that keep them, and the third key's type.
+_FLAT_ORDERS: dict[tuple[str, ...], tuple[frozenset[str], str | None, type | None]] = {
+    ("role", "content"): (frozenset(("user", "assistant", "system")), None, None),
+    ("role", "content", "tool_calls"): (frozenset(("assistant",)), "tool_calls", list),
+    ("role", "content", "tool_call_id"): (frozenset(("tool",)), "tool_call_id", str),
+}
+
+
+def _shared(call: Any) -> Any:
+    return call
 
 
 def _lift(entry: Mapping, key: str, index: int, rec: Recorder) -> Any:

@@ -95,10 +95,13 @@ def summary(dropped: int, synthesized: int, moved: int, sep: str = ", ") -> str:
 
 @dataclass(slots=True)
 class Recorder:
-    """Collects events as the passes work; the drop count is kept here, by the passes."""
+    """Collects events as the passes work; the drop count is kept here, by the passes.
+    ``copy`` is the run's ownership of its input: True (the default) gives the output call
+    objects of its own; False (``normalize(..., copy=False)``) shares them with the input."""
 
     events: list[Event] = field(default_factory=list)
     dropped: int = 0
+    copy: bool = True
 
     def record(
         self,

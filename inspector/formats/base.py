@@ -8,7 +8,7 @@ texts; it only follows these records and the engine's events.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -52,6 +52,28 @@ class Loc(NamedTuple):
         if not self.blocks:
             return f"{base}.{self.key}"
         return f"{base}.{self.key}[{','.join(map(str, self.blocks))}]"
+
+
+class PerMessage(Sequence):
+    """Provenance of a format whose messages map one to one onto flat messages: a read-only
+    list whose item ``i`` is ``make(i, history[i])``, computed when asked, so that a batch
+    of records does not build a record per message that nobody reads."""
+
+    __slots__ = ("_history", "_make")
+
+    def __init__(self, history: list[Any], make: Any) -> None:
+        self._history = history
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        return self._make(index, self._history[index])
 
 
 @dataclass(slots=True)

@@ -31,19 +31,30 @@ FALLBACK = "flat"
 def evidence(document: Any) -> dict[str, list[str]]:
     """Every registered format's reasons, for the formats that have any (registry order)."""
     try:
-        found = {}
-        for name, fmt in REGISTRY.items():
-            reasons = fmt.evidence(document)
-            if reasons:
-                found[name] = reasons
-        return found
+        return _evidence(document)
     finally:
         forget()
 
 
+def _evidence(document: Any) -> dict[str, list[str]]:
+    found = {}
+    for name, fmt in REGISTRY.items():
+        reasons = fmt.evidence(document)
+        if reasons:
+            found[name] = reasons
+    return found
+
+
 def detect(document: Any, name: str) -> str:
     """The one format ``document`` belongs to, or an InputError saying what was tried."""
-    found = evidence(document)
+    try:
+        return _detect(document, name)
+    finally:
+        forget()   # the shape every format read is kept until the decision is made
+
+
+def _detect(document: Any, name: str) -> str:
+    found = _evidence(document)
     if found.keys() == {"flat", "openai-chat"}:
         # The flat shape reads both call spellings (MEM-11), so a mix of them is flat.
         return "flat"
@@ -55,7 +66,6 @@ def detect(document: Any, name: str) -> str:
     plain = isinstance(document, list) or (isinstance(document, Mapping) and isinstance(document.get("messages"), list))
     if plain:
         shape = shape_of(document, "messages")
-        forget()
         if not shape.list_content:
             return FALLBACK
         fits = [f.name for f in REGISTRY.values() if shape.blocks and f.parts and shape.blocks.keys() <= f.parts]

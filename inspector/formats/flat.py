@@ -6,12 +6,12 @@ always has. A request body keeps every other field: only its ``messages`` are re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Imported, Loc, describe_block, kind_of
+from .base import Imported, Loc, PerMessage, describe_block, kind_of
 from .registry import Format
 from .shape import shape_of
 
@@ -37,8 +37,8 @@ def import_(document: Any, name: str) -> Imported:
                                f"got {kind_of(document)}")
     im = Imported(NAME, history, document, container=container, history=history)
     # Flat provenance is the identity: computed when asked, not for every record of a batch.
-    im.sources = _Identity(history, _source_of)
-    im.calls = _Identity(history, _calls_of)
+    im.sources = PerMessage(history, _source_of)
+    im.calls = PerMessage(history, _calls_of)
     return im
 
 
@@ -49,26 +49,6 @@ def _source_of(index: int, message: Any) -> Loc:
 def _calls_of(index: int, message: Any) -> list[Loc]:
     calls = message.get("tool_calls") if isinstance(message, Mapping) else None
     return [Loc(index, "tool_calls", (j,)) for j in range(len(calls))] if isinstance(calls, list) else []
-
-
-class _Identity(Sequence):
-    """A read-only list whose item ``i`` is ``make(i, history[i])``."""
-
-    __slots__ = ("_history", "_make")
-
-    def __init__(self, history: list[Any], make: Any) -> None:
-        self._history = history
-        self._make = make
-
-    def __len__(self) -> int:
-        return len(self._history)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        return self._make(index, self._history[index])
 
 
 def export_same(im: Imported, result: Result) -> Any:

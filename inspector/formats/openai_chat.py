@@ -13,8 +13,8 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import (Decisions, Imported, Loc, args_string, call_args, call_name, join_text, kind_of, note_unconverted,
-                   rebuild, split_body)
+from .base import (Decisions, Imported, Loc, PerMessage, args_string, call_args, call_name, join_text, kind_of,
+                   note_unconverted, rebuild, split_body)
 
 NAME = "openai-chat"
 # Detection: content part types only Chat Completions uses, and calls spelled
@@ -34,12 +34,21 @@ def content_text(content: Any) -> Any:
     return content          # a scalar or object: the engine casts or serializes it (clause 1)
 
 
+# Keys of a call that hold its name or arguments outside the ``function`` object.
+_OWN_KEYS = frozenset(("name", "arguments", "args", "input"))
+
+
 def flat_call(call: Any) -> Any:
-    if not isinstance(call, Mapping):
+    if type(call) is not dict and not isinstance(call, Mapping):
         return call          # the engine drops it as malformed (clause 3)
     raw = call.get("tool_call_id")
     if raw is None:
         raw = call.get("id")
+    fn = call.get("function")
+    if type(fn) is dict and call.keys().isdisjoint(_OWN_KEYS):
+        # The usual spelling, read as call_name and call_args read it, without their search.
+        name = fn.get("name")
+        return {"tool_call_id": raw, "name": name if isinstance(name, str) else "", "arguments": fn.get("arguments")}
     return {"tool_call_id": raw, "name": call_name(call), "arguments": call_args(call)}
 
 
@@ -48,40 +57,57 @@ def import_(document: Any, name: str) -> Imported:
     if history is None:
         raise InputError(name, f"openai-chat: expected an array of messages or a request body with a "
                                f"\"messages\" array, got {kind_of(document)}")
-    im = Imported(NAME, [], document, container="messages" if body is not None else None, history=history)
+    messages: list[Any] = []
+    im = Imported(NAME, messages, document, container="messages" if body is not None else None, history=history)
+    # One message is one flat message: provenance is the identity, computed when asked.
+    im.sources = PerMessage(history, _source_of)
+    im.calls = PerMessage(history, _calls_of)
     im.extra["unconverted"] = lost = []          # parts the flat text does not carry
+    push = messages.append
     for i, m in enumerate(history):
-        if not isinstance(m, Mapping) or not isinstance(m.get("role"), str):
-            im.add(m, Loc(i))
+        if type(m) is not dict and not isinstance(m, Mapping) or not isinstance(role := m.get("role"), str):
+            push(m)
             continue
-        role = m["role"]
         content = m.get("content")
         if type(content) is list:
             lost.extend((i, "content", k) for k, p in enumerate(content)
                         if not (isinstance(p, Mapping) and p.get("type") in TEXT_PARTS))
-        flat: dict[str, Any] = {"role": role, "content": content_text(content)}
-        locs = []
+            content = content_text(content)
+        flat: dict[str, Any] = {"role": role, "content": content}
         if role == "assistant":
             calls = m.get("tool_calls")
             if isinstance(calls, list):
                 flat["tool_calls"] = [flat_call(c) for c in calls]
-                locs = [Loc(i, "tool_calls", (j,)) for j in range(len(calls))]
         elif role == "tool":
             flat["tool_call_id"] = m.get("tool_call_id")
-        im.add(flat, Loc(i), locs)
+        push(flat)
     return im
+
+
+def _source_of(index: int, message: Any) -> Loc:
+    return Loc(index)
+
+
+def _calls_of(index: int, message: Any) -> list[Loc]:
+    """Where each call of an assistant turn came from: its index in ``tool_calls``."""
+    if not isinstance(message, Mapping) or message.get("role") != "assistant":
+        return []
+    calls = message.get("tool_calls")
+    return [Loc(index, "tool_calls", (j,)) for j in range(len(calls))] if isinstance(calls, list) else []
 
 
 def export_same(im: Imported, result: Result) -> Any:
     d = Decisions.of(result)
     out = []
+    history = im.history            # provenance is the identity: origin o is history[o]
+    dropped = d.dropped_calls
     for msg, o in d.rows:
         if o is None:
             out.append({"role": "tool", "tool_call_id": msg["tool_call_id"], "content": msg["content"]})
             continue
-        orig = im.history[im.sources[o].message]
-        calls = orig.get("tool_calls") if isinstance(orig, Mapping) else None
-        if msg["role"] == "assistant" and isinstance(calls, list) and (d.dropped_calls.get(o) or not calls):
+        orig = history[o]
+        calls = orig.get("tool_calls") if msg["role"] == "assistant" and isinstance(orig, Mapping) else None
+        if isinstance(calls, list) and (dropped.get(o) or not calls):
             orig = dict(orig)
             kept = [calls[j] for j in d.kept_calls(o, len(calls))]
             if kept:

@@ -38,79 +38,99 @@ class Shape:
 def _scan(history: list[Any]) -> Shape:
     shape = Shape(present=True)
     calls_seen: set[frozenset[str]] = set()
+    plain, with_calls = PLAIN_KEYS, CALL_KEYS
     for m in history:
-        if type(m) is dict and type(m.get("content")) is not list:
-            if m.keys() <= PLAIN_KEYS:
-                continue  # a plain message has no marker of any format: skip it fast
-            if m.keys() <= CALL_KEYS and type(calls := m.get("tool_calls")) is list:
+        if type(m) is dict:
+            keys = m.keys()
+            # Plain messages (the most common) carry no marker of any format: skip them fast.
+            if keys <= plain:
+                if type(m.get("content")) is not list:
+                    continue
+            elif keys <= with_calls and type(m.get("content")) is not list \
+                    and type(calls := m.get("tool_calls")) is list:
                 _calls(calls, shape, calls_seen)
                 continue
-        if not isinstance(m, Mapping):
+        elif not isinstance(m, Mapping):
             continue
-        kind = m.get("type")
-        if isinstance(kind, str):
-            shape.item_types.setdefault(kind, set()).update(m.keys())
-        parts = m.get("parts")
-        if isinstance(parts, list) and "content" not in m:
-            shape.parts_only = True
-            for p in parts:
-                if isinstance(p, Mapping):
-                    shape.part_keys.update(p.keys())
-        meta = m.get("metadata")
-        if isinstance(meta, Mapping):
-            shape.metadata_keys.update(meta.keys())
-        calls = m.get("tool_calls")
-        if isinstance(calls, list):
-            _calls(calls, shape, calls_seen)
-        content = m.get("content")
-        if isinstance(content, list):
-            shape.list_content = True
-            for b in content:
-                if not isinstance(b, Mapping):
-                    continue
-                t = b.get("type")
-                if isinstance(t, str):
-                    if t not in shape.blocks:
-                        shape.blocks[t] = b
-                        shape.block_keys[t] = set(b.keys())
-                    else:
-                        shape.block_keys[t].update(b.keys())
-                else:
-                    shape.untyped_keys.update(b.keys())
+        _item(m, shape, calls_seen)
     return shape
 
 
+def _item(m: Mapping, shape: Shape, calls_seen: set[frozenset[str]]) -> None:
+    """Everything one history item that is not plain says about its format."""
+    kind = m.get("type")
+    if isinstance(kind, str):
+        shape.item_types.setdefault(kind, set()).update(m.keys())
+    parts = m.get("parts")
+    if isinstance(parts, list) and "content" not in m:
+        shape.parts_only = True
+        for p in parts:
+            if _is_map(p):
+                shape.part_keys.update(p.keys())
+    meta = m.get("metadata")
+    if _is_map(meta):
+        shape.metadata_keys.update(meta.keys())
+    calls = m.get("tool_calls")
+    if isinstance(calls, list):
+        _calls(calls, shape, calls_seen)
+    content = m.get("content")
+    if isinstance(content, list):
+        shape.list_content = True
+        for b in content:
+            if not _is_map(b):
+                continue
+            t = b.get("type")
+            if isinstance(t, str):
+                if t not in shape.blocks:
+                    shape.blocks[t] = b
+                    shape.block_keys[t] = set(b.keys())
+                else:
+                    shape.block_keys[t].update(b.keys())
+            else:
+                shape.untyped_keys.update(b.keys())
+
+
+def _is_map(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, with parsed JSON's own ``dict`` answered at C speed."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _calls(calls: list[Any], shape: Shape, seen: set[frozenset[str]]) -> None:
+    known = shape.call_keys     # a few distinct key sets at most: compared as sets
     for c in calls:
-        if not isinstance(c, Mapping):
+        if type(c) is not dict and not isinstance(c, Mapping):
             continue
-        keys = frozenset(c.keys())
-        if keys not in seen:
-            seen.add(keys)
-            shape.call_keys.append(keys)
-        if not shape.call_function_objects and isinstance(c.get("function"), Mapping):
-            shape.call_function_objects = True
+        keys = c.keys()
+        if keys not in known:
+            keys = frozenset(keys)
+            if keys not in seen:
+                seen.add(keys)
+                known.append(keys)
+        if not shape.call_function_objects:
+            fn = c.get("function")
+            if fn is not None and (type(fn) is dict or isinstance(fn, Mapping)):
+                shape.call_function_objects = True
 
 
 _EMPTY = Shape()
-_cache: dict[tuple[int, str | None], tuple[Any, Shape]] = {}
+_last: tuple[Any, Shape] | None = None    # the history last scanned, and its shape
 
 
 def shape_of(document: Any, key: str | None = None) -> Shape:
     """The shape of ``document[key]`` (of ``document`` itself when it is a list and ``key`` is
-    None or names the list a bare document stands for). Cached for the document last asked
-    about, so that every format's evidence shares one pass."""
-    history = document if isinstance(document, list) else (
+    None or names the list a bare document stands for). Kept for the history last asked
+    about (one at a time, never a batch's worth), so that every format's evidence shares
+    one pass."""
+    global _last
+    history = document if type(document) is list or isinstance(document, list) else (
         document.get(key) if isinstance(document, Mapping) and key is not None else None)
     if not isinstance(history, list):
         return _EMPTY
-    ident = (id(history), None)
-    hit = _cache.get(ident)
-    if hit is not None and hit[0] is history:
-        return hit[1]
+    last = _last
+    if last is not None and last[0] is history:
+        return last[1]
     shape = _scan(history)
-    _cache.clear()                          # hold one document at a time, never a batch's worth
-    _cache[ident] = (history, shape)
+    _last = (history, shape)
     return shape
 
 
@@ -125,5 +145,6 @@ def messages_body(document: Any) -> Mapping | None:
 
 
 def forget() -> None:
-    """Drop the cached shape (detection calls this when every format has answered)."""
-    _cache.clear()
+    """Drop the kept shape (detection calls this when every format has answered)."""
+    global _last
+    _last = None

@@ -38,6 +38,20 @@ def test_bytes_and_documents_give_the_same_outcome():
     assert a.data == b.data and a.format == b.format == "anthropic" and not a.changed
 
 
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("strict", [False, True])
+def test_owned_documents_give_the_same_bytes_and_events(path, strict):
+    """The zero-copy run (a document handed over, as bytes parsed here always are) writes the
+    same bytes and tells the same story as the run that copies."""
+    data = path.read_bytes()
+    owned = run(orjson.loads(data), path.name, strict=strict, owned=True)
+    copied = run(orjson.loads(data), path.name, strict=strict)
+    parsed = run(data, path.name, strict=strict)
+    assert owned.data == copied.data == parsed.data
+    assert owned.events == copied.events == parsed.events
+    assert owned.changed == copied.changed == parsed.changed
+
+
 def _noting(monkeypatch, kind="export-merged"):
     """Make the openai-chat exporter record one export event, as a merging exporter would."""
     original = REGISTRY["openai-chat"].export_same
