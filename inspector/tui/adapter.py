@@ -47,7 +47,9 @@ def extension_clauses() -> Mapping[str, str]:
 
 
 def normalize(messages: list[Any], strict: bool = False) -> Result:
-    return _normalize(messages, extensions=(STRICT,) if strict else ())
+    """The engine's zero-copy mode: the TUI owns its imported messages and edits neither
+    them nor the result (exports run the pipeline again on the imported document)."""
+    return _normalize(messages, extensions=(STRICT,) if strict else (), copy=False)
 
 
 # -- formats ----------------------------------------------------------------------------
