@@ -150,6 +150,7 @@ class DiffTable(ScrollView, can_focus=True):
         self.split = False
         self.empty_text = "No rows."
         self.lines = Lines(None, 0, {})
+        self._sized: tuple[Size, Size, Size] | None = None  # what the last layout gave (see _size_updated)
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -288,6 +289,18 @@ class DiffTable(ScrollView, can_focus=True):
                 self.cursor = self.lines.at(line)[0]
                 if event.chain == 2 and self.current is not None:
                     self.post_message(self.Chosen(self.current))
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Every layout of the screen calls this; ScrollView then repaints the scrollbar one
+        frame later whenever the compositor's idea of the virtual size differs from ours,
+        which for a line-based table is always. A stage switch lays the screen out twice
+        (the side panel changes height), so that cost it a third frame for nothing: here
+        the scrollbar is updated only when the table's size or its virtual size changed."""
+        sized = (size, self.virtual_size, container_size)
+        if sized == self._sized:
+            return False
+        self._sized = sized
+        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.rows is not None:
