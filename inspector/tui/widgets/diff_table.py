@@ -14,7 +14,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -151,6 +151,7 @@ class DiffTable(ScrollView, can_focus=True):
         self.empty_text = "No rows."
         self.lines = Lines(None, 0, {})
         self._sized: tuple[Size, Size, Size] | None = None  # what the last layout gave (see _size_updated)
+        self._base: Style | None = None  # the widget's style during one paint (see render_lines)
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -313,9 +314,17 @@ class DiffTable(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The widget's style walks every ancestor: read it once per paint, not once per line."""
+        self._base = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base = None
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base if self._base is not None else self.rich_style
         if y == 0:
             return self._line(self._header(width), base + self._style("diff-table--header"), width)
         if self.rows is None or self.row_count == 0:
