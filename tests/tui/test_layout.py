@@ -4,6 +4,7 @@ cursor rows in every theme. Checked against the engine's own events for the same
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from textual.theme import BUILTIN_THEMES
 
@@ -181,3 +182,40 @@ async def test_selected_drop_row_uses_the_theme_cursor_colours():
             colours = {seg.style.color for seg in strip if seg.text.strip() and seg.style is not None}
             assert colours == {cursor.color} and cursor.color != drop.color, theme
             assert {seg.style.bgcolor for seg in strip if seg.style is not None} == {cursor.bgcolor}, theme
+
+
+async def test_table_scrollbar_follows_the_view_the_end_key_and_the_terminal():
+    """The table's scrollbar is updated only when the table's size or length changes (not on
+    every layout of the screen): it must still follow each of those."""
+    history = []
+    for i in range(150):
+        history.append({"role": "user", "content": f"question {i}"})
+        history.append({"role": "tool", "content": "stray", "tool_call_id": f"nobody-{i}"} if i % 3 == 0
+                       else {"role": "assistant", "content": f"answer {i}"})
+    data = orjson.dumps(history)
+    async with opened(stdin_data=data, size=(80, 24)) as (app, pilot):
+        table = app.main.query_one(DiffTable)
+        bar = table.vertical_scrollbar
+
+        def consistent() -> None:
+            assert table.show_vertical_scrollbar
+            assert bar.window_virtual_size == table.virtual_size.height
+            assert bar.window_size == table.scrollable_content_region.height
+            assert bar.position == table.scroll_y
+
+        consistent()
+        whole = table.virtual_size.height
+        await pilot.press("3")  # repair drops the 50 stray results: a shorter view after d
+        await pilot.press("d")
+        assert table.virtual_size.height < whole
+        consistent()
+        await pilot.press("d", "end")
+        assert table.scroll_y > 0
+        consistent()
+        small = table.scrollable_content_region.height
+        await pilot.resize_terminal(160, 50)
+        await pilot.pause()
+        assert table.scrollable_content_region.height > small
+        consistent()
+        first = table.lines.line_of(table.cursor)
+        assert table.scroll_y <= first < table.scroll_y + table.scrollable_content_region.height
