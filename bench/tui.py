@@ -9,7 +9,10 @@ diff is on screen. Then, in the same child, each stage key is pressed and timed 
 screen has processed it (`pilot.pause()`), cold (just after the first screen, while the
 other stages are still being prepared in the background) and again warm; this includes
 the test harness's own delay per key, printed separately, and the app's own share (the
-handler plus painting the table and panes) is printed too.
+handler plus painting the table and panes) is printed too. The report also says whether the
+stage preparation was still running when the cold keys began (the harness waits for the
+process to be idle after the first screen, so on a quiet machine it has finished), and
+the load average around the run (other processes on the machine skew every figure).
 
     python bench/tui.py                    # 200,000 messages (bench/engine.py builds the file)
     python bench/tui.py --messages 20000   # quicker
