@@ -39,6 +39,7 @@ def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
 SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"
 _CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE}
 _MARKED = re.compile(b"[^" + SAME.encode() + b"]")
+_ADDED = re.compile(re.escape(ADD.encode()))
 MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed"}
 
 
@@ -159,8 +160,12 @@ def _measure(rows: StageRows) -> Layout:
         msgs: Sequence[Any] = after
     elif isinstance(src, range) and len(before) == n:
         msgs = before
-    else:
-        msgs = [before[s] if s >= 0 else after[d] for s, d in zip(src, dst)]
+    else:  # rows in input order; a row with no input message (a synthesized one) reads its output
+        msgs = list(map(before.__getitem__, src))
+        for added in _ADDED.finditer(rows.marks):
+            r = added.start()
+            if src[r] < 0:
+                msgs[r] = after[dst[r]]
     for r, msg in enumerate(msgs):
         if msg.__class__ is not dict:
             continue
@@ -200,7 +205,8 @@ def _measure(rows: StageRows) -> Layout:
         tag = max(tag, len(tag_text(events, rows.view)))
     for events in rows.import_at.values():
         tag = max(tag, len(import_tag(events)))
-    row_of = {o: r for r, o in enumerate(rows.origins) if o is not None}
+    row_of = dict(zip(rows.origins, range(n)))  # as a comprehension skipping None, at C speed
+    row_of.pop(None, None)
     where = 0
     if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
         step = max(n // 2000, 1)

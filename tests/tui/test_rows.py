@@ -43,6 +43,7 @@ def check_model(raw):
         assert [d for d in rows.dst if d >= 0] == list(range(len(stage.messages)))
         marks = [rows.mark(r) for r in range(len(rows))]
         assert rows.changed() == [r for r in range(len(rows)) if marks[r] != SAME]
+        assert rows.layout().row_of == {o: r for r, o in enumerate(rows.origins) if o is not None}
         row_drops = [e for e in stage.events if e.drop and e.call is None]
         synthesized = [e for e in stage.events if e.kind == "result-synthesized"]
         assert marks.count(DROP) == len(row_drops)
