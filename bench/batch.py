@@ -294,8 +294,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="20000,100000", help="histories per dataset (comma-separated)")
     parser.add_argument("--no-dask", action="store_true")
     parser.add_argument("--keep", metavar="DIR", help="keep generated datasets here between runs")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="runs of each command; the fastest counts (default 3: the machine is shared)")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="runs of each command; the fastest counts (default 5: the machine is shared, "
+                             "and the fastest run is the one least slowed by others)")
     parser.add_argument("--floor", nargs="+", metavar="IN OUT [HALF]", help=argparse.SUPPRESS)
     parser.add_argument("--floor-two", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
