@@ -435,11 +435,18 @@ def _span_records(task: Span, count: list[int]) -> Iterator[Record]:
 
 
 def _lines(name: str, data: bytes, first: bool, count: list[int]) -> Iterator[Record]:
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    count[0] = len(lines)
-    for number, line in enumerate(lines, 1):
+    """The records of a block of lines; ``count[0]`` ends as the number of lines. Lines are
+    found with ``find`` (memchr), several times faster than ``split`` on a megabyte."""
+    find, size = data.find, len(data)
+    start = number = 0
+    while start < size:
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        line = data[start:end]
+        start = end + 1
+        number += 1
+        count[0] = number
         if first and number == 1 and line.startswith(BOM):
             line = line[len(BOM):]
         if line and not line.isspace():  # no copy, unlike strip()

@@ -287,3 +287,25 @@ def test_no_temporary_files_are_left_after_a_run(tmp_path):
     run_job([data], tmp_path / "out.jsonl", workers=2, task_bytes=1000,
             errors=str(tmp_path / "e.jsonl"), report=None)
     assert sorted(os.listdir(tmp_path)) == ["e.jsonl", "in.jsonl", "out.jsonl"]
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"a\n", b"a", b"a\n\n", b"\n\nb", b"a\nb", b" \n\t\r\nx\n", b"\xef\xbb\xbfa\nb\n",
+                                  b"a\r\nb\r\n"])
+@pytest.mark.parametrize("first", [True, False])
+def test_lines_are_split_and_counted_as_split_would(data, first):
+    """The line reader finds newlines with ``find``: the records, their numbers and the line
+    count are those of ``bytes.split``."""
+    from inspector.batch.reader import BOM, _lines
+
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    expected = []
+    for number, line in enumerate(lines, 1):
+        if first and number == 1 and line.startswith(BOM):
+            line = line[len(BOM):]
+        if line and not line.isspace():
+            expected.append((number, line))
+    count = [0]
+    got = [(r.line, r.data) for r in _lines("f", data, first, count)]
+    assert got == expected and count[0] == len(lines)
