@@ -54,10 +54,14 @@ class Row:
     after: Any  # the message coming out; None if dropped
     events: list[Event]
     key: Any  # identity across stages: the origin, or ("+", id) for a synthesized row
+    # Whether the row enters and leaves the stage: a raw entry may itself be JSON null, so
+    # these, not ``before is None``, say whether the stage created or dropped it.
+    entered: bool = True
+    left: bool = True
 
     @property
     def message(self) -> Any:
-        return self.after if self.after is not None else self.before
+        return self.after if self.left else self.before
 
 
 @dataclass(slots=True)
@@ -102,7 +106,8 @@ class StageRows:
 
     def row(self, r: int) -> Row:
         s, d = self.src[r], self.dst[r]
-        before = self.before[s] if self.before is not None and s >= 0 else None
+        entered = self.before is not None and s >= 0
+        before = self.before[s] if entered else None
         after = self.after[d] if d >= 0 else None
         origin = self.origins[r]
         if origin is not None:
@@ -113,7 +118,7 @@ class StageRows:
             event = self.synth.get(id(msg))
             events = [event] if event is not None else []
             key = ("+", id(msg))
-        return Row(r, self.mark(r), origin, before, after, events, key)
+        return Row(r, self.mark(r), origin, before, after, events, key, entered, d >= 0)
 
     def source(self, r: int) -> Any:
         """The message a row's call ids are read from: the one entering the stage."""

@@ -200,6 +200,22 @@ async def test_split_view_shows_before_and_after(broken_file):
         assert "clause · kind" in row_lines(app)[0]
 
 
+async def test_split_view_shows_a_dropped_null_entry_as_there_before(tmp_path):
+    """A raw entry that is JSON null entered coerce: the split view's left side shows it as
+    entry #1, never as a row the stage created; details say the same."""
+    path = tmp_path / "null.json"
+    path.write_text('[{"role": "user", "content": "hi"}, null, {"role": "assistant", "content": "yo"}]')
+    async with opened(path) as (app, pilot):
+        await pilot.press("1", "s")
+        dropped = next(line for line in row_lines(app)[1:] if "not-a-map" in line)
+        left, right = dropped.split(" │ ", 1)
+        assert "#1" in left and "not there" not in left and "(dropped)" in right
+        await pilot.press("s")
+        table = app.main.query_one(DiffTable)
+        row = next(table.row_at(p) for p in range(table.row_count) if table.row_at(p).origin == 1)
+        assert row.entered and not row.left and row.before is None
+
+
 async def test_copy_selected_message_as_json(broken_file):
     async with opened(broken_file) as (app, pilot):
         await pilot.press("1")

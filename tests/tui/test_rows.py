@@ -56,10 +56,14 @@ def check_model(raw):
         assert [rows.row(r).events for r in range(len(rows)) if marks[r] == ADD] == [[e] for e in synthesized]
         for r in range(len(rows)):
             row = rows.row(r)
+            # Whether a row enters and leaves the stage comes from provenance, never from its
+            # value: a raw entry that is JSON null still entered coerce.
+            assert row.entered == (rows.src[r] >= 0) and row.left == (rows.dst[r] >= 0)
             if marks[r] == DROP:
                 assert row.after is None and rows.src[r] >= 0 and row.before is before[rows.src[r]]
+                assert row.entered and not row.left
             elif marks[r] == ADD:
-                assert row.before is None and row.origin is None
+                assert row.before is None and row.origin is None and not row.entered and row.left
             else:
                 assert row.after is stage.messages[rows.dst[r]]
                 touched = [e for e in stage.events if e.origin is not None and e.origin == row.origin]

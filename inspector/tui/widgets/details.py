@@ -72,10 +72,10 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
         parts += [Text("\nAs given:", "bold"), json_block(pretty_json(row.after))]
         return Group(*parts)
     parts += [Text(f"\nBefore {name}:", "bold"),
-              json_block(pretty_json(row.before)) if row.before is not None
+              json_block(pretty_json(row.before)) if row.entered
               else Text("(not there: created by this stage)"),
               Text(f"\nAfter {name}:", "bold"),
-              json_block(pretty_json(row.after)) if row.after is not None else Text("(dropped by this stage)")]
+              json_block(pretty_json(row.after)) if row.left else Text("(dropped by this stage)")]
     return Group(*parts)
 
 

@@ -432,7 +432,7 @@ class DiffTable(ScrollView, can_focus=True):
         """Line ``sub`` of a row shows the ``sub``-th call id of the message entering the stage
         (one line per call), shortened in the middle only when the column is narrower than
         it; an id the stage removed is struck out."""
-        source = row.before if row.before is not None else row.after
+        source = row.before if row.entered else row.after
         ids = call_ids(source)[sub:sub + 1]
         if not ids:
             return [(" " * width, None)]
@@ -543,8 +543,8 @@ class DiffTable(ScrollView, can_focus=True):
             left = side(row.after, True, "", half)
             right = [(" " * right_width, None)]
         else:
-            left = side(row.before, row.before is not None, "(not there before: created by this stage)", half)
-            right = side(row.after, row.after is not None, "(dropped)", right_width)
+            left = side(row.before, row.entered, "(not there before: created by this stage)", half)
+            right = side(row.after, row.left, "(dropped)", right_width)
         cells = [(row.mark + " ", None), *left, (" │ ", dim), *right]
         if ids:
             cells += [(" ", None), *self._ids_cells(row, ids)]
