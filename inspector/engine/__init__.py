@@ -78,10 +78,10 @@ def normalize(messages: list[Any], extensions: Iterable[str] = (), *, copy: bool
     """Run MEM-5's stages, then the named extensions (in table order) on their output.
 
     The result never shares a list or an object with ``messages`` that editing one could
-    change in the other: its call objects are copies. ``copy=False`` is the zero-copy mode
-    for a caller that owns ``messages`` and will not edit either side (the pipeline, on
-    bytes it parsed itself): the result's calls are then the input's own objects. Neither
-    mode ever edits ``messages``."""
+    change in the other: its messages and calls are copies. ``copy=False`` is the zero-copy
+    mode for a caller that hands ``messages`` over and edits neither side (the pipeline, on
+    bytes it parsed itself): the result then keeps the input's own objects, every message
+    already in the flat shape and every call. Neither mode ever edits ``messages``."""
     if not isinstance(messages, list):
         raise TypeError(
             f"normalize() expects a list of messages (a parsed JSON array), "

@@ -8,6 +8,7 @@ batch workers wrap their hot loops in :func:`gc_paused` instead of keeping copie
 from __future__ import annotations
 
 import gc
+
 __all__ = ["gc_paused"]
 
 
