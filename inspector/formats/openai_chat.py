@@ -34,6 +34,7 @@ def content_text(content: Any) -> Any:
     return content          # a scalar or object: the engine casts or serializes it (clause 1)
 
 
+_FLAT_KEYS = ("role", "content")
 # Keys of a call that hold its name or arguments outside the ``function`` object.
 _OWN_KEYS = frozenset(("name", "arguments", "args", "input"))
 
@@ -69,6 +70,9 @@ def import_(document: Any, name: str) -> Imported:
             push(m)
             continue
         content = m.get("content")
+        if type(content) is str and type(m) is dict and len(m) == 2 and tuple(m) == _FLAT_KEYS:
+            push(m)               # already a flat message: read as it is, not rebuilt
+            continue
         if type(content) is list:
             lost.extend((i, "content", k) for k, p in enumerate(content)
                         if not (isinstance(p, Mapping) and p.get("type") in TEXT_PARTS))

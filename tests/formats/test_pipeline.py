@@ -155,3 +155,15 @@ def test_formats_sniff_only_the_head_of_large_input(monkeypatch):
     assert len(body) > pipeline.SNIFF_BYTES
     assert pipeline.parse(body, "big.json")["messages"][0]["role"] == "user"
     assert seen == [pipeline.SNIFF_BYTES]
+
+
+def test_openai_chat_reads_a_plain_message_as_it_is():
+    """A Chat message that is already flat (role and text content, nothing else) is read as
+    the very object it is; the flat reading of every other message is built."""
+    doc = {"model": "m", "messages": [{"role": "user", "content": "hi"}, {"content": "yo", "role": "user"},
+                                       {"role": "assistant", "content": "ok"}, {"role": "user", "content": "x", "name": "b"}]}
+    imported = REGISTRY["openai-chat"].import_(doc, "a.json")
+    assert [m is o for m, o in zip(imported.messages, doc["messages"])] == [True, False, True, False]
+    assert imported.messages[1] == {"role": "user", "content": "yo"} and list(imported.messages[1]) == ["role", "content"]
+    outcome = run(clone(doc), "a.json", fmt="openai-chat")
+    assert not outcome.changed and outcome.exported == doc and orjson.loads(outcome.data) == doc
