@@ -354,3 +354,14 @@ def test_python_dash_m_user_errors_have_no_traceback(tmp_path):
 def test_python_dash_m_check_clean_sample():
     proc = _proc("check", str(samples_dir() / "12-clean-history.json"))
     assert proc.returncode == 0 and b"nothing to change" in proc.stdout
+
+
+def test_the_process_entry_point_returns_main_s_code_and_freezes_what_is_left(monkeypatch):
+    """``inspector`` and ``python -m inspector`` run ``entry``: main's exit code, with the
+    objects still alive frozen so that the interpreter's last collection skips them."""
+    import gc
+
+    calls = []
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    assert cli.entry() == 3 and calls == ["freeze"]
