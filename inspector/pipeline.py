@@ -90,8 +90,8 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
 
     ``owned`` says the caller hands the document over: nobody else holds it, and nobody
     will edit it or the outcome (bytes parsed here always are). The engine then runs in its
-    zero-copy mode, and the outcome's result shares call objects with its imported
-    document; otherwise the result's calls are copies, as ``normalize`` gives by default."""
+    zero-copy mode: the outcome's result may share objects (messages already flat, calls)
+    with what was imported; otherwise it shares none, as ``normalize`` gives by default."""
     if isinstance(document, (bytes, bytearray, memoryview)):
         document = parse(bytes(document), name, fmt)
         owned = True

@@ -77,11 +77,12 @@ _NONE: frozenset[str] = frozenset()
 def normalize(messages: list[Any], extensions: Iterable[str] = (), *, copy: bool = True) -> Result:
     """Run MEM-5's stages, then the named extensions (in table order) on their output.
 
-    The result never shares a list or an object with ``messages`` that editing one could
-    change in the other: its messages and calls are copies. ``copy=False`` is the zero-copy
-    mode for a caller that hands ``messages`` over and edits neither side (the pipeline, on
-    bytes it parsed itself): the result then keeps the input's own objects, every message
-    already in the flat shape and every call. Neither mode ever edits ``messages``."""
+    By default the result's messages are objects of its own, and so are its calls with every
+    list and dict inside them (``cast.fresh``; a call that is another kind of mapping is
+    kept as it is). ``copy=False`` is the zero-copy mode for a caller that hands
+    ``messages`` over and edits neither side (the pipeline, on bytes it parsed itself): the
+    result then keeps the input's own objects, every message already in the flat shape and
+    every call. Neither mode ever edits ``messages``."""
     if not isinstance(messages, list):
         raise TypeError(
             f"normalize() expects a list of messages (a parsed JSON array), "

@@ -70,8 +70,10 @@ def import_(document: Any, name: str) -> Imported:
             push(m)
             continue
         content = m.get("content")
-        if type(content) is str and type(m) is dict and len(m) == 2 and tuple(m) == _FLAT_KEYS:
-            push(m)               # already a flat message: read as it is, not rebuilt
+        if type(content) is str and type(m) is dict and tuple(m) == _FLAT_KEYS and role != "tool":
+            # Already a flat message: read as the object it is. (A result without an id is
+            # rebuilt: its flat form names the missing id.)
+            push(m)
             continue
         if type(content) is list:
             lost.extend((i, "content", k) for k, p in enumerate(content)

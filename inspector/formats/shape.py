@@ -96,16 +96,18 @@ def _is_map(value: Any) -> bool:
 
 
 def _calls(calls: list[Any], shape: Shape, seen: set[frozenset[str]]) -> None:
-    known = shape.call_keys     # a few distinct key sets at most: compared as sets
+    last: frozenset[str] | None = None   # calls of one turn usually share their keys
     for c in calls:
         if type(c) is not dict and not isinstance(c, Mapping):
             continue
         keys = c.keys()
-        if keys not in known:
-            keys = frozenset(keys)
-            if keys not in seen:
-                seen.add(keys)
-                known.append(keys)
+        if last is None or keys != last:
+            # Hashed, never searched for in a list: a document whose every call has keys of its
+            # own costs one set lookup per call, not a walk over every key set seen so far.
+            last = frozenset(keys)
+            if last not in seen:
+                seen.add(last)
+                shape.call_keys.append(last)
         if not shape.call_function_objects:
             fn = c.get("function")
             if fn is not None and (type(fn) is dict or isinstance(fn, Mapping)):

@@ -164,6 +164,10 @@ def test_openai_chat_reads_a_plain_message_as_it_is():
                                        {"role": "assistant", "content": "ok"}, {"role": "user", "content": "x", "name": "b"}]}
     imported = REGISTRY["openai-chat"].import_(doc, "a.json")
     assert [m is o for m, o in zip(imported.messages, doc["messages"])] == [True, False, True, False]
+    # A result without an id is rebuilt, whatever the order of its keys: its flat form says so.
+    for result in ({"role": "tool", "content": "r"}, {"content": "r", "role": "tool"}):
+        flat = REGISTRY["openai-chat"].import_([result], "b.json").messages[0]
+        assert flat == {"role": "tool", "content": "r", "tool_call_id": None} and flat is not result
     assert imported.messages[1] == {"role": "user", "content": "yo"} and list(imported.messages[1]) == ["role", "content"]
     outcome = run(clone(doc), "a.json", fmt="openai-chat")
     assert not outcome.changed and outcome.exported == doc and orjson.loads(outcome.data) == doc
