@@ -27,7 +27,7 @@ class Shape:
     parts_only: bool = False              # an item with a "parts" list and no "content"
     part_keys: set[str] = field(default_factory=set)                  # keys of Mapping items in "parts"
     metadata_keys: set[str] = field(default_factory=set)
-    call_keys: list[frozenset[str]] = field(default_factory=list)     # distinct key sets of calls
+    call_keys: set[frozenset[str]] = field(default_factory=set)       # distinct key sets of calls
     call_function_objects: bool = False   # a call whose "function" is an object
     blocks: dict[str, Mapping] = field(default_factory=dict)          # block "type" -> first block
     block_keys: dict[str, set[str]] = field(default_factory=dict)     # block "type" -> keys seen
@@ -37,7 +37,6 @@ class Shape:
 
 def _scan(history: list[Any]) -> Shape:
     shape = Shape(present=True)
-    calls_seen: set[frozenset[str]] = set()
     plain, with_calls = PLAIN_KEYS, CALL_KEYS
     for m in history:
         if type(m) is dict:
@@ -48,15 +47,15 @@ def _scan(history: list[Any]) -> Shape:
                     continue
             elif keys <= with_calls and type(m.get("content")) is not list \
                     and type(calls := m.get("tool_calls")) is list:
-                _calls(calls, shape, calls_seen)
+                _calls(calls, shape)
                 continue
         elif not isinstance(m, Mapping):
             continue
-        _item(m, shape, calls_seen)
+        _item(m, shape)
     return shape
 
 
-def _item(m: Mapping, shape: Shape, calls_seen: set[frozenset[str]]) -> None:
+def _item(m: Mapping, shape: Shape) -> None:
     """Everything one history item that is not plain says about its format."""
     kind = m.get("type")
     if isinstance(kind, str):
@@ -72,7 +71,7 @@ def _item(m: Mapping, shape: Shape, calls_seen: set[frozenset[str]]) -> None:
         shape.metadata_keys.update(meta.keys())
     calls = m.get("tool_calls")
     if isinstance(calls, list):
-        _calls(calls, shape, calls_seen)
+        _calls(calls, shape)
     content = m.get("content")
     if isinstance(content, list):
         shape.list_content = True
@@ -95,7 +94,7 @@ def _is_map(value: Any) -> bool:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-def _calls(calls: list[Any], shape: Shape, seen: set[frozenset[str]]) -> None:
+def _calls(calls: list[Any], shape: Shape) -> None:
     last: frozenset[str] | None = None   # calls of one turn usually share their keys
     for c in calls:
         if type(c) is not dict and not isinstance(c, Mapping):
@@ -105,9 +104,7 @@ def _calls(calls: list[Any], shape: Shape, seen: set[frozenset[str]]) -> None:
             # Hashed, never searched for in a list: a document whose every call has keys of its
             # own costs one set lookup per call, not a walk over every key set seen so far.
             last = frozenset(keys)
-            if last not in seen:
-                seen.add(last)
-                shape.call_keys.append(last)
+            shape.call_keys.add(last)
         if not shape.call_function_objects:
             fn = c.get("function")
             if fn is not None and (type(fn) is dict or isinstance(fn, Mapping)):
