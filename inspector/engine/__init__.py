@@ -24,7 +24,7 @@ from .model import Event, Recorder, Result, Stage, summary
 from .pairing import INTERRUPTED, repair
 from .rule import (
     CLAUSE_BY_STAGE, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, IMPORT_CLAUSE, KINDS, RULE_ID, RULE_SOURCE,
-    RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, Clause, Kind, kind,
+    RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, Clause, Kind, declare, kind,
 )
 from .strip import strip
 
@@ -32,7 +32,7 @@ __all__ = [
     "CLAUSES", "CLAUSE_BY_STAGE", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "IMPORT_CLAUSE",
     "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE", "STAGES",
     "STAGE_BY_NAME", "STRICT_CLAUSES", "Clause", "Event", "Kind", "Result", "Stage", "StageSpec",
-    "call_id", "gc_paused", "kind", "kind_of", "normalize", "summary", "to_id",
+    "call_id", "declare", "gc_paused", "kind", "kind_of", "normalize", "summary", "to_id",
 ]
 
 StageFunction = Callable[[list[Any], list[Any], Recorder, list[Stage]], tuple[list[Any], list[Any]]]

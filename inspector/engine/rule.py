@@ -183,6 +183,21 @@ _KINDS = [
 ]
 
 KINDS: dict[str, Kind] = {k.name: k for k in _KINDS}
+
+
+def declare(*kinds: Kind) -> tuple[Kind, ...]:
+    """Register kinds that a module outside the engine emits (a format's import and export
+    notes), as pylint checkers declare their messages: the kind table stays the one place an
+    event's meaning is written. Declaring the same kind again is a no-op; a different meaning
+    under a known name is an error."""
+    for k in kinds:
+        known = KINDS.get(k.name)
+        if known is not None and known != k:
+            raise ValueError(f"kind {k.name!r} is declared twice with different meanings")
+        KINDS[k.name] = k
+    return kinds
+
+
 UNKNOWN_KIND = Kind("unknown", "", False, "note", "An event kind this version does not know.", "note")
 
 
