@@ -67,6 +67,8 @@ def failed(problems: list[Problem]) -> bool:
 
 
 def rule_table() -> list[Mapping[str, str]]:
-    """Every rule of every target as rows (target, rule, severity, source, summary)."""
-    return [{"target": t, "rule": r.name, "severity": r.severity, "source": r.source, "summary": r.summary}
-            for t, rules in RULES.items() for r in rules]
+    """Every rule of every target as rows (target, rule, severity, source, summary); a
+    target built on another lists only the rules it adds, with ``extends`` naming its base."""
+    return [{"target": t.name, "rule": r.name, "severity": r.severity, "source": r.source, "summary": r.summary,
+             "extends": t.base.name if t.base is not None else ""}
+            for t in REGISTRY.values() for r in t.own_rules()]

@@ -180,13 +180,16 @@ def signature_other_model(view: View) -> Iterator[Hit]:
 
 
 def blank_text(view: View) -> Iterator[Hit]:
-    """Native: a text block whose text is empty or only whitespace."""
-    for position, message in enumerate(view.sent(NAME) or ()):
+    """Native: a text block whose text is empty or only whitespace, or a message whose
+    string content is only whitespace (the API reads it as one text block)."""
+    for message in view.sent(NAME) or ():
         content = message.get("content") if is_map(message) else None
-        for k, block in enumerate(content if isinstance(content, list) else ()):
+        if isinstance(content, str) and content and not content.strip():
+            yield from _hit(view, message, None, "messages: text content blocks must contain non-whitespace text")
+        for block in content if isinstance(content, list) else ():
             if _kind(block) == "text" and isinstance(block.get("text"), str) and not block["text"].strip():
                 what = "must be non-empty" if not block["text"] else "must contain non-whitespace text"
-                yield from _hit(view, message, block, f"messages.{position}.content.{k}: text content blocks {what}")
+                yield from _hit(view, message, block, f"messages: text content blocks {what}")
 
 
 TARGET = create(NAME, [
@@ -220,7 +223,7 @@ TARGET = create(NAME, [
          "the latest signed thinking was written by another model than the request's (where both are known; native)",
          "Send the history to the model that wrote the thinking, or remove that message's thinking blocks "
          "(the provider then reads the turn without them)."),
-    Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/blob/main/CHANGELOG.md",
+    Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
          "an empty or whitespace-only text block (native)",
          "Remove the blank text block (it carries nothing the model can read)."),
     surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199"),

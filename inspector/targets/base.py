@@ -14,7 +14,7 @@ of the history, whatever the number of calls in one turn).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from ..engine import call_id
@@ -81,6 +81,12 @@ class Rule:
 class Target:
     name: str
     rules: tuple[Rule, ...]
+    base: "Target | None" = None          # the target this one extends (its rules come first)
+
+    def own_rules(self) -> tuple[Rule, ...]:
+        """The rules this target adds to (or replaces in) its base's table."""
+        inherited = {id(r) for r in self.base.rules} if self.base is not None else set()
+        return tuple(r for r in self.rules if id(r) not in inherited)
 
     def check(self, view: "View") -> list[Problem]:
         out: list[Problem] = []
@@ -102,7 +108,7 @@ def extend(parent: Target, name: str, rules: Iterable[Rule] = ()) -> Target:
     parent is fixed in every target built on it."""
     own = {r.name: r for r in rules}
     table = [own.pop(r.name, r) for r in parent.rules]
-    return create(name, [*table, *own.values()])
+    return replace(create(name, [*table, *own.values()]), base=parent)
 
 
 def create(name: str, rules: Iterable[Rule]) -> Target:
@@ -253,7 +259,7 @@ class View:
         ``store``...) when the input was read and is written back as ``fmt``, else None."""
         if self.native(fmt) is None:
             return None
-        exported = self.outcome.exported
+        exported = getattr(self.outcome, "exported", None)      # an Outcome-like object may have none
         return exported if is_map(exported) else None
 
     def setting(self, fmt: str, key: str) -> Any:
@@ -273,7 +279,7 @@ class View:
         im = self.native(fmt)
         if im is None:
             return None
-        exported = self.outcome.exported
+        exported = getattr(self.outcome, "exported", None)      # an Outcome-like object may have none
         history = exported if im.container is None else (
             exported.get(im.container) if is_map(exported) else None)
         return history if isinstance(history, list) else None
