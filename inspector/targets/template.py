@@ -9,7 +9,8 @@ normalized history is rendered the way ``transformers.apply_chat_template`` rend
 ``tools``, ``add_generation_prompt``, and the ``bos_token``/``eos_token`` of a
 ``tokenizer_config.json``), and what it raises is reported with the template's own words.
 
-jinja2 is imported on first use, so the rest of ``check`` works without it.
+jinja2 (the ``template`` extra) is imported on first use, so the rest of ``check`` works
+without it, and ``--template`` without it is a clear input error.
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def _jinja() -> Any:
         import jinja2
         import jinja2.ext
         import jinja2.sandbox
-    except ImportError:                                   # pragma: no cover - jinja2 is a dependency
-        raise InputError("--template", "checking a chat template needs jinja2 (pip install jinja2)") from None
+    except ImportError:                                   # the optional extra is not installed
+        raise InputError("--template", "checking a chat template needs jinja2 "
+                                       "(pip install 'inspector[template]')") from None
     return jinja2
 
 

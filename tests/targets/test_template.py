@@ -6,11 +6,13 @@ of the Qwen, Devstral and Gemma 3 templates."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from extras import need
 
-pytest.importorskip("jinja2")
+need("jinja2", "template")
 
 from inspector import cli  # noqa: E402
 from inspector.io import InputError  # noqa: E402
@@ -136,3 +138,15 @@ def test_cli_fails_on_a_raised_guard_and_prints_the_templates_message(tmp_path, 
     assert "#2 (from input[2]) error [template-raises]" in out and "roles must alternate" in out
     path.write_text(json.dumps(GOOD))
     assert cli.main(["check", "--template", str(DEVSTRAL), str(path)]) == 0
+
+
+def test_without_jinja2_the_option_is_a_clear_input_error(monkeypatch, tmp_path):
+    """The extra may be absent: --template then says how to get it (exit 2), never a traceback."""
+    for name in [m for m in sys.modules if m == "jinja2" or m.startswith("jinja2.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    history = tmp_path / "h.json"
+    history.write_text(json.dumps([U()]))
+    with pytest.raises(InputError) as err:
+        load_template(DEVSTRAL)
+    assert "pip install 'inspector[template]'" in str(err.value)
+    assert cli.main(["check", "--template", str(DEVSTRAL), str(history)]) == 2
