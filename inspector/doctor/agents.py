@@ -11,11 +11,17 @@ Sources (repository, path, commit):
   (``ensure_call_outputs_present`` inserts an ``"aborted"`` output after every call that has
   none; ``remove_orphan_outputs`` drops outputs whose call is gone), applied to the history
   before every request, so a rollout killed mid-command resumes.
-- Claude Code: its source is not published; CHANGELOG 2.1.80 ("Fixed --resume dropping parallel
-  tool results", ``recoverOrphanedParallelToolResults``): results that hang off their own
-  one-block ``tool_use`` line are put back on the chain by Claude Code itself since 2.1.80;
-  before it the result was lost and a ``[Tool result missing]`` placeholder sent instead
-  (issue 21, measured on 12 of 47 published sessions).
+- Claude Code: its source is not published, so every claim is its own CHANGELOG.md
+  (anthropics/claude-code @ 5cfc0a1905ce): 2.1.69 "Fixed 'unexpected tool_use_id found in
+  tool_result blocks' error when resuming conversations that start with an orphaned tool
+  result"; 2.1.80 "Fixed --resume dropping parallel tool results ... instead of showing
+  [Tool result missing] placeholders" (results that hang off their own one-block ``tool_use``
+  line; issue 21 measured 12 of 47 published sessions); 2.1.121 "the corrupt line is now
+  skipped" (a line cut by an unclean shutdown); 2.1.132 "pre-corrupted sessions are sanitized
+  on load" (a lone surrogate, "no low surrogate in string"); 2.1.152 stale thinking-block
+  signatures "now stripped proactively". Entries that fix how a file is written (2.1.218: no
+  unpaired ``tool_use`` left when a tool aborts) say nothing of files already written, and
+  2.1.21's "interrupted during tool execution" names no case precisely enough to claim.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class SelfRepair:
     source: str
     lossless: bool          # the real result is kept (True) or a placeholder replaces it
     recovered: bool = False
+    leading: bool = False   # only when the problem is the first message sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +60,7 @@ class Agent:
     repairs: tuple[SelfRepair, ...] = ()
     version: Callable[[Any], str | None] | None = None
     resume: str = ""
+    unreadable_note: str = ""   # what the agent itself does with a file Inspector cannot read
 
 
 def _claude_version(document: Any) -> str | None:
@@ -73,7 +81,7 @@ def _codex_version(document: Any) -> str | None:
     return None
 
 
-CLAUDE_CHANGELOG = "anthropics/claude-code CHANGELOG.md 2.1.80: \"Fixed --resume dropping parallel tool results\""
+CLAUDE_CHANGELOG = "anthropics/claude-code CHANGELOG.md @ 5cfc0a1905ce, "
 CODEX_NORMALIZE = "openai/codex codex-rs/core/src/context_manager/normalize.rs @ e2478f96d6e6"
 
 AGENTS: dict[str, Agent] = {a.name: a for a in (
@@ -81,9 +89,19 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
         SelfRepair("tool-use-without-result", "2.1.80",
                    "puts the parallel results that hang off their own tool_use lines back on the chain",
                    "sends a \"[Tool result missing]\" placeholder instead of the real result",
-                   CLAUDE_CHANGELOG, lossless=True, recovered=True),
+                   CLAUDE_CHANGELOG + "2.1.80", lossless=True, recovered=True),
+        SelfRepair("result-without-tool-use", "2.1.69",
+                   "leaves out the orphaned tool result a conversation starts with",
+                   "sends it, and the provider refuses it", CLAUDE_CHANGELOG + "2.1.69", lossless=True, leading=True),
+        SelfRepair("lone-surrogate", "2.1.132", "sanitizes the half of a split emoji on load",
+                   "sends it, and the request fails (\"no low surrogate in string\")",
+                   CLAUDE_CHANGELOG + "2.1.132", lossless=True),
+        SelfRepair("signature-other-model", "2.1.152",
+                   "strips thinking-block signatures left by another model or login",
+                   "sends them, and the session gets stuck", CLAUDE_CHANGELOG + "2.1.152", lossless=True),
     ), _claude_version,
-        "put the repaired file in place of the original under the same name, then `claude --resume <session id>`"),
+        "put the repaired file in place of the original under the same name, then `claude --resume <session id>`",
+        "Claude Code since 2.1.121 skips a line an unclean shutdown corrupted (" + CLAUDE_CHANGELOG + "2.1.121)"),
     Agent("codex", "Codex CLI", ("codex-rollout",), (
         SelfRepair("call-without-output", None,
                    "sends an \"aborted\" output for every call that has none",

@@ -85,7 +85,10 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str) -> Iter
         try:
             outcome = run_file(p, session=session)
         except (InputError, OSError, RecursionError, MemoryError) as exc:
-            yield Row(agent_name, str(path), session, shown, mtime, str(root), rel, None, _unreadable(exc))
+            verdict = _unreadable(exc)
+            if agent is not None and agent.unreadable_note:
+                verdict.sentence += f"; {agent.unreadable_note}"
+            yield Row(agent_name, str(path), session, shown, mtime, str(root), rel, None, verdict)
             continue
         owner = agent or agent_for_format(outcome.format)
         yield Row(owner.name if owner else None, str(path), session, shown, mtime, str(root), rel,

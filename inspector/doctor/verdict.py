@@ -42,12 +42,23 @@ def _as_sent(imported: Any) -> tuple[list[Any], list[int], set[str]]:
     return [imported.messages[i] for i in keep], keep, {i for i in ids if isinstance(i, str)}
 
 
-def _claim(agent: Agent | None, problem: Any, recovered: set[str]) -> SelfRepair | None:
+def _first_sent(sent: list[Any]) -> int:
+    """The index of the first message after the system prompt: where a conversation starts."""
+    for i, m in enumerate(sent):
+        if not (isinstance(m, dict) and m.get("role") in ("system", "developer")):
+            return i
+    return len(sent)
+
+
+def _claim(agent: Agent | None, problem: Any, recovered: set[str], first: int) -> SelfRepair | None:
     for repair in agent.repairs if agent else ():
         if repair.rule != problem.rule:
             continue
-        if not repair.recovered or problem.tool_call_id in recovered:
-            return repair
+        if repair.recovered and problem.tool_call_id not in recovered:
+            continue
+        if repair.leading and problem.index != first:
+            continue
+        return repair
     return None
 
 
@@ -65,17 +76,19 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
     problems: list[Any] = []
     keep: list[int] = []
     recovered: set[str] = set()
+    first = 0
     if target is not None:
         sent, keep, recovered = _as_sent(imported)
+        first = _first_sent(sent)
         problems = [p for p in check(sent, target) if p.severity == ERROR]
 
     def where(p: Any) -> str:
         return imported.where(keep[p.index]) if p.index < len(keep) else f"#{p.index}"
 
     rows = [{**p.to_dict(), "where": where(p)} for p in problems]
-    refused = [(p, row) for p, row in zip(problems, rows) if _claim(agent, p, recovered) is None]
-    handled = [(p, row, _claim(agent, p, recovered)) for p, row in zip(problems, rows)
-               if _claim(agent, p, recovered) is not None]
+    claims = [_claim(agent, p, recovered, first) for p in problems]
+    refused = [(p, row) for p, row, c in zip(problems, rows, claims) if c is None]
+    handled = [(p, row, c) for p, row, c in zip(problems, rows, claims) if c is not None]
     tail = f"; repair: {_kinds(counts)}" if counts else ""
     title = agent.title if agent else imported.format
 
@@ -94,14 +107,15 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
                 text += " (a placeholder, not the real result: the tool may already have run)"
             older = version_at_least(version, repair_claim.since)
             if older is False and repair_claim.before:
-                text += f"; this file was written by {version}, which {repair_claim.before}"
+                text += (f"; {title} before {repair_claim.since} (this file was written by {version}) "
+                         f"{repair_claim.before}")
             elif older is None and repair_claim.since and repair_claim.before:
                 text += f"; before {repair_claim.since} it {repair_claim.before}"
             said.append(text)
         sentence = "resumes: " + "; ".join(said) + tail
         status = AGENT_REPAIRS
     elif outcome.changed:
-        sentence = f"resumes: the provider refuses nothing, but MEM-5 would change it{tail}"
+        sentence = f"no rule of {target} that Inspector checks refuses it, but MEM-5 would change it{tail}"
         status = CHANGES
     else:
         sentence = "ok: nothing to do"

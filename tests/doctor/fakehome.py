@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from tests.sessions import agents_builder, codex_builder, gemini_builder, scenarios
-from tests.sessions.claude_builder import Session, text, tool
+from tests.sessions.claude_builder import Session, text, tool  # noqa: F401 (Session, text: used by the tests)
 
 PROJECT = "-home-dana-shop"
 CLAUDE_ID = "7d9f2c1e-4b8a-4e55-9a01-3c2b6f0e8d14"

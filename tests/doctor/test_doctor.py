@@ -75,7 +75,7 @@ def test_claude_code_verdict_depends_on_the_version_that_wrote_the_file(machine)
     for v in (old, new):
         assert "Claude Code since 2.1.80 repairs this itself" in v.sentence
         assert "would refuse" not in v.sentence
-    assert "written by 2.0.14, which sends a \"[Tool result missing]\" placeholder" in old.sentence
+    assert "Claude Code before 2.1.80 (this file was written by 2.0.14) sends a \"[Tool result missing]\" placeholder" in old.sentence
     assert "written by" not in new.sentence
 
 
@@ -222,3 +222,40 @@ def test_file_names_are_data_on_the_screen(tmp_path):
     line = row_line(row)
     assert "\x1b" not in line and "\\x1b" in line
     assert exit_code([row]) == 1
+
+
+def _leading_orphan(version: str) -> bytes:
+    """A chain that starts at a tool result whose call is gone (Claude Code 2.1.69's case)."""
+    s = fakehome.Session(version=version)
+    s.result("toolu_01Gone", "made build", parent=None)
+    s.user("Let's run the tests instead.")
+    s.assistant("msg_01P1lo1", fakehome.text("Running them."))
+    return s.data()
+
+
+def test_an_orphan_result_opening_the_chain_is_repaired_by_claude_code_since_2_1_69(tmp_path):
+    (tmp_path / "new.jsonl").write_bytes(_leading_orphan("2.1.90"))
+    (tmp_path / "old.jsonl").write_bytes(_leading_orphan("2.0.14"))
+    rows = {Path(r.path).stem: r for r in scan([str(tmp_path)], env={"HOME": str(tmp_path)}).rows}
+    for name in ("new", "old"):
+        v = rows[name].verdict
+        assert v.status == "agent-repairs", v.sentence
+        assert "Claude Code since 2.1.69 repairs this itself" in v.sentence
+        assert v.repaired_by_agent[0]["rule"] == "result-without-tool-use"
+    assert "before 2.1.69 (this file was written by 2.0.14) sends it, and the provider refuses it" in \
+        rows["old"].verdict.sentence
+    assert "written by" not in rows["new"].verdict.sentence
+
+
+def test_an_orphan_result_later_in_the_chain_is_still_refused(tmp_path):
+    (tmp_path / "s.jsonl").write_bytes(fakehome.scenarios.orphan_after_compaction())
+    [row] = scan([str(tmp_path)], env={"HOME": str(tmp_path)}).rows
+    assert row.status == FAILS and "result-without-tool-use" in row.verdict.sentence
+
+
+def test_an_unreadable_claude_code_file_says_what_claude_code_does_with_it(machine):
+    home, cwd, _ = machine
+    rows = scan(env=fakehome.env_for(home), cwd=cwd).rows
+    [row] = [r for r in rows if r.status == UNREADABLE and r.agent == "claude-code"]
+    assert row.verdict.sentence.startswith("unreadable: ")
+    assert "since 2.1.121 skips a line" in row.verdict.sentence
