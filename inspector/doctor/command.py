@@ -105,8 +105,24 @@ def exit_code(rows: list[Row]) -> int:
     return EXIT_CHANGED if statuses & {FAILS, CHANGES} else EXIT_OK
 
 
+def _progress() -> Any:
+    """A count on standard error while a large home is read, when a person is watching."""
+    if not sys.stderr.isatty():
+        return None
+    seen = [0]
+
+    def tick(row: Row) -> None:
+        seen[0] += 1
+        sys.stderr.write(f"\rdoctor: {seen[0]} sessions read")
+        sys.stderr.flush()
+    return tick
+
+
 def run(args: argparse.Namespace) -> int:
-    result = scan(args.paths or None)
+    tick = _progress()
+    result = scan(args.paths or None, progress=tick)
+    if tick is not None:
+        sys.stderr.write("\r\033[K")
     manifest = None
     if args.fix:
         manifest = fix(result.rows, args.fix, result.roots)

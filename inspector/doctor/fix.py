@@ -40,6 +40,11 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _sidecars(path: str) -> list[str]:
+    """A SQLite database's write-ahead log and index beside it: part of what the agent wrote."""
+    return [side for side in (path + "-wal", path + "-shm") if os.path.isfile(side)]
+
+
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
@@ -85,6 +90,7 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
     sources = []
     target.mkdir(parents=True, exist_ok=True)
     for path, session_rows in sorted(by_path.items()):
+        sidecars = {side: _sha(read_bytes(side)) for side in _sidecars(path)}
         original = read_bytes(path)
         first = session_rows[0]
         agent = AGENTS.get(first.agent) if first.agent else None
@@ -99,9 +105,13 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
         dest.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(dest, data, inputs=(path,))
         after = read_bytes(path)
+        beside = [{"path": side, "sha256_before": sha, "sha256_after": _sha(read_bytes(side))
+                   if os.path.exists(side) else None} for side, sha in sidecars.items()]
+        untouched = after == original and all(b["sha256_before"] == b["sha256_after"] for b in beside)
         sources.append({
             "path": path, "agent": first.agent, "format": first.format, "size": len(original),
-            "sha256_before": _sha(original), "sha256_after": _sha(after), "untouched": after == original,
+            "sha256_before": _sha(original), "sha256_after": _sha(after), "untouched": untouched,
+            "sidecars": beside,
             "output": {"path": str(dest), "size": len(data), "sha256": _sha(data)},
             "sessions": sessions, "changes": changes,
             "side_effects_unknown": sum(c.get("side_effects") == "unknown" for c in changes),

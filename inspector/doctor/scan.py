@@ -5,6 +5,7 @@ command line here, the TUI's folder browser later)."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -41,8 +42,9 @@ class Row:
 
     def to_dict(self) -> dict[str, Any]:
         v = self.verdict
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.mtime)) if self.mtime else None
         return {"agent": self.agent, "path": self.path, "session": self.session, "label": self.label,
-                "modified": self.mtime, "format": self.format, "status": v.status, "verdict": v.sentence,
+                "modified": when, "format": self.format, "status": v.status, "verdict": v.sentence,
                 "target": v.target, "version": v.version, "problems": v.problems,
                 "repaired_by_agent": v.repaired_by_agent, "repair": v.repair}
 

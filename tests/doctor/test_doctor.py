@@ -259,3 +259,37 @@ def test_an_unreadable_claude_code_file_says_what_claude_code_does_with_it(machi
     [row] = [r for r in rows if r.status == UNREADABLE and r.agent == "claude-code"]
     assert row.verdict.sentence.startswith("unreadable: ")
     assert "since 2.1.121 skips a line" in row.verdict.sentence
+
+
+def test_fix_hashes_a_databases_write_ahead_log_too(tmp_path):
+    db = tmp_path / "app" / "conversations.db"
+    db.parent.mkdir()
+    fakehome.agents_builder.make(db, {"a": fakehome.agents_builder.orphan_output()})
+    (tmp_path / "app" / "conversations.db-wal").write_bytes(b"")      # an empty log: nothing unmerged
+    result = scan([str(db.parent)], env={"HOME": str(tmp_path)})
+    manifest = fix(result.rows, tmp_path / "out", result.roots)
+    [source] = manifest["sources"]
+    [wal] = source["sidecars"]
+    assert wal["path"].endswith("-wal") and wal["sha256_before"] == wal["sha256_after"]
+    assert source["untouched"] is True
+
+
+def test_a_source_the_agent_writes_during_the_fix_is_reported_as_changed(tmp_path, monkeypatch):
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(fakehome.scenarios.crash_missing_result())
+    result = scan([str(tmp_path)], env={"HOME": str(tmp_path)})
+    import inspector.doctor.fix as fixing
+
+    real = fixing.run
+
+    def agent_writes(*args, **kwargs):
+        out = real(*args, **kwargs)
+        with open(session, "ab") as handle:          # the agent appends a line meanwhile
+            handle.write(b'{"type": "summary", "summary": "x", "leafUuid": null}\n')
+        return out
+
+    monkeypatch.setattr(fixing, "run", agent_writes)
+    manifest = fix(result.rows, tmp_path.parent / (tmp_path.name + "-out"), result.roots)
+    [source] = manifest["sources"]
+    assert source["untouched"] is False and manifest["untouched"] is False
+    assert source["sha256_before"] != source["sha256_after"]
