@@ -5,7 +5,7 @@
 """
 
 from .agents import AGENTS, Agent, SelfRepair, claims_table
-from .fix import MANIFEST, fix
+from .copies import MANIFEST, fix
 from .homes import Home, known_homes
 from .scan import Row, Scan, scan
 from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE, Verdict, judge

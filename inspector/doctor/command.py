@@ -12,7 +12,7 @@ import orjson
 
 from ..cli_options import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, Parser
 from .agents import AGENTS
-from .fix import MANIFEST, fix
+from .copies import MANIFEST, fix
 from .scan import Row, Scan, scan
 from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE
 

@@ -278,7 +278,7 @@ def test_a_source_the_agent_writes_during_the_fix_is_reported_as_changed(tmp_pat
     session = tmp_path / "s.jsonl"
     session.write_bytes(fakehome.scenarios.crash_missing_result())
     result = scan([str(tmp_path)], env={"HOME": str(tmp_path)})
-    import inspector.doctor.fix as fixing
+    import inspector.doctor.copies as fixing
 
     real = fixing.run
 
