@@ -63,8 +63,11 @@ def _short(path: Path, home: Path) -> str:
         return str(path)
 
 
-def _unreadable(error: BaseException | str) -> Verdict:
-    return Verdict(UNREADABLE, f"unreadable: {error}")
+def _unreadable(error: BaseException | str, path: Path | None = None) -> Verdict:
+    text = str(error)
+    if path is not None and text.startswith(display_name(path) + ":"):
+        text = text[len(display_name(path)) + 1:].lstrip()     # the row already names the file
+    return Verdict(UNREADABLE, f"unreadable: {text}")
 
 
 def _rows_of(path: Path, root: Path, agent_name: str | None, label: str) -> Iterator[Row]:
@@ -87,7 +90,7 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str) -> Iter
         try:
             outcome = run_file(p, session=session)
         except (InputError, OSError, RecursionError, MemoryError) as exc:
-            verdict = _unreadable(exc)
+            verdict = _unreadable(exc, path)
             if agent is not None and agent.unreadable_note:
                 verdict.sentence += f"; {agent.unreadable_note}"
             yield Row(agent_name, str(path), session, shown, mtime, str(root), rel, None, verdict)
@@ -98,9 +101,14 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str) -> Iter
 
 
 def _home_rows(homes: Iterable[Home], home_dir: Path) -> Iterator[Row]:
+    seen: set[Path] = set()
     for home in homes:
         root = home.root if home.root.is_dir() else home.root.parent
         for path in home.files():
+            real = path.resolve()
+            if real in seen:          # two homes name one file (Crush's registry and the current folder)
+                continue
+            seen.add(real)
             base = root if path.is_relative_to(root) else path.parent
             yield from _rows_of(path, base, home.agent, _short(path, home_dir))
 

@@ -37,6 +37,7 @@ def test_every_session_of_every_agent_is_listed_with_its_verdict(machine):
     result = scan(env=fakehome.env_for(home), cwd=cwd)
     got = {_rel(r.path, home, cwd): r for r in result.rows}
     assert set(got) == set(expected)          # nothing missed, nothing else (the Agents SDK has no home)
+    assert len(result.rows) == len(expected)  # each file once, though Crush's registry and the folder both name it
     for rel, status in expected.items():
         row = got[rel]
         if status == "store":
@@ -257,7 +258,7 @@ def test_an_unreadable_claude_code_file_says_what_claude_code_does_with_it(machi
     home, cwd, _ = machine
     rows = scan(env=fakehome.env_for(home), cwd=cwd).rows
     [row] = [r for r in rows if r.status == UNREADABLE and r.agent == "claude-code"]
-    assert row.verdict.sentence.startswith("unreadable: ")
+    assert row.verdict.sentence.startswith("unreadable: 2:1: ")     # line:column, the file is on the row
     assert "since 2.1.121 skips a line" in row.verdict.sentence
 
 
