@@ -93,10 +93,11 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
     title = agent.title if agent else imported.format
 
     if refused:
-        first = refused[0][1]
+        head = refused[0][1]
         more = f" and {len(refused) - 1} more" if len(refused) > 1 else ""
-        sentence = (f"would fail on resume: the provider would refuse it ({target} {first['rule']} at "
-                    f"{first['where']}{more}){tail}")
+        also = f"; {title} repairs {len(handled)} other{'s' if len(handled) != 1 else ''} itself" if handled else ""
+        sentence = (f"would fail on resume: the provider would refuse it ({target} {head['rule']} at "
+                    f"{head['where']}{more}){also}{tail}")
         status = FAILS
     elif handled:
         said = []
@@ -115,7 +116,8 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
         sentence = "resumes: " + "; ".join(said) + tail
         status = AGENT_REPAIRS
     elif outcome.changed:
-        sentence = f"no rule of {target} that Inspector checks refuses it, but MEM-5 would change it{tail}"
+        checked = f"no rule of {target} that Inspector checks refuses it, but " if target else ""
+        sentence = f"{checked}MEM-5 would change it{tail}"
         status = CHANGES
     else:
         sentence = "ok: nothing to do"

@@ -294,3 +294,20 @@ def test_a_source_the_agent_writes_during_the_fix_is_reported_as_changed(tmp_pat
     [source] = manifest["sources"]
     assert source["untouched"] is False and manifest["untouched"] is False
     assert source["sha256_before"] != source["sha256_after"]
+
+
+def test_a_session_with_a_refused_breakage_fails_even_when_the_agent_repairs_another(tmp_path):
+    s = fakehome.Session(version="2.1.90")
+    fakehome.scenarios.opening(s)
+    a1, a2 = s.assistant("msg_01F8oc1", fakehome.tool("toolu_01Cart", "cat cart.py"),
+                         fakehome.tool("toolu_01Tax", "cat tax.py"))
+    s.result("toolu_01Cart", "def total(): ...", parent=a1["uuid"])     # recovered by Claude Code itself
+    s.result("toolu_01Tax", "RATE = 0.2", parent=a2["uuid"])
+    s.assistant("msg_01Q1mx2", fakehome.tool("toolu_01Cat", "cat shop.py"))   # killed: no result, refused
+    s.user("Where were we?")
+    (tmp_path / "s.jsonl").write_bytes(s.data())
+    [row] = scan([str(tmp_path)], env={"HOME": str(tmp_path)}).rows
+    v = row.verdict
+    assert v.status == FAILS, v.sentence
+    assert "Claude Code repairs" in v.sentence and "other" in v.sentence and "itself" in v.sentence
+    assert {p["tool_call_id"] for p in v.repaired_by_agent} <= {"toolu_01Cart", "toolu_01Tax"}
