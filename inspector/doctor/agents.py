@@ -61,6 +61,7 @@ class Agent:
     version: Callable[[Any], str | None] | None = None
     resume: str = ""
     unreadable_note: str = ""   # what the agent itself does with a file Inspector cannot read
+    folder: bool = False        # the agent resumes the session file's whole folder (a Cline task)
 
 
 def _claude_version(document: Any) -> str | None:
@@ -118,7 +119,8 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
     Agent("opencode", "OpenCode", ("opencode",),
           resume="`OPENCODE_DB=<repaired .db> opencode -s <session id>`, or quit OpenCode and put it in place"),
     Agent("cline", "Cline / Roo Code / Kilo Code", ("cline",),
-          resume="quit VS Code, put the repaired task folder in place of the original, reopen the task"),
+          resume="quit VS Code, put the repaired task folder in place of the original, reopen the task",
+          folder=True),
     Agent("crush", "Crush", ("crush",),
           resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place"),
     Agent("goose", "Goose", ("goose",),

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+import orjson
+
 from .. import __version__
 from ..engine import RULE_ID, RULE_SOURCE, kind
 from ..io import InputError, atomic_write, read_bytes
@@ -43,6 +45,20 @@ def _sha(data: bytes) -> str:
 def _sidecars(path: str) -> list[str]:
     """A SQLite database's write-ahead log and index beside it: part of what the agent wrote."""
     return [side for side in (path + "-wal", path + "-shm") if os.path.isfile(side)]
+
+
+def _carry(source: Path, dest: Path) -> list[dict[str, Any]]:
+    """The other files of a session's folder, copied as they are: the agent resumes the folder
+    (a Cline task keeps ``ui_messages.json`` and ``task_metadata.json`` beside its history)."""
+    out = []
+    for other in sorted(source.parent.iterdir()):
+        if other == source or not other.is_file():
+            continue
+        data = read_bytes(other)
+        atomic_write(dest.parent / other.name, data, inputs=(other,))
+        out.append({"path": str(other), "output": str(dest.parent / other.name), "size": len(data),
+                    "sha256": _sha(data), "sha256_source_after": _sha(read_bytes(other))})
+    return out
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -88,6 +104,7 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
         if row.status in NEEDS_COPY:
             by_path.setdefault(row.path, []).append(row)
     sources = []
+    written: set[Path] = set()
     target.mkdir(parents=True, exist_ok=True)
     for path, session_rows in sorted(by_path.items()):
         sidecars = {side: _sha(read_bytes(side)) for side in _sidecars(path)}
@@ -102,18 +119,25 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
             if outcome.changed:
                 data = outcome.data
         dest = target / (first.agent or "sessions") / first.rel
+        n = 1
+        while dest in written:               # two sources with one place in DIR: keep both
+            n += 1
+            dest = target / (first.agent or "sessions") / str(n) / first.rel
+        written.add(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(dest, data, inputs=(path,))
+        carried = _carry(Path(path), dest) if agent is not None and agent.folder else []
         after = read_bytes(path)
         beside = [{"path": side, "sha256_before": sha, "sha256_after": _sha(read_bytes(side))
                    if os.path.exists(side) else None} for side, sha in sidecars.items()]
-        untouched = after == original and all(b["sha256_before"] == b["sha256_after"] for b in beside)
+        untouched = after == original and all(b["sha256_before"] == b["sha256_after"] for b in beside) \
+            and all(c["sha256"] == c["sha256_source_after"] for c in carried)
         sources.append({
             "path": path, "agent": first.agent, "format": first.format, "size": len(original),
             "sha256_before": _sha(original), "sha256_after": _sha(after), "untouched": untouched,
             "sidecars": beside,
             "output": {"path": str(dest), "size": len(data), "sha256": _sha(data)},
-            "sessions": sessions, "changes": changes,
+            "carried": carried, "sessions": sessions, "changes": changes,
             "side_effects_unknown": sum(c.get("side_effects") == "unknown" for c in changes),
             "resume": agent.resume if agent else "",
         })
@@ -122,7 +146,5 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "output": str(target),
         "untouched": all(s["untouched"] for s in sources), "sources": sources,
     }
-    import orjson
-
     atomic_write(target / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return manifest

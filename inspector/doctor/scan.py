@@ -70,16 +70,26 @@ def _unreadable(error: BaseException | str, path: Path | None = None) -> Verdict
     return Verdict(UNREADABLE, f"unreadable: {text}")
 
 
-def _rows_of(path: Path, root: Path, agent_name: str | None, label: str) -> Iterator[Row]:
+def _relative(path: Path, root: Path, home_dir: Path | None) -> str:
+    """Where a copy goes under ``DIR/<agent>/``: the path in the home folder when it is there
+    (``.config/Code/User/globalStorage/<extension>/tasks/...`` keeps editors and extensions
+    apart), else the path from the folder that holds the scanned one."""
+    for base in ((home_dir,) if home_dir else ()) + (root.parent,):
+        try:
+            return str(path.relative_to(base))
+        except ValueError:
+            continue
+    return path.name
+
+
+def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
+             home_dir: Path | None = None) -> Iterator[Row]:
     agent = AGENTS.get(agent_name) if agent_name else None
     try:
         mtime = path.stat().st_mtime
     except OSError:
         mtime = 0.0
-    try:
-        rel = str(path.relative_to(root)) if root != path else path.name
-    except ValueError:
-        rel = path.name
+    rel = _relative(path, root, home_dir)
     if agent is not None and agent.formats and not any(f in REGISTRY for f in agent.formats):
         yield Row(agent.name, str(path), None, label, mtime, str(root), rel, None,
                   _unreadable(f"found in {agent.title}'s home, but this Inspector has no reader for "
@@ -110,7 +120,7 @@ def _home_rows(homes: Iterable[Home], home_dir: Path) -> Iterator[Row]:
                 continue
             seen.add(real)
             base = root if path.is_relative_to(root) else path.parent
-            yield from _rows_of(path, base, home.agent, _short(path, home_dir))
+            yield from _rows_of(path, base, home.agent, _short(path, home_dir), home_dir)
 
 
 def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,

@@ -311,3 +311,46 @@ def test_a_session_with_a_refused_breakage_fails_even_when_the_agent_repairs_ano
     assert v.status == FAILS, v.sentence
     assert "Claude Code repairs" in v.sentence and "other" in v.sentence and "itself" in v.sentence
     assert {p["tool_call_id"] for p in v.repaired_by_agent} <= {"toolu_01Cart", "toolu_01Tax"}
+
+
+def test_copies_mirror_the_home_so_editors_and_extensions_stay_apart(machine, tmp_path):
+    home, cwd, _ = machine
+    result = scan(env=fakehome.env_for(home), cwd=cwd)
+    manifest = fix(result.rows, tmp_path / "out", result.roots)
+    outputs = {s["path"]: s["output"]["path"] for s in manifest["sources"]}
+    for source, output in outputs.items():
+        if Path(source).is_relative_to(home):
+            agent = next(r.agent for r in result.rows if r.path == source)
+            assert output == str(tmp_path / "out" / agent / Path(source).relative_to(home))
+    assert len(set(outputs.values())) == len(outputs)
+
+
+def test_a_cline_task_is_copied_whole(tmp_path, monkeypatch):
+    task = tmp_path / "home/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1760260800000"
+    task.mkdir(parents=True)
+    history = task / "api_conversation_history.json"
+    history.write_bytes(b"[]")
+    (task / "ui_messages.json").write_bytes(b'[{"ts": 1, "type": "say", "say": "text", "text": "hi"}]')
+    (task / "task_metadata.json").write_bytes(b'{"files_in_context": []}')
+    import inspector.doctor.copies as copies
+    from inspector.doctor.scan import Row
+    from inspector.doctor.verdict import Verdict
+
+    row = Row("cline", str(history), None, "task", 0.0, str(task.parent), "t/api_conversation_history.json", "cline",
+              Verdict("fails", "test"))
+    monkeypatch.setattr(copies, "run", lambda data, name, session=None: _Unchanged())
+    manifest = fix([row], tmp_path / "out", [str(tmp_path / "home")])
+    [source] = manifest["sources"]
+    names = sorted(Path(c["output"]).name for c in source["carried"])
+    assert names == ["task_metadata.json", "ui_messages.json"]
+    for c in source["carried"]:
+        assert Path(c["output"]).read_bytes() == Path(c["path"]).read_bytes()
+    assert source["untouched"] is True
+
+
+class _Unchanged:
+    """A pipeline outcome that changes nothing (the copy logic alone is under test)."""
+
+    events: list = []
+    changed = False
+    imported = None
