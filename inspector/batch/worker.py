@@ -29,7 +29,7 @@ import orjson
 
 from .. import pipeline
 from ..engine import gc_paused
-from ..io import MAX_WRITE_DEPTH, InputError, parse_json
+from ..io import MAX_WRITE_DEPTH, InputError
 from .heap import keep_freed_memory
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
@@ -140,8 +140,8 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             else:
                 # A record is one JSON document: no session format's sniffing of raw bytes
                 # applies to it (and a sniff would parse every line twice).
-                document = parse_json(item, RECORD) if fmt == "auto" else pipeline.parse(item, RECORD, fmt)
-                outcomes = [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
+                imported = pipeline.load(item, RECORD, fmt, sniff=False)
+                outcomes = [pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)]
             data = outcomes[-1].data
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
@@ -173,22 +173,23 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
 
 def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outcome]:
     """A whole agent session file through the pipeline, as ``inspector normalize FILE`` runs it.
-    A database holding several sessions has each repaired in turn, every one in the database
-    the one before it wrote (``normalize --session ID`` run once per session); the last
-    outcome holds the bytes to write."""
+    A database holding several sessions has each repaired in turn, every one read from the
+    database the one before it wrote (``normalize --session ID`` run once per session, without
+    writing and parsing the bytes in between); the last outcome holds the bytes to write."""
     fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     document = pipeline.parse(data, RECORD, fmt)
     sessions = list(getattr(document, "sessions", None) or ())
     if getattr(document, "session", None) is not None or len(sessions) < 2:
-        return [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
+        return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "
                                  "only into a database (without --to)")
     outcomes = []
     for session in sessions:
-        outcome = pipeline.run(document, RECORD, fmt, to, strict, compact=True, session=session, owned=True)
+        imported = pipeline.read(document, RECORD, fmt, session)
+        outcome = pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)
         outcomes.append(outcome)
-        document = pipeline.parse(outcome.data, RECORD, fmt)
+        document = outcome.exported
     return outcomes
 
 

@@ -103,9 +103,9 @@ async def test_each_row_shows_all_its_kinds_and_its_cause():
         await pilot.pause(0.2)
         details = " ".join(widget_text(app, "#details-body").split())
         assert f"→ #{redeclared.cause} (f goes there)" in details
-        from inspector.tui.adapter import kind_info
+        from inspector.engine import kind
 
-        assert kind_info("call-redeclared").meaning not in details  # the kind's meaning is the help's
+        assert kind("call-redeclared").meaning not in details  # the kind's meaning is the help's
 
 
 def test_tag_text_names_every_kind_or_counts_them():

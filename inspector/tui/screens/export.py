@@ -1,9 +1,9 @@
 """Export the repaired history: a format, a path, a confirmation before replacing, never the input.
 
-The bytes are exactly what `inspector normalize FILE --to NAME` writes: both come from
-:func:`inspector.pipeline.run`'s ``Outcome.data`` (through :mod:`inspector.tui.adapter`).
-``exporters()`` lists the output formats (``same`` first, the default) with the format
-registry's label for each.
+The bytes are exactly what `inspector normalize FILE --to NAME` writes: both come from the
+pipeline's export step (:func:`inspector.pipeline.export`), here on the open history's own
+import and repair. ``exporters()`` lists the output formats (``same`` first, the default)
+with the format registry's label for each.
 
 Serializing and writing a large history takes seconds, so it runs in a thread worker; the
 dialog stays up, greyed out, until the file is in place, and a failure opens an error dialog.
@@ -24,6 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
+from ... import pipeline
 from ...engine import Result
 from ...formats import Imported
 from ...io import InputError, atomic_write, describe_error, same_file
@@ -35,10 +36,10 @@ from .error import ErrorDialog
 
 def exporters() -> dict[str, str]:
     """Every output format with its label, ``same`` (the input's own format) first."""
-    return {"same": "the input's own format", **{n: adapter.format_label(n) for n in adapter.format_names()}}
+    return adapter.export_labels()
 
 
-export_outcome = adapter.export  # (imported, name, to, strict) -> (bytes, format written, entries written)
+export_outcome = pipeline.export  # (imported, result, to) -> Exported: document, events, bytes, entries
 
 
 def default_export_path(source: str | None, to: str = "same") -> str:
@@ -61,8 +62,7 @@ class ExportDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Close", id="export.cancel", tooltip="Close without writing")]
 
     def __init__(self, result: Result, default: str, inputs: tuple[str, ...], to: str = "same", *,
-                 imported: Imported, strict: bool = False, source: str | None = None,
-                 name: str = "<input>") -> None:
+                 imported: Imported, strict: bool = False, source: str | None = None) -> None:
         """``default`` is the path for ``same``; ``source`` is what it derives from (None for
         standard input), so the path follows the chosen format until the user edits it."""
         super().__init__()
@@ -73,7 +73,6 @@ class ExportDialog(ModalScreen[str | None]):
         self.imported = imported
         self.strict = strict
         self.source = source
-        self.history_name = name  # the pipeline names the history by it
         self._confirm: str | None = None  # the existing path the user was asked about
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
@@ -177,7 +176,8 @@ class ExportDialog(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def write(self, path: str) -> str:
         """Off the UI thread: build the document, serialize it, write it atomically."""
-        data, fmt, count = export_outcome(self.imported, self.history_name, self.to, self.strict)
+        exported = export_outcome(self.imported, self.result, self.to)
+        data, fmt, count = exported.data, exported.format, exported.entries
         try:
             if (sent := confine.deliver(self.app, path, data)) is not None:
                 return sent

@@ -3,8 +3,9 @@
 The screen owns the loaded document and the view state: stage, split, filters are
 reactives whose watchers all end in one place (:meth:`MainScreen._show_view`), as in
 posting's main screen, so a key, a click, the palette or a summary pick change the view the
-same way. Loading and normalizing run in a worker thread that reports through typed
-messages (:mod:`inspector.tui.messages`).
+same way. Loading and normalizing run in the loader's worker thread
+(:func:`inspector.tui.loader.start`), which reports through typed messages
+(:mod:`inspector.tui.messages`).
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ...io import InputError, describe_error
-from .. import confine
-from ..adapter import STRICT, is_extension, kind_info
-from ..loader import Document, Source, load_document, renormalize
+from ...engine import KINDS
+from .. import confine, loader
+from ..adapter import STRICT, is_extension
+from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, StagesPrepared
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
@@ -245,7 +246,7 @@ class MainScreen(Screen[None]):
             self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", refused))
             return
         self._begin_loading(source)
-        self._load_worker(source, self.strict)
+        loader.start(self, source, self.strict)
 
     def _begin_loading(self, source: Source) -> None:
         self.loading_source = source
@@ -282,30 +283,6 @@ class MainScreen(Screen[None]):
     @on(LoadFailed)
     def _on_failed(self, message: LoadFailed) -> None:
         self._failed(message.source, message.error)
-
-    @work(thread=True, exclusive=True, group="load", description="load a history")
-    def _load_worker(self, source: Source, strict: bool, again: Document | None = None) -> None:
-        """Read, import and normalize ``source``; or, given ``again``, normalize that document's
-        imported history again (the strict toggle) without reading the file."""
-        worker = get_current_worker()
-
-        def progress(phase: str, fraction: float) -> None:
-            if not worker.is_cancelled:
-                self.post_message(LoadProgress(phase, fraction))
-
-        try:
-            doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
-        except InputError as exc:
-            if not worker.is_cancelled:
-                self.post_message(LoadFailed(source, str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
-            if not worker.is_cancelled:
-                self.post_message(LoadFailed(source, describe_error(exc, source.name)))
-            return
-        doc.model.rows(0).layout()  # measure the first view's columns here, off the UI thread
-        if not worker.is_cancelled:
-            self.post_message(DocumentLoaded(doc))
 
     def _done_loading(self) -> None:
         self.loading_source = None
@@ -458,7 +435,7 @@ class MainScreen(Screen[None]):
             if self.changed_only:
                 parts.append("only changed")
             if self.kind:
-                info = kind_info(self.kind)
+                info = KINDS.get(self.kind)
                 label = info.label if info is not None else self.kind
                 parts.append(f"kind: {self.kind} ({label})")
             if self.query_text:
@@ -667,7 +644,7 @@ class MainScreen(Screen[None]):
                 self.notify(message, title="Exported")
 
         self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
-                                          strict=self.doc.strict, source=base, name=source.name), done)
+                                          strict=self.doc.strict, source=base), done)
 
     def action_open(self) -> None:
         def chosen(path: str | None) -> None:
@@ -717,7 +694,7 @@ class MainScreen(Screen[None]):
                         title="Strict")
             return
         self._begin_loading(self.doc.source)
-        self._load_worker(self.doc.source, self.strict, self.doc)
+        loader.start(self, self.doc.source, self.strict, self.doc)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))
