@@ -285,10 +285,11 @@ def run_tui(argv: list[str]) -> int:
                     description="Open the inspection TUI on FILE, standard input (-), or the gallery of "
                                 "bundled samples when no file is given. In the TUI, t toggles --strict.")
     parser.add_argument("file", nargs="?", metavar="FILE|-")
+    session_option(parser)
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 
     try:
-        return run(args.file, fmt=args.fmt, strict=args.strict)
+        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
