@@ -271,17 +271,17 @@ def test_rows_of_a_restored_result():
 def test_tui_command_line_passes_format_and_strict(monkeypatch):
     seen = {}
 
-    def fake_run(path, fmt="auto", strict=False):
-        seen.update(path=path, fmt=fmt, strict=strict)
+    def fake_run(path, fmt="auto", strict=False, session=None):
+        seen.update(path=path, fmt=fmt, strict=strict, session=session)
         return 0
 
     import inspector.tui.app as tui_app
 
     monkeypatch.setattr(tui_app, "run", fake_run)
     assert cli.main(["--from", "anthropic", "--strict", "x.json"]) == 0
-    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True}
-    assert cli.main(["y.json"]) == 0
-    assert seen == {"path": "y.json", "fmt": "auto", "strict": False}
+    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None}
+    assert cli.main(["y.json", "--session", "s1"]) == 0
+    assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1"}
 
 
 async def test_help_explains_the_import_step_and_the_strict_extension(request_file):
