@@ -17,6 +17,7 @@ module only wires them together. No step edits what an earlier step returned.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,11 +53,13 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto", sniff: bool = T
 
 
 def select_session(document: Any, session: str, name: str) -> Any:
-    """``--session ID``: one session of a file that holds several (an Agents SDK database)."""
+    """``--session ID``: one session of a file that holds several (an Agents SDK database).
+    The choice is made on a shallow copy, so the document given (an earlier step's export,
+    in batch) is left as it was."""
     select = getattr(document, "select", None)
     if not callable(select):
         raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
-    return select(session, name)
+    return copy.copy(document).select(session, name)
 
 
 def read(document: Any, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> Imported:
