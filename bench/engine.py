@@ -6,7 +6,7 @@ percent broken), writes it under ``bench/data/`` (git-ignored), then measures, i
 one run and each in a fresh subprocess so that memory figures do not mix:
 
 - baseline: read the file, ``orjson.loads``, ``orjson.dumps`` (indented, as exports are);
-- inspector: read and parse with ``inspector.io.load_json``, ``normalize``, and
+- inspector: read and parse with ``inspector.io.read_bytes`` and ``parse_json``, ``normalize``, and
   ``inspector.io.dump_messages`` (the one serialization every export uses), as
   ``inspector normalize`` runs it: the document it parsed is its own, so the engine runs
   in its zero-copy mode (``copy=False``);
@@ -166,7 +166,7 @@ def _child(which: str, path: str, repeat: int) -> None:
 
     sys.path.insert(0, str(ROOT))
     from inspector.engine import normalize
-    from inspector.io import dump_messages, load_json
+    from inspector.io import dump_messages, parse_json, read_bytes
 
     best = float("inf")
     info = {}
@@ -180,7 +180,7 @@ def _child(which: str, path: str, repeat: int) -> None:
             out = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
             info = {"messages": len(data)}
         else:
-            data = load_json(path)
+            data = parse_json(read_bytes(path), path)
             result = normalize(data, copy=which == "copying")
             out = dump_messages(result.messages)
             info = {"messages": len(data), "out": len(result.messages), "dropped": result.dropped,
@@ -213,9 +213,9 @@ def profile(path: Path) -> None:
 
     sys.path.insert(0, str(ROOT))
     from inspector.engine import normalize
-    from inspector.io import load_json
+    from inspector.io import parse_json, read_bytes
 
-    data = load_json(path)
+    data = parse_json(read_bytes(path), str(path))
     prof = cProfile.Profile()
     prof.runcall(normalize, data, copy=False)   # as `inspector normalize` runs it
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)

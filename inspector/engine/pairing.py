@@ -12,7 +12,6 @@ from typing import Any
 from .cast import UNUSABLE, WHITESPACE, call_id
 from .model import Recorder
 
-CLAUSE = "3"
 INTERRUPTED = "Tool call was interrupted; no result."
 
 
@@ -20,7 +19,6 @@ def repair(
     messages: list[dict[str, Any]],
     origins: list[int | None],
     rec: Recorder,
-    stage: str = "repair",
 ) -> tuple[list[dict[str, Any]], list[int | None]]:
     """Return new lists; message objects that need no change are shared, not copied.
 
@@ -66,7 +64,7 @@ def repair(
         for j in range(first, len(calls)):
             call = calls[j]
             if type(call) is not dict and not isinstance(call, Mapping):
-                record(stage, CLAUSE, "call-malformed", True, origins[pos],
+                record("call-malformed", origins[pos],
                        f"Dropped call {j} of this turn: it is not an object, so it has no id to pair.",
                        call=j)
                 lost = True
@@ -74,7 +72,7 @@ def repair(
             fresh = type(call.get("tool_call_id")) is not str  # the resolved id gets written in
             cid = call_id(call)
             if cid in UNUSABLE:
-                record(stage, CLAUSE, "call-unusable-id", True, origins[pos],
+                record("call-unusable-id", origins[pos],
                        f"Dropped call {j}: its id {cid!r} is empty or '0', which the runtime treats "
                        "as no id, so no result could ever be paired with it.",
                        call=j, tool_call_id=cid)
@@ -82,7 +80,7 @@ def repair(
                 continue
             if cid in declared:
                 owner = origins[declared[cid]]
-                record(stage, CLAUSE, "call-redeclared", True, origins[pos],
+                record("call-redeclared", origins[pos],
                        f"Dropped call {j} ({cid!r}): {_at(owner, 'that id was already declared')}, and "
                        "the first declaration owns the pairing.",
                        call=j, tool_call_id=cid, cause=owner)
@@ -100,7 +98,7 @@ def repair(
                 replaced[pos] = {"role": role, "content": msg["content"]}
                 continue
             else:
-                record(stage, CLAUSE, "turn-emptied", True, origins[pos],
+                record("turn-emptied", origins[pos],
                        "Dropped this assistant turn: it lost every call and has no text, "
                        "so nothing of it is left to send.", cause=owner)
                 replaced[pos] = None
@@ -112,16 +110,16 @@ def repair(
     for pos in tool_rows:
         cid = messages[pos]["tool_call_id"]
         if cid in UNUSABLE:
-            record(stage, CLAUSE, "result-unusable-id", True, origins[pos],
+            record("result-unusable-id", origins[pos],
                    f"Dropped this result: its id {cid!r} is empty or '0', so it can answer no call.",
                    tool_call_id=cid)
         elif cid not in declared:
-            record(stage, CLAUSE, "result-orphan", True, origins[pos],
+            record("result-orphan", origins[pos],
                    f"Dropped the result for call {cid!r}: no turn declares that id (orphan result).",
                    tool_call_id=cid)
         elif cid in answered:
             first_result = origins[answered[cid]]
-            record(stage, CLAUSE, "result-duplicate", True, origins[pos],
+            record("result-duplicate", origins[pos],
                    f"Dropped this result for call {cid!r}: {_at(first_result, 'an earlier result already answers it')} "
                    "(duplicate; the first result wins).",
                    tool_call_id=cid, cause=first_result)
@@ -141,7 +139,7 @@ def repair(
                     inserts.setdefault(pos, []).append(
                         {"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
                     turn = origins[pos]
-                    record(stage, CLAUSE, "result-synthesized", False, None,
+                    record("result-synthesized", None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after "
                            f"{_at(turn, 'its turn', 'the turn')}: no result answers it, and every call needs one.",
                            tool_call_id=cid, cause=turn)

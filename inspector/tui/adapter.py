@@ -15,7 +15,7 @@ from typing import Any
 from .. import formats, pipeline
 from ..engine import (  # noqa: F401 - re-exported for the rows, the rule panel and the help
     CLAUSE_BY_STAGE, DROP_COUNT_NOTE, KINDS, MEM5_STAGES, RULE_SPEC, RULE_TITLE, STAGE_BY_NAME,
-    STRICT_CLAUSES, Clause, Kind, Result, call_id, kind_of, normalize as _normalize, to_id,
+    STRICT_CLAUSES, STRICT_KINDS, Clause, Kind, Result, call_id, kind_of, normalize as _normalize, to_id,
 )
 
 STRICT = "strict"  # the one extension the TUI offers (t, --strict)
@@ -38,7 +38,7 @@ def kind_info(kind: str) -> Kind | None:
 
 def extension_kinds() -> list[Kind]:
     """Kinds whose clause belongs to an extension stage (the strict stage's own)."""
-    return [k for k in KINDS.values() if k.clause in STRICT_CLAUSES]
+    return [KINDS[name] for name in STRICT_KINDS]
 
 
 def extension_clauses() -> Mapping[str, str]:
