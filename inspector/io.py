@@ -19,6 +19,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from .engine import gc_paused
+
 BOM = b"\xef\xbb\xbf"
 # orjson reads 1,024 levels of nesting but writes at most 255.
 MAX_WRITE_DEPTH = 255
@@ -80,7 +82,10 @@ def parse_json(data: bytes, name: str) -> Any:
     if _BLANK.fullmatch(data):  # scans in place; data.strip() would copy a large file
         raise InputError(name, "empty file: expected a JSON array of messages")
     try:
-        return orjson.loads(data)
+        # A large document is millions of new objects: with the collector running, each
+        # collection the allocator triggers walks all of them again (it doubles the parse).
+        with gc_paused():
+            return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         try:
             data.decode("utf-8")

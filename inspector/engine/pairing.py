@@ -29,7 +29,7 @@ def repair(
     record = rec.record
     replaced: dict[int, dict[str, Any] | None] = {}  # position -> new message, or None if dropped
     tool_rows: list[int] = []
-    call_rows: list[int] = []                       # turns that keep at least one call
+    tool_ids: list[Any] = []                        # each tool row's id, read while the row is at hand
 
     # A: declarations. The first declaration of an id owns the pairing; each id maps to
     # the position of the turn that declared it first (the cause of later events).
@@ -38,6 +38,7 @@ def repair(
         role = msg["role"]
         if role == "tool":
             tool_rows.append(pos)
+            tool_ids.append(msg["tool_call_id"])
             continue
         if role != "assistant":
             continue
@@ -56,7 +57,6 @@ def repair(
                     continue
             break
         else:
-            call_rows.append(pos)
             continue
         kept = calls[:first]
         lost = changed = False
@@ -91,24 +91,20 @@ def repair(
                 call = {**call, "tool_call_id": cid}
                 changed = True
             kept.append(call)
-        if lost or changed:
-            if kept:
+        if kept:
+            if lost or changed:
                 replaced[pos] = {"role": role, "content": msg["content"], "tool_calls": kept}
-            elif msg["content"].strip(WHITESPACE):
-                replaced[pos] = {"role": role, "content": msg["content"]}
-                continue
-            else:
-                record("turn-emptied", origins[pos],
-                       "Dropped this assistant turn: it lost every call and has no text, "
-                       "so nothing of it is left to send.", cause=owner)
-                replaced[pos] = None
-                continue
-        call_rows.append(pos)
+        elif msg["content"].strip(WHITESPACE):
+            replaced[pos] = {"role": role, "content": msg["content"]}
+        else:
+            record("turn-emptied", origins[pos],
+                   "Dropped this assistant turn: it lost every call and has no text, "
+                   "so nothing of it is left to send.", cause=owner)
+            replaced[pos] = None
 
     # B: results. Each declared id is answered once; the first result wins.
     answered: dict[str, int] = {}                  # id -> position of its first result
-    for pos in tool_rows:
-        cid = messages[pos]["tool_call_id"]
+    for pos, cid in zip(tool_rows, tool_ids):
         if cid in UNUSABLE:
             record("result-unusable-id", origins[pos],
                    f"Dropped this result: its id {cid!r} is empty or '0', so it can answer no call.",
@@ -128,10 +124,11 @@ def repair(
             continue
         replaced[pos] = None
 
-    # C: heal. An unanswered call gets a synthetic result right after its turn.
+    # C: heal. An unanswered call gets a synthetic result right after its turn: only the
+    # turns that declared an unanswered id are visited, in order, each call in its order.
     inserts: dict[int, list[dict[str, Any]]] = {}
     if len(answered) != len(declared):
-        for pos in call_rows:
+        for pos in sorted({declared[cid] for cid in declared.keys() - answered.keys()}):
             msg = replaced.get(pos) or messages[pos]
             for call in msg["tool_calls"]:
                 cid = call["tool_call_id"]

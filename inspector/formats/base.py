@@ -249,15 +249,20 @@ class Decisions:
 
     rows: list[tuple[dict[str, Any], int | None]]
     dropped_calls: dict[int, frozenset[int]]
-    calls_by_id: dict[str, Any]
+    _calls: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, result: Result) -> "Decisions":
-        calls: dict[str, Any] = {}
-        for msg in result.messages:
-            for call in msg.get("tool_calls") or ():
-                calls[call["tool_call_id"]] = call
-        return cls(list(zip(result.messages, result.origins)), result.dropped_calls(), calls)
+        return cls(list(zip(result.messages, result.origins)), result.dropped_calls())
+
+    @property
+    def calls_by_id(self) -> dict[str, Any]:
+        """Each final call by its id, built on first use (exporters that pair by id)."""
+        if self._calls is None:
+            calls = {call["tool_call_id"]: call for msg, _ in self.rows for call in msg.get("tool_calls") or ()}
+            object.__setattr__(self, "_calls", calls)   # frozen: a cache, not a decision
+            return calls
+        return self._calls
 
     def kept_calls(self, origin: int, count: int) -> list[int]:
         gone = self.dropped_calls.get(origin, frozenset())
