@@ -1,7 +1,9 @@
 """MEM-5 in this project's own words: clause summaries and what each event kind means.
 
 Every view (CLI report, TUI rule panel and tags, batch report) reads these tables; none
-keeps its own. The wording is ours, written to be faithful to the rule; the rule itself
+keeps its own. A stage records an event by its kind's name alone: the clause, the stage
+(from the clause, :data:`CLAUSE_STAGES`) and whether it drops are read from :data:`KINDS`,
+and a kind whose clause no table defines cannot be declared. The wording is ours, written to be faithful to the rule; the rule itself
 is cited by id and address, never quoted.
 """
 
