@@ -143,6 +143,18 @@ def test_views_ask_the_engine_which_kinds_add_restore_or_move():
         del KINDS["test-added-late"]
 
 
+def test_stage_table_orders_mem5_then_extensions():
+    assert MEM5_STAGES == ("coerce", "hoist", "repair", "strip") and EXTENSIONS == ("strict",)
+    for spec in STAGES:
+        assert STAGE_BY_NAME[spec.name] is spec and spec.title and spec.summary and callable(spec.function)
+        if not spec.extension:
+            assert CLAUSES[spec.clause].stage == spec.name
+    assert [s.name for s in normalize(BROKEN).stages] == list(MEM5_STAGES)
+    assert [s.name for s in normalize(BROKEN, extensions=("strict",)).stages] == [*MEM5_STAGES, "strict"]
+    with pytest.raises(ValueError):
+        normalize(BROKEN, extensions=("lenient",))
+
+
 def test_gc_paused_restores_the_collector_and_nests():
     assert gc.isenabled()
     with gc_paused():
