@@ -14,9 +14,9 @@ from typing import IO
 import orjson
 
 from .formats import REGISTRY
-from .io import InputError, describe_error, display_name, dump_messages
+from .io import EXIT_ERROR, InputError, describe_error, display_name, dump_messages
 
-EXIT_OK, EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_CHANGED, EXIT_INTERRUPTED = 0, 1, 130  # EXIT_ERROR (2) is io's
 
 STRICT_HELP = "also move separated results next to their calls and drop early ones (an extension beyond MEM-5)"
 

@@ -19,9 +19,14 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from .engine import gc_paused
+
 BOM = b"\xef\xbb\xbf"
 # orjson reads 1,024 levels of nesting but writes at most 255.
 MAX_WRITE_DEPTH = 255
+TOO_DEEP = f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists and objects"
+# What a command ends with when its input or output is at fault (bad JSON, too deep, full disk).
+EXIT_ERROR = 2
 _BLANK = re.compile(rb"\s*")
 
 
@@ -77,7 +82,10 @@ def parse_json(data: bytes, name: str) -> Any:
     if _BLANK.fullmatch(data):  # scans in place; data.strip() would copy a large file
         raise InputError(name, "empty file: expected a JSON array of messages")
     try:
-        return orjson.loads(data)
+        # A large document is millions of new objects: with the collector running, each
+        # collection the allocator triggers walks all of them again (it doubles the parse).
+        with gc_paused():
+            return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         try:
             data.decode("utf-8")
@@ -88,10 +96,6 @@ def parse_json(data: bytes, name: str) -> Any:
         if reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]
         raise InputError(name, reason, exc.lineno, exc.colno) from None
-
-
-def load_json(path: str | os.PathLike) -> Any:
-    return parse_json(read_bytes(path), display_name(path))
 
 
 def dump_messages(messages: list[Any], compact: bool = False) -> bytes:
@@ -322,17 +326,25 @@ def describe_os_error(exc: OSError) -> str:
     return _OS_REASONS.get(exc.errno) or exc.strerror or str(exc) or type(exc).__name__
 
 
+def write_failure(exc: BaseException) -> str | None:
+    """Why a value could not be written as JSON (nested deeper than orjson writes, or not
+    JSON at all), or None for any other exception."""
+    if isinstance(exc, RecursionError) or (
+            isinstance(exc, orjson.JSONEncodeError) and "recursion" in str(exc).lower()):
+        return TOO_DEEP
+    if isinstance(exc, orjson.JSONEncodeError):
+        return f"cannot write the result as JSON: {exc}"
+    return None
+
+
 def describe_error(exc: BaseException, where: str) -> str:
     """One line the user can act on, for any exception a view catches while working on
     ``where``: the reason for what they can fix, a plain note for what is a bug."""
     if isinstance(exc, InputError):
         return str(exc)
-    if isinstance(exc, RecursionError) or (
-            isinstance(exc, orjson.JSONEncodeError) and "recursion" in str(exc).lower()):
-        return (f"{where}: nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} "
-                "levels of lists and objects")
-    if isinstance(exc, orjson.JSONEncodeError):
-        return f"{where}: cannot write the result as JSON: {exc}"
+    reason = write_failure(exc)
+    if reason is not None:
+        return f"{where}: {reason}"
     if isinstance(exc, MemoryError):
         return f"{where}: not enough memory to process it"
     if isinstance(exc, OSError):

@@ -29,7 +29,7 @@ import orjson
 
 from .. import pipeline
 from ..engine import gc_paused
-from ..io import MAX_WRITE_DEPTH, InputError
+from ..io import InputError, write_failure
 from .heap import keep_freed_memory
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
@@ -147,9 +147,7 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
         except (orjson.JSONEncodeError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
-            deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
-            _failed(result, record, f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels "
-                                    "of lists and objects" if deep else f"cannot write the result as JSON: {exc}")
+            _failed(result, record, write_failure(exc))
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch
             _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")

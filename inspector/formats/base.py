@@ -14,13 +14,12 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..engine import EXPORT_CLAUSE, KINDS, Event, Result, kind_of
+from ..engine import EXPORT_CLAUSE, Event, Result, kind_of
 
 IMPORT_STAGE = "import"
 EXPORT_STAGE = "export"
 # Drop events that remove one call from its turn (``call`` indexes the flat turn's
 # tool_calls): read from each kind's scope in the engine's table, never listed here.
-CALL_DROPS = frozenset(name for name, k in KINDS.items() if k.drop and k.scope == "call")
 
 
 class Loc(NamedTuple):
@@ -250,20 +249,20 @@ class Decisions:
 
     rows: list[tuple[dict[str, Any], int | None]]
     dropped_calls: dict[int, frozenset[int]]
-    calls_by_id: dict[str, Any]
+    _calls: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, result: Result) -> "Decisions":
-        dropped: dict[int, set[int]] = {}
-        for e in result.events:
-            if e.drop and e.kind in CALL_DROPS and e.origin is not None and e.call is not None:
-                dropped.setdefault(e.origin, set()).add(e.call)
-        calls: dict[str, Any] = {}
-        for msg in result.messages:
-            for call in msg.get("tool_calls") or ():
-                calls[call["tool_call_id"]] = call
-        return cls(list(zip(result.messages, result.origins)),
-                   {k: frozenset(v) for k, v in dropped.items()}, calls)
+        return cls(list(zip(result.messages, result.origins)), result.dropped_calls())
+
+    @property
+    def calls_by_id(self) -> dict[str, Any]:
+        """Each final call by its id, built on first use (exporters that pair by id)."""
+        if self._calls is None:
+            calls = {call["tool_call_id"]: call for msg, _ in self.rows for call in msg.get("tool_calls") or ()}
+            object.__setattr__(self, "_calls", calls)   # frozen: a cache, not a decision
+            return calls
+        return self._calls
 
     def kept_calls(self, origin: int, count: int) -> list[int]:
         gone = self.dropped_calls.get(origin, frozenset())
