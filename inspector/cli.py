@@ -99,7 +99,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     if not args.quiet:
         print(outcome.result.summary(), file=sys.stderr)
-        for e in outcome.imported.export_events:
+        for e in outcome.export_events:
             print(f"  {_printable(e.message)}", file=sys.stderr)
     return EXIT_OK
 

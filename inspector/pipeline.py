@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import EXTENSIONS, Event, Result, normalize
-from .formats import REGISTRY, Imported, export_history, import_history
-from .io import InputError, display_name, parse_json, read_bytes
+from . import formats
+from .formats import REGISTRY, Imported, export_history, import_history, known
+from .io import display_name, parse_json, read_bytes
 
 __all__ = ["Outcome", "parse", "run", "run_file", "select_session"]
 
@@ -70,9 +71,7 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
     """Bytes to a document: a format that claims raw bytes (``Format.sniff``) parses them
     itself; anything else is one JSON document."""
     if fmt != "auto":
-        if fmt not in REGISTRY:
-            raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(REGISTRY)}")
-        return REGISTRY[fmt].parse(data, name)
+        return REGISTRY[known(fmt, name)].parse(data, name)
     # Formats sniff the head only: a one-line JSON body of many megabytes is then not parsed
     # once per JSON Lines format before it is parsed as the document it is.
     head = data[:SNIFF_BYTES]
@@ -100,15 +99,12 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
     imported = import_history(document, name, fmt)
     result = normalize(imported.messages, EXTENSIONS if strict else (), copy=not owned)
     exported = export_history(imported, result, to)
-    return Outcome(name, imported, result, exported, to, compact, list(imported.export_events))
+    return Outcome(name, imported, result, exported.document, to, compact, exported.events)
 
 
 def select_session(document: Any, session: str, name: str) -> Any:
     """``--session ID``: one session of a file that holds several (an Agents SDK database)."""
-    select = getattr(document, "select", None)
-    if not callable(select):
-        raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
-    return select(session, name)
+    return formats.select_session(document, session, name)
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .. import pipeline
+from .. import formats, pipeline
 from ..engine import gc_paused
 from ..io import MAX_WRITE_DEPTH, InputError, parse_json
 from .heap import keep_freed_memory
@@ -178,8 +178,8 @@ def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outco
     outcome holds the bytes to write."""
     fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     document = pipeline.parse(data, RECORD, fmt)
-    sessions = list(getattr(document, "sessions", None) or ())
-    if getattr(document, "session", None) is not None or len(sessions) < 2:
+    sessions = [s.id for s in formats.sessions(document)]
+    if formats.chosen_session(document) is not None or len(sessions) < 2:
         return [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "

@@ -29,7 +29,8 @@ from typing import Any
 from ..engine import Result
 from ..io import InputError
 from . import openai_responses
-from .base import Imported, Loc, kind_of
+from .base import Exported, Imported, Loc, kind_of
+from .format import SESSION, Format, SessionInfo
 
 NAME = "agents-sqlite"
 LABEL = "OpenAI Agents SDK SQLite session"
@@ -206,11 +207,11 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> AgentsDB:
+def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
     inner: Imported = im.extra["inner"]
     ids: list[int] = im.extra["ids"]
-    out = openai_responses.export_same(inner, result)
+    out = openai_responses.export_same(inner, result, notes)
     index = {id(item): k for k, item in enumerate(im.history)}
     if len(out) == len(im.history) and all(a is b for a, b in zip(out, im.history)):
         return db
@@ -228,11 +229,11 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
             last_time, previous = row.created_at, row.id
         else:
             new_rows.append((last_time, json.dumps(item)))
-            im.export_note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
+            notes.note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
                                          f"{item.get('call_id')}.")
     for rid in ids:
         if rid not in kept:
-            im.export_note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
+            notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
     # Rows the SDK could not read stay, after the rest.
     for rid in im.extra["skipped"]:
         new_rows.append((rows[rid].created_at, rows[rid].data))
@@ -259,9 +260,9 @@ CREATE INDEX idx_agent_messages_session_id ON agent_messages (session_id, create
 """
 
 
-def export_new(im: Imported, result: Result) -> AgentsDB:
+def export_new(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     """A new database with the SDK's schema holding one session (named after the input)."""
-    items = openai_responses.export_new(im, result)
+    items = openai_responses.export_new(im, result, notes)
     session = "imported"
     conn = sqlite3.connect(":memory:")
     try:
@@ -276,10 +277,40 @@ def export_new(im: Imported, result: Result) -> AgentsDB:
     return parse(data, "<new>")
 
 
+def _first_user(rows: list[Row]) -> str:
+    for row in rows:
+        try:
+            item = json.loads(row.data)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(item, dict) and item.get("role") == "user":
+            content = item.get("content")
+            if isinstance(content, list):
+                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return content if isinstance(content, str) else ""
+    return ""
+
+
+def listing(db: AgentsDB) -> list[SessionInfo]:
+    """Every session of the database: id, item count, first user message, last activity."""
+    return [SessionInfo(sid, len(rows), _first_user(rows),
+                        str(max(r.created_at for r in rows)) if rows else None)
+            for sid, rows in db.sessions.items()]
+
+
+def select(db: AgentsDB, session: str, name: str = "<input>") -> AgentsDB:
+    return db.select(session, name)
+
+
+def chosen(db: AgentsDB) -> str | None:
+    return db.session
+
+
 # -- registration --------------------------------------------------------------------------
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
+    sessions=listing, select=select, chosen=chosen,
 )

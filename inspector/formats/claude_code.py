@@ -32,7 +32,9 @@ from typing import Any
 from ..engine import Result
 from ..io import InputError
 from .anthropic import result_text
-from .base import Decisions, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
+from .base import Decisions, Exported, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
+from .base import describe_block as _describe
+from .format import SESSION, Format
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 NAME = "claude-code"
@@ -317,7 +319,7 @@ def _lines_of(loc: LineLoc) -> tuple[int, ...]:
     return loc.items or (loc.message,)
 
 
-def export_same(im: Imported, result: Result) -> Lines:
+def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     doc: Lines = im.document
     entries = doc.entries
     chain: Chain = im.extra["chain"]
@@ -357,10 +359,10 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = dict(entries[i])
             entry["message"] = {**entries[i]["message"], "content": keep}
             rewrite[i] = entry
-            im.export_note("entry-rewritten", f"Line {i + 1} loses content block"
+            notes.note("entry-rewritten", f"Line {i + 1} loses content block"
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
-        im.export_note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+        notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
 
     # 2. The new order of the sent part of the chain (rows in the engine's order).
     key_of_line: dict[int, int] = {}
@@ -400,7 +402,7 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"])
             made[node] = entry
             new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
-            im.export_note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
+            notes.note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
                         f"{msg['tool_call_id']} as interrupted (is_error tool_result).")
             prev_uuid = entry["uuid"]
             continue
@@ -431,7 +433,7 @@ def export_same(im: Imported, result: Result) -> Lines:
                 target = chain.by_uuid.get(value) if isinstance(value, str) else None
                 named = (f"line {target + 1}" if target is not None
                          else "the new line" if value is not None else "none (the root)")
-                im.export_note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
+                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
 
     # 5. Write: untouched lines as their bytes, changed ones re-serialized, new ones in place.
     raw: list[bytes] = []
@@ -499,7 +501,7 @@ def _result_line(base: Mapping, parent: Any, cid: str, text: str) -> dict[str, A
     return entry
 
 
-def export_new(im: Imported, result: Result) -> Lines:
+def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     """A fresh session file from another format's history: one line per message, chained."""
     session = str(uuidlib.uuid5(NAMESPACE, f"session/{len(result.messages)}/{id(im)}"))
     out: list[dict[str, Any]] = []
@@ -528,11 +530,10 @@ def export_new(im: Imported, result: Result) -> Lines:
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block as _describe  # noqa: E402
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
 )

@@ -24,8 +24,9 @@ from typing import Any
 from ..engine import Result
 from ..io import InputError
 from . import openai_responses
-from .base import Imported, kind_of
+from .base import Exported, Imported, kind_of
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
+from .format import SESSION, Format
 
 NAME = "codex-rollout"
 LABEL = "Codex CLI rollout"
@@ -127,13 +128,13 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> Lines:
+def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     doc: Lines = im.document
     entries = doc.entries
     inner: Imported = im.extra["inner"]
     places: list[tuple[int, int | None]] = im.extra["places"]
     items: list[Any] = im.extra["items"]
-    out_items = openai_responses.export_same(inner, result)
+    out_items = openai_responses.export_same(inner, result, notes)
     index = {id(item): k for k, item in enumerate(items)}
 
     kept: list[int] = []                            # original items, in output order
@@ -154,7 +155,7 @@ def export_same(im: Imported, result: Result) -> Lines:
     for k, (line, r) in enumerate(places):
         if k not in survive and k not in moved and r is None and compaction(entries[line]) is None:
             removed_lines.add(line)
-            im.export_note("entry-removed", f"Line {line + 1} is removed: the engine dropped its item.")
+            notes.note("entry-removed", f"Line {line + 1} is removed: the engine dropped its item.")
         elif k in moved and r is None:
             removed_lines.add(line)
 
@@ -175,7 +176,7 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = dict(entries[comp_line])
             entry["payload"] = {**entry["payload"], "replacement_history": new_list}
             rewrite[comp_line] = entry
-            im.export_note("entry-rewritten", f"Line {comp_line + 1}: the compaction's replacement_history is "
+            notes.note("entry-rewritten", f"Line {comp_line + 1}: the compaction's replacement_history is "
                                               f"rewritten ({len(old)} items in, {len(new_list)} out).")
 
     # New items (and moved ones) are written after the line of the item before them.
@@ -186,11 +187,11 @@ def export_same(im: Imported, result: Result) -> Lines:
             j = index.get(id(item))
             if j is not None:
                 raw, entry = doc.raw[places[j][0]], entries[places[j][0]]
-                im.export_note("entry-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
+                notes.note("entry-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
             else:
                 entry = _wrap(entries, anchor, item)
                 raw = dump_line(entry)
-                im.export_note("entry-added", f"A new line after line {anchor + 1} holds a "
+                notes.note("entry-added", f"A new line after line {anchor + 1} holds a "
                                               f"{item.get('type')} for {item.get('call_id')}.")
             new_after_line.setdefault(anchor, []).append((raw, entry))
     raw_out: list[bytes] = []
@@ -221,16 +222,16 @@ def _wrap(entries: list[Any], anchor: int, item: Any) -> Any:
     return {"timestamp": stamp, "type": "response_item", "payload": item}
 
 
-def export_new(im: Imported, result: Result) -> Lines:
-    items = openai_responses.export_new(im, result)
+def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
+    items = openai_responses.export_new(im, result, notes)
     out = [{"timestamp": None, "type": "response_item", "payload": item} for item in items]
     return Lines(NAME, [dump_line(e) for e in out], out)
 
 
 # -- registration --------------------------------------------------------------------------
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
 )

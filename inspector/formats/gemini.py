@@ -22,6 +22,9 @@ from typing import Any
 
 from .base import Imported, args_object, as_text, call_args, call_name, join_text, kind_of
 from .blocks import BlockSpec
+from .base import describe_block
+from .format import Format
+from .shape import shape_of
 
 NAME = "gemini"
 # Detection: the body's own keys, and part keys only Gemini uses (both spellings).
@@ -217,9 +220,6 @@ export_new = SPEC.export_new
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
@@ -241,4 +241,5 @@ FORMAT = Format(
     "Google Gemini generateContent: contents of parts with functionCall / functionResponse",
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("id",), ("text", "args", "response")),
+    provider="gemini",
 )

@@ -25,8 +25,10 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, as_text, join_text, kind_of
+from .base import Exported, Decisions, Imported, Loc, as_text, join_text, kind_of
 from .gemini import Gemini
+from .base import describe_block as _describe
+from .format import SESSION, Format
 
 NAME = "gemini-cli"
 LABEL = "Gemini CLI session"
@@ -165,9 +167,9 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> Any:
+def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     if im.extra.get("shape") == "checkpoint":
-        return CHECKPOINT.export_same(im, result)
+        return CHECKPOINT.export_same(im, result, notes)
     d = Decisions.of(result)
     kept = {o for o in result.origins if o is not None}
     messages = im.history
@@ -240,16 +242,15 @@ def export_same(im: Imported, result: Result) -> Any:
     return body
 
 
-def export_new(im: Imported, result: Result) -> Any:
+def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     """A checkpoint (``{"history": [...]}``) from another format's history."""
-    return {"history": CHECKPOINT.export_new(im, result)[CHECKPOINT.container]}
+    return {"history": CHECKPOINT.export_new(im, result, notes)[CHECKPOINT.container]}
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block as _describe  # noqa: E402
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
+    kind=SESSION, suffixes=(".json",), provider="gemini",
 )

@@ -24,9 +24,12 @@ from typing import Any
 
 from ..engine import Result, to_id
 from ..io import InputError
-from .base import (Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, note_unconverted,
+from .base import (Exported, Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, note_unconverted,
                    rebuild)
 from .openai_chat import TEXT_PARTS, content_text
+from .base import describe_block
+from .format import Format
+from .shape import shape_of
 
 NAME = "openai-responses"
 # Detection: input item types and content part types only Responses uses (``input_audio``
@@ -174,7 +177,7 @@ def import_(document: Any, name: str) -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> Any:
+def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     d = Decisions.of(result)
     out: list[tuple[int | None, Any]] = []       # (input index or None for a new item, item)
     for msg, o in d.rows:
@@ -232,8 +235,8 @@ def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history
     return items
 
 
-def export_new(im: Imported, result: Result) -> Any:
-    note_unconverted(im, NAME)
+def export_new(im: Imported, result: Result, notes: Exported) -> Any:
+    note_unconverted(im, NAME, notes)
     out = []
     for msg, o in zip(result.messages, result.origins):
         role = msg["role"]
@@ -251,9 +254,6 @@ def export_new(im: Imported, result: Result) -> Any:
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
@@ -274,4 +274,5 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("call_id", "id"), ("text", "output", "arguments", "content")),
     parts=PARTS,
+    provider="openai-responses",
 )
