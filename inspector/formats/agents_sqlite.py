@@ -28,12 +28,11 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import openai_responses
+from . import openai_responses, session
 from .base import Exported, Imported, Loc, kind_of
 from .format import SESSION, Format, SessionInfo
 
 NAME = "agents-sqlite"
-LABEL = "OpenAI Agents SDK SQLite session"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
 HEADER = b"SQLite format 3\x00"
 
@@ -79,6 +78,16 @@ class AgentsDB:
 
     def listing(self) -> str:
         return ", ".join(f"{sid} ({len(rows)} item{'s' if len(rows) != 1 else ''})" for sid, rows in self.sessions.items())
+
+
+@dataclass(slots=True)
+class AgentsState:
+    """What export needs of a session's import: the Responses import of its items, the row
+    id of each item, and the rows the SDK cannot read (kept, after the rest)."""
+
+    inner: Imported
+    ids: list[int]
+    skipped: list[int]
 
 
 class RowLoc(Loc):
@@ -174,10 +183,7 @@ def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
-    if isinstance(document, (bytes, bytearray)):
-        document = parse(bytes(document), name)
-    if not isinstance(document, AgentsDB):
-        raise InputError(name, f"{NAME}: expected an SQLite session database, got {kind_of(document)}")
+    document = session.open_store(document, name, NAME, parse, AgentsDB, "an SQLite session database")
     if document.session is None:
         raise InputError(name, f"{NAME}: the database holds {len(document.sessions)} sessions; choose one with "
                                f"--session ID: {document.listing()}")
@@ -200,7 +206,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         span = src.items or (src.message,)
         im.sources.append(RowLoc(span[0], None, tuple(ids[k] for k in span), tuple(span) if len(span) > 1 else None))
         im.calls.append([RowLoc(c.message, None, (ids[c.message],)) for c in calls])
-    im.extra.update(inner=inner, ids=ids, skipped=skipped)
+    im.state = AgentsState(inner, ids, skipped)
     im.notes.append(f"session {document.session!r}: {len(rows)} rows in {document.messages_table}; "
                     f"{len(document.sessions) - 1} other session{'s' if len(document.sessions) != 2 else ''} "
                     f"left as they are")
@@ -209,19 +215,17 @@ def import_(document: Any, name: str = "<input>") -> Imported:
 
 def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
-    inner: Imported = im.extra["inner"]
-    ids: list[int] = im.extra["ids"]
-    out = openai_responses.export_same(inner, result, notes)
-    index = {id(item): k for k, item in enumerate(im.history)}
-    if len(out) == len(im.history) and all(a is b for a, b in zip(out, im.history)):
+    state: AgentsState = im.state
+    ids = state.ids
+    out = openai_responses.export_same(state.inner, result, notes)
+    if session.unchanged(im.history, out):
         return db
     rows = {r.id: r for r in db.rows()}
     new_rows: list[tuple[Any, str]] = []
     kept: set[int] = set()
     last_time: Any = db.rows()[0].created_at if db.rows() else None
     previous = None
-    for item in out:
-        k = index.get(id(item))
+    for item, k in zip(out, session.origins(im.history, out)):
         if k is not None:
             row = rows[ids[k]]
             new_rows.append((row.created_at, row.data))
@@ -235,7 +239,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
         if rid not in kept:
             notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
     # Rows the SDK could not read stay, after the rest.
-    for rid in im.extra["skipped"]:
+    for rid in state.skipped:
         new_rows.append((rows[rid].created_at, rows[rid].data))
     conn = _open(db.data, "<memory>")
     try:
@@ -313,4 +317,5 @@ FORMAT = Format(
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
     sessions=listing, select=select, chosen=chosen,
+    kinds=session.EMITS + openai_responses.FORMAT.kinds,
 )

@@ -9,11 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, as_text, call_args, call_name, join_text
+from ..engine import Kind, declare
+from . import base, blocks
+from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
-from .base import describe_block
 from .format import Format
 from .shape import messages_body, shape_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
+         "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
+         "(strict, beyond MEM-5)."),
+)
+
 
 NAME = "anthropic"
 # Detection: block types only Anthropic uses. A ``thinking`` block counts only as Anthropic
@@ -131,4 +140,5 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     parts=PARTS,
     provider="anthropic",
+    kinds=EMITS + blocks.EMITS + base.EMITS,
 )

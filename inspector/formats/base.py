@@ -14,7 +14,14 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..engine import EXPORT_CLAUSE, KINDS, Event, Result, kind_of
+from ..engine import EXPORT_CLAUSE, KINDS, Event, Kind, Result, declare, kind_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("export-omitted", EXPORT_CLAUSE, False, "omitted on export",
+         "Blocks or items with no counterpart in the target format were not written.", "change"),
+)
+
 
 IMPORT_STAGE = "import"
 EXPORT_STAGE = "export"
@@ -84,7 +91,9 @@ class Imported:
     its ``tool_calls`` came from. ``events`` are import-step notes (stage ``import``), e.g.
     how Gemini calls without ids were paired. ``container`` is the document key holding the
     history list (``messages``, ``input``, ``contents``), None when the document is the list.
-    ``state`` is what a format keeps for its own export (a dataclass of the format's own).
+    ``unconverted`` lists, as ``(index, key, k)``, the blocks, parts and items of the original
+    the flat form does not carry (what converting leaves behind). ``state`` is what a format
+    keeps for its own export: a dataclass of the format's own, never read by another.
     """
 
     format: str
@@ -96,7 +105,7 @@ class Imported:
     events: list[Event] = field(default_factory=list)
     container: str | None = None
     history: list[Any] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    unconverted: list[tuple[Any, Any, Any]] = field(default_factory=list)
     state: Any = None
 
     def add(self, flat: Any, source: Loc, calls: list[Loc] | None = None) -> int:
@@ -144,7 +153,7 @@ class Exported:
 def note_unconverted(im: Imported, target: str, notes: Exported) -> None:
     """Converting writes only what the flat form carries: one export event lists the blocks,
     parts and items of the original (recorded at import as ``(index, key, k)``) left behind."""
-    lost = im.extra.get("unconverted")
+    lost = im.unconverted
     if not lost:
         return
     base = im.container or "history"

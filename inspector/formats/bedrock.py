@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, as_text, call_args, call_name, join_text
+from . import base, blocks
+from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
-from .base import describe_block
 from .format import Format
 from .shape import messages_body, shape_of
 
@@ -113,4 +113,5 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("toolUseId",), ("text", "content", "input")),
     provider="bedrock",
+    kinds=blocks.EMITS + base.EMITS,
 )

@@ -18,9 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Result
+from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
 from .base import Decisions, Exported, Imported, Loc, join_text, kind_of, note_unconverted, split_body
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
+         "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
+)
+
 
 
 @dataclass(slots=True)
@@ -91,7 +98,7 @@ class BlockSpec:
                                    f"{self.container!r} array, got {kind_of(document)}")
         im = Imported(self.name, [], document, container=self.container if body is not None else None,
                       history=history)
-        im.extra["unconverted"] = lost = []      # (message, key, block) the flat form does not carry
+        lost = im.unconverted                    # (message, key, block) the flat form does not carry
         if body is not None:
             for fld in self.system_fields:
                 if body.get(fld) is not None:

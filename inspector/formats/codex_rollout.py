@@ -19,17 +19,24 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Result
+from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
-from . import openai_responses
+from . import openai_responses, session
 from .base import Exported, Imported, kind_of
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 from .format import SESSION, Format
 
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
+         "A line was moved with the result it holds, next to its call.", "change"),
+)
+
+
 NAME = "codex-rollout"
-LABEL = "Codex CLI rollout"
 SUMMARY = "a Codex CLI session rollout (JSON Lines under ~/.codex/sessions/)"
 LINE_TYPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
 # Item types a bare line of the older layout may hold.
@@ -51,6 +58,16 @@ sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evide
 
 
 
+@dataclass(slots=True)
+class CodexState:
+    """What export needs of a rollout import: the Responses import of the items a resume
+    sends, where each item is (line, index in a compaction's list), and the items."""
+
+    inner: Imported
+    places: list[tuple[int, int | None]]
+    items: list[Any]
+
+
 def item_of(entry: Any) -> Any:
     """The Responses item a line holds, or None for a line that is not one."""
     if not isinstance(entry, Mapping):
@@ -70,10 +87,7 @@ def compaction(entry: Any) -> Mapping | None:
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
-    if isinstance(document, (bytes, bytearray)):
-        document = parse(bytes(document), name)
-    if not isinstance(document, Lines):
-        raise InputError(name, f"{NAME}: expected a rollout file (JSON Lines), got {kind_of(document)}")
+    document = session.open_store(document, name, NAME, parse, Lines, "a rollout file (JSON Lines)")
     entries = document.entries
     start = 0
     places: list[tuple[int, int | None]] = []      # per sent item: (line, index in replacement_history)
@@ -104,8 +118,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             places.append((i, None))
     inner = openai_responses.import_(items, name)
     im = Imported(NAME, inner.messages, document, notes=notes, container=None, history=entries)
-    for i in document.bad:
-        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
+    session.skipped_lines(im, document)
     im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}") for e in inner.events)
 
     def loc(k: int) -> LineLoc:
@@ -120,7 +133,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         else:
             im.sources.append(LineLoc(lines[0], None, None, lines) if len(lines) > 1 else loc(spans[0]))
         im.calls.append([loc(c.message) for c in calls])
-    im.extra.update(inner=inner, places=places, items=items)
+    im.state = CodexState(inner, places, items)
     sent = sum(1 for p in places if p[1] is None and compaction(entries[p[0]]) is None)
     other = sum(1 for e in entries if isinstance(e, Mapping)) - sent
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
@@ -131,18 +144,15 @@ def import_(document: Any, name: str = "<input>") -> Imported:
 def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     doc: Lines = im.document
     entries = doc.entries
-    inner: Imported = im.extra["inner"]
-    places: list[tuple[int, int | None]] = im.extra["places"]
-    items: list[Any] = im.extra["items"]
-    out_items = openai_responses.export_same(inner, result, notes)
-    index = {id(item): k for k, item in enumerate(items)}
+    state: CodexState = im.state
+    places, items = state.places, state.items
+    out_items = openai_responses.export_same(state.inner, result, notes)
 
     kept: list[int] = []                            # original items, in output order
     after: dict[int, list[Any]] = {}                # item index -> new items written after it
     moved: set[int] = set()
     last = -1
-    for item in out_items:
-        k = index.get(id(item))
+    for item, k in zip(out_items, session.origins(items, out_items)):
         if k is not None and k > last:
             kept.append(k)
             last = k
@@ -180,34 +190,20 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                                               f"rewritten ({len(old)} items in, {len(new_list)} out).")
 
     # New items (and moved ones) are written after the line of the item before them.
-    new_after_line: dict[int, list[tuple[bytes, Any]]] = {}
-    for k, extra in after.items():
+    new_after_line: dict[int, list[tuple[bytes | None, Any]]] = {}
+    for k, added in after.items():
         anchor = places[k][0] if k >= 0 else _first_line(entries)
-        for item in extra:
-            j = index.get(id(item))
+        for item, j in zip(added, session.origins(items, added)):
             if j is not None:
-                raw, entry = doc.raw[places[j][0]], entries[places[j][0]]
-                notes.note("entry-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
+                line = places[j][0]
+                new_after_line.setdefault(anchor, []).append((doc.raw[line], entries[line]))
+                notes.note("entry-moved", f"Line {line + 1} moves after line {anchor + 1}.")
             else:
-                entry = _wrap(entries, anchor, item)
-                raw = dump_line(entry)
+                new_after_line.setdefault(anchor, []).append((None, _wrap(entries, anchor, item)))
                 notes.note("entry-added", f"A new line after line {anchor + 1} holds a "
-                                              f"{item.get('type')} for {item.get('call_id')}.")
-            new_after_line.setdefault(anchor, []).append((raw, entry))
-    raw_out: list[bytes] = []
-    entries_out: list[Any] = []
-    for i, line in enumerate(doc.raw):
-        if i not in removed_lines:
-            if i in rewrite:
-                raw_out.append(dump_line(rewrite[i]))
-                entries_out.append(rewrite[i])
-            else:
-                raw_out.append(line)
-                entries_out.append(entries[i])
-        for raw, entry in new_after_line.get(i, ()):
-            raw_out.append(raw)
-            entries_out.append(entry)
-    return Lines(NAME, raw_out, entries_out, doc.final_newline or not doc.raw, doc.bom)
+                                          f"{item.get('type')} for {item.get('call_id')}.")
+    # Rollouts are rewritten with plain line ends, as they always were.
+    return session.rewrite_lines(doc, NAME, removed_lines, rewrite, new_after_line, keep_cr=False)
 
 
 def _first_line(entries: list[Any]) -> int:
@@ -234,4 +230,5 @@ FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
+    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds,
 )

@@ -13,9 +13,9 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import (Exported, Decisions, Imported, Loc, PerMessage, args_string, call_args, call_name, join_text, kind_of,
-                   note_unconverted, rebuild, split_body)
-from .base import describe_block
+from . import base
+from .base import (Decisions, Exported, Imported, Loc, PerMessage, args_string, call_args, call_name, describe_block,
+                   join_text, kind_of, note_unconverted, rebuild, split_body)
 from .format import Format
 from .shape import shape_of
 
@@ -66,7 +66,7 @@ def import_(document: Any, name: str) -> Imported:
     # One message is one flat message: provenance is the identity, computed when asked.
     im.sources = PerMessage(history, _source_of)
     im.calls = PerMessage(history, _calls_of)
-    im.extra["unconverted"] = lost = []          # parts the flat text does not carry
+    lost = im.unconverted                        # parts the flat text does not carry
     push = messages.append
     for i, m in enumerate(history):
         if type(m) is not dict and not isinstance(m, Mapping) or not isinstance(role := m.get("role"), str):
@@ -165,4 +165,5 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_call_id"), ("text", "refusal", "function")),
     parts=PARTS,
     provider="openai-chat",
+    kinds=base.EMITS,
 )

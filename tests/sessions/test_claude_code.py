@@ -79,7 +79,7 @@ def test_off_chain_result_is_recovered_by_an_import_event_not_synthesized():
 
 def test_compaction_sends_only_what_follows_the_boundary():
     im = run(scenarios.orphan_after_compaction(), "s").imported
-    chain = im.extra["chain"]
+    chain = im.state.chain
     assert chain.start > 0
     assert im.messages[0]["content"].startswith("This session is being continued")
     assert any("compacted at line" in n for n in im.notes)
