@@ -81,8 +81,8 @@ def writes_whole_file(fmt: str) -> bool:
 
 
 def _format_of(document: Any) -> Format | None:
-    fmt = getattr(document, "format", None)     # the parsed session containers name their format
-    return REGISTRY.get(fmt) if isinstance(fmt, str) else None
+    """The format of a parsed file that holds several sessions (the one that claims it)."""
+    return next((f for f in REGISTRY.values() if f.select is not None and f.evidence(document)), None)
 
 
 def sessions(document: Any) -> list[SessionInfo]:
