@@ -40,12 +40,6 @@ class Outcome:
         return self.imported.format
 
     @property
-    def body_provider(self) -> str | None:
-        """The provider whose own request body the input is (None: a session store, flat)."""
-        f = REGISTRY[self.imported.format]
-        return None if f.is_session else f.provider
-
-    @property
     def output_format(self) -> str:
         return self.imported.format if self.to == "same" else self.to
 

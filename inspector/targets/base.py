@@ -250,7 +250,7 @@ class View:
         """The Imported document when the input was read as ``fmt`` and is written back in
         it (what the provider would receive keeps its native blocks), else None."""
         out = self.outcome
-        if out is None or out.body_provider != fmt or out.output_format != out.format:
+        if out is None or out.imported.format != fmt or getattr(out, "to", "same") not in ("same", fmt):
             return None
         return out.imported
 
