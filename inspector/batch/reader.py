@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
+from ..formats import claims, whole_file_suffixes
 from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
-SESSION_SUFFIXES = (".jsonl", ".db")  # in a folder: one whole file each, when a session format sniffs it
+# In a folder: one whole file each, when a session format claims it (the suffixes are the formats' own).
+SESSION_SUFFIXES = whole_file_suffixes()
 TASK_BYTES = 1 << 20   # about a megabyte of input per task: large pickles, small windows
 FILES_PER_TASK = 64
 SCAN = 1 << 16
@@ -160,8 +162,6 @@ def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
 def is_session_file(path: Path) -> bool:
     """Whether a session format claims the file by its first bytes (as ``inspector check``
     finds sessions in a folder). A file that cannot be read is listed, to fail by name."""
-    from ..sessions import claims
-
     try:
         with open(path, "rb") as handle:
             head = handle.read(SCAN)

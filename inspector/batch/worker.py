@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .. import pipeline
+from .. import formats, pipeline
 from ..engine import gc_paused
 from ..io import InputError, write_failure
 from .heap import keep_freed_memory
@@ -176,8 +176,8 @@ def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outco
     writing and parsing the bytes in between); the last outcome holds the bytes to write."""
     fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     document = pipeline.parse(data, RECORD, fmt)
-    sessions = list(getattr(document, "sessions", None) or ())
-    if getattr(document, "session", None) is not None or len(sessions) < 2:
+    sessions = [s.id for s in formats.sessions(document)]
+    if formats.chosen_session(document) is not None or len(sessions) < 2:
         return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "

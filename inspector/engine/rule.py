@@ -168,43 +168,7 @@ _KINDS = [
          "(strict, beyond MEM-5).", "restore"),
     Kind("strict-healed", "strict:heal", False, "result synthesized",
          "The call that lost its early result got an interrupted result (strict, beyond MEM-5).", "add"),
-    # import: how a provider document was read (the document itself is unchanged)
-    Kind("id-derived", IMPORT_CLAUSE, False, "id derived",
-         "A call or response had no id, so one was derived from its position to pair them.", "note", "call"),
-    Kind("item-carried", IMPORT_CLAUSE, False, "item carried",
-         "An item with no flat equivalent rides along with its turn and is written back as it was.", "note"),
-    Kind("result-server-call", IMPORT_CLAUSE, False, "server-held call",
-         "A result answers a call the server holds (previous_response_id, conversation or item_reference); "
-         "it is kept as it is.", "note"),
-    Kind("result-builtin-call", IMPORT_CLAUSE, False, "built-in call result",
-         "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
-    # export: what writing the output changed beyond the engine's decisions
-    Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
-         "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
-    Kind("export-omitted", EXPORT_CLAUSE, False, "omitted on export",
-         "Blocks or items with no counterpart in the target format were not written.", "change"),
-    Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
-         "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
-         "(strict, beyond MEM-5)."),
-    # agent session files (formats/claude_code.py, codex_rollout.py, gemini_cli.py, agents_sqlite.py)
-    Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
-         "A result that is in the session file but off the chain a resume reads was put back right after "
-         "its call's turn, before MEM-5 ran.", "restore"),
-    Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
-         "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
-         "follows it.", "note"),
-    Kind("entry-skipped", IMPORT_CLAUSE, False, "entry skipped",
-         "A line or row the agent cannot read either (not JSON, or no message in it); it is kept as it is.", "note"),
-    Kind("entry-removed", EXPORT_CLAUSE, False, "entry removed",
-         "A line or row of the session lost everything in it, so it is removed.", "change"),
-    Kind("entry-added", EXPORT_CLAUSE, False, "entry added",
-         "A new line or row holds a synthesized result, placed after its call's turn.", "change"),
-    Kind("entry-rewritten", EXPORT_CLAUSE, False, "entry rewritten",
-         "A line or record keeps the rest of its content after some of it was dropped.", "change"),
-    Kind("entry-relinked", EXPORT_CLAUSE, False, "entry re-linked",
-         "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
-    Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
-         "A line was moved with the result it holds, next to its call.", "change"),
+    # what formats emit on import and export is declared by each format (``declare`` below)
 ]
 
 KINDS: dict[str, Kind] = {}
