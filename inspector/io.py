@@ -219,6 +219,51 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) ->
         handle.write(data)
 
 
+def write_new(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+    """Create ``path`` holding ``data``, whole or not at all, only if nothing is there: not
+    even a symlink, dangling or not, which is never followed (a backup beside a file in a
+    shared folder must not land where a planted link points). Raises ``FileExistsError``
+    when the name is taken, :class:`OutputError` on any other failure. ``mode``: the new
+    file's permission bits (a private file's backup stays private); default as ``umask`` says."""
+    mode = new_file_mode() if mode is None else mode
+    name = str(path)
+    folder = os.path.dirname(os.path.abspath(name))
+    with _failing_as(name, "cannot write here"):
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=folder)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+        try:
+            os.link(tmp, name, follow_symlinks=False)  # fails on any existing name, links included
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+                raise OutputError(name, f"cannot write: {describe_os_error(exc)}") from None
+            _write_exclusive(name, data, mode)  # a file system without hard links
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _write_exclusive(name: str, data: bytes, mode: int) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(name, flags, mode)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(name)
+        raise
+
+
 @contextmanager
 def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content to, in as many pieces as needed; it
