@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except InputError as exc:
         return print_error(exc)
+    for name, reason in job.unreadable:  # per file, even with -q: these were not processed
+        print(f"batch: {name}: {reason}", file=sys.stderr)
     if not args.quiet:
         try:
             show(health, job)
@@ -86,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
             silence_stdout()
             print(f"batch: cannot print the health report: {describe_os_error(exc)}", file=sys.stderr)
             return EXIT_ERROR
+    if health.read == health.failed:
+        what = "no record" if not health.read else f"none of the {health.read:,} records"
+        print(f"batch: nothing was read: {what} of {', '.join(s.name for s in job.sources)} could be "
+              f"processed", file=sys.stderr)
+        return EXIT_ERROR
     if args.fail_on_error and health.failed:
         return EXIT_ERROR
     return EXIT_OK

@@ -29,7 +29,8 @@ import orjson
 from ..io import InputError
 from .pool import Workers
 from .progress import ProgressBar
-from .reader import TASK_BYTES, Block, Input, LineCounter, Task, classify, plan, total_bytes
+from .reader import (TASK_BYTES, Block, Files, Input, LineCounter, Task, classify, mirror_clash, mirrored_name, plan,
+                     total_bytes)
 from .report import Health, shift_line
 from .worker import ChunkResult, Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
@@ -60,6 +61,7 @@ class Job:
     task_bytes: int = TASK_BYTES  # input per task; small in tests to get many tasks
     sources: list[Input] = field(default_factory=list)
     mirror: bool = False
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # folder entries not read, with why
 
     @property
     def conversion(self) -> Conversion:
@@ -76,6 +78,10 @@ class Job:
                 raise InputError(out, "a folder output mirrors one input folder; for JSONL input "
                                       "give an output file (.jsonl, or .jsonl.gz to compress)")
             check_folder_target(out, self.sources[0].path)
+            if (clash := mirror_clash(self.sources[0].path)) is not None:
+                first, second = (str(Path(self.sources[0].path, rel)) for rel in clash)
+                raise InputError(second, f"its output would have the same name as {first}'s "
+                                         f"({mirrored_name(clash[1])}): rename one of them, or write JSONL")
         else:
             check_target(out, self.inputs)
         extras = [(p, what) for p, what in ((self.errors, "errors file"), (self.report, "report")) if p]
@@ -120,6 +126,8 @@ class Sink:
             if task.name in self._unreadable:
                 return
             self._unreadable.add(task.name)
+        if isinstance(task, Files):
+            self.job.unreadable.extend(unread_entries(task, result))
         base = self.lines.base(task)
         self.lines.advance(task, result.lines)
         part = result.health
@@ -138,6 +146,16 @@ class Sink:
             for entry in result.errors:
                 shift_line(entry, task.name, base)
             self.errors.write(b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in result.errors))
+
+
+def unread_entries(task: Files, result: ChunkResult) -> list[tuple[str, str]]:
+    """The entries of a folder's task that were not read at all, each with the reason: those
+    found unreadable while planning and those that failed to open in the worker."""
+    found = [(str(Path(task.name, rel)), reason) for rel, reason in task.problems.items()]
+    named = {name for name, _ in found}
+    found += [(e["source"], e["reason"]) for e in result.errors
+              if e["reason"].startswith("cannot read") and e["source"] not in named]
+    return found
 
 
 @contextmanager

@@ -152,22 +152,51 @@ def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
             elif name.endswith(SESSION_SUFFIXES):
                 path = Path(root, name)
                 problem = _unreadable(path)
-                if problem is not None or is_session_file(path):
-                    yield path, problem
+                if problem is None and not is_session_file(path):
+                    problem = NOT_A_SESSION
+                yield path, problem
     yield from _drain(unreadable)
+
+
+NOT_A_SESSION = ("not a session file Inspector knows: no session format recognises its first line; "
+                 "skipped")
+HEAD_LIMIT = 64 << 20  # a first line longer than this is sniffed by its start only
 
 
 def is_session_file(path: Path) -> bool:
     """Whether a session format claims the file by its first bytes (as ``inspector check``
-    finds sessions in a folder). A file that cannot be read is listed, to fail by name."""
+    finds sessions in a folder), read at least to the end of the first line: a session
+    whose first prompt is long still starts with one whole record. A file that cannot be
+    read is listed, to fail by name."""
     from ..sessions import claims
 
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(SCAN)
+        head = read_head(path)
     except OSError:
         return True
     return claims(head, str(path))
+
+
+def read_head(path: Path, size: int = SCAN) -> bytes:
+    """The file's first ``size`` bytes, extended to the end of the line they cut (up to
+    :data:`HEAD_LIMIT`), so a sniffer sees whole lines. Opened without blocking or
+    following a FIFO's writer."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        head = handle.read(size)
+        if len(head) < size or head.startswith(b"SQLite format 3\0"):
+            return head
+        parts = [head]
+        total = len(head)
+        while b"\n" not in parts[-1] and total < HEAD_LIMIT:
+            block = handle.read(SCAN)
+            if not block:
+                break
+            parts.append(block)
+            total += len(block)
+        return b"".join(parts)
 
 
 def is_session_record(relpath: str | None) -> bool:
@@ -191,7 +220,11 @@ def _unreadable(path: Path) -> str | None:
         if exc.errno == errno.ELOOP:
             return "a symbolic link loop"
         return f"cannot read: {_os_reason(exc)}"
-    return None if stat.S_ISREG(info.st_mode) else f"not a regular file ({_file_type(info.st_mode)}); skipped"
+    if not stat.S_ISREG(info.st_mode):
+        return f"not a regular file ({_file_type(info.st_mode)}); skipped"
+    if not os.access(path, os.R_OK):
+        return "cannot read: permission denied"
+    return None
 
 
 def _file_type(mode: int) -> str:
@@ -202,6 +235,20 @@ def _file_type(mode: int) -> str:
 
 def _os_reason(exc: OSError) -> str:
     return describe_os_error(exc)
+
+
+def mirror_clash(folder: str) -> tuple[str, str] | None:
+    """Two entries of ``folder`` whose mirrored outputs would have the same name (``x.json``
+    and ``x.json.gz``): the first such pair, in listing order, or None. Names only: nothing
+    is opened."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        names = set(files)
+        for name in sorted(files):
+            if name.endswith(".json.gz") and not name.startswith(".") and name[:-len(".gz")] in names:
+                rel = Path(root, name).relative_to(folder).as_posix()
+                return rel[:-len(".gz")], rel
+    return None
 
 
 def mirrored_name(relpath: str) -> str:
