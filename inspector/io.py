@@ -63,6 +63,32 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         raise InputError(name, exc.strerror or str(exc)) from None
 
 
+HEAD_LIMIT = 64 << 20  # a first line longer than this is sniffed by its start only
+
+
+def read_head(path: str | os.PathLike, size: int = 1 << 16) -> bytes:
+    """The file's first ``size`` bytes, extended to the end of the line they cut (up to
+    :data:`HEAD_LIMIT`), so a sniffer sees whole lines: a session whose first prompt is long
+    still starts with one whole record. Opened without blocking, so a FIFO cannot hang the
+    caller (it reads as empty). Raises ``OSError`` when the file cannot be read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        head = handle.read(size)
+        if len(head) < size or head.startswith(b"SQLite format 3\0"):
+            return head
+        parts = [head]
+        total = len(head)
+        while b"\n" not in parts[-1] and total < HEAD_LIMIT:
+            block = handle.read(1 << 16)
+            if not block:
+                break
+            parts.append(block)
+            total += len(block)
+        return b"".join(parts)
+
+
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     line = data.count(b"\n", 0, offset) + 1
     start = data.rfind(b"\n", 0, offset) + 1

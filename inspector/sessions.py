@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .formats import REGISTRY
-from .io import InputError, atomic_write, display_name, parse_json, read_bytes, write_new
+from .io import InputError, atomic_write, display_name, parse_json, read_bytes, read_head, write_new
 from .pipeline import parse as parse_bytes, select_session
 
 # The agents' session formats (the rest of the registry is request bodies).
@@ -122,10 +122,10 @@ def _sessions_under(root: Path) -> Iterator[str]:
                 found.append(os.path.join(folder, f))
     for path in sorted(found):
         try:
-            with open(path, "rb") as handle:
-                head = handle.read(1 << 16)
+            head = read_head(path)     # to the end of the first line, however long
         except OSError:
-            continue                   # unreadable (a broken link...): not a session found here
+            yield path                 # unreadable (permission, a broken link): checked, to fail by name
+            continue
         if not path.endswith(".json"):
             if claims(head, path):
                 yield path

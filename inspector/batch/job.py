@@ -151,11 +151,11 @@ class Sink:
 def unread_entries(task: Files, result: ChunkResult) -> list[tuple[str, str]]:
     """The entries of a folder's task that were not read at all, each with the reason: those
     found unreadable while planning and those that failed to open in the worker."""
-    found = [(str(Path(task.name, rel)), reason) for rel, reason in task.problems.items()]
+    found = [(str(Path(task.name, rel)), reason) for rel, reason in {**task.problems, **task.skipped}.items()]
     named = {name for name, _ in found}
     found += [(e["source"], e["reason"]) for e in result.errors
               if e["reason"].startswith("cannot read") and e["source"] not in named]
-    return found
+    return sorted(found)
 
 
 @contextmanager

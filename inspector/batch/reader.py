@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..io import BOM, InputError, describe_os_error
+from ..io import BOM, InputError, describe_os_error, read_head
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
@@ -86,6 +86,7 @@ class Files:
     relpaths: list[str] = field(default_factory=list)
     size: int = 0
     problems: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # files left alone (not records), with why
 
 
 Task = Union[Span, Block, Files]
@@ -128,11 +129,12 @@ def classify(paths: list[str]) -> list[Input]:
     return sources
 
 
-def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
+def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> Iterator[tuple[Path, str | None]]:
     """``.json`` and ``.json.gz`` entries and agent session files under ``folder``, depth
     first, sorted at each level, each with the reason it cannot be read (None when it looks
     readable). A subfolder that cannot be listed is an entry too (its path ends in ``/``), so
-    nothing is skipped silently."""
+    nothing is skipped silently; a file with a session suffix that no session format claims
+    (a JSONL dataset, another tool's log) is not a record, and goes to ``skipped`` with why."""
     unreadable: list[tuple[Path, str]] = []
 
     def listing_failed(exc: OSError) -> None:
@@ -153,14 +155,14 @@ def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
                 path = Path(root, name)
                 problem = _unreadable(path)
                 if problem is None and not is_session_file(path):
-                    problem = NOT_A_SESSION
+                    if skipped is not None:
+                        skipped.append((path, NOT_A_SESSION))
+                    continue
                 yield path, problem
     yield from _drain(unreadable)
 
 
-NOT_A_SESSION = ("not a session file Inspector knows: no session format recognises its first line; "
-                 "skipped")
-HEAD_LIMIT = 64 << 20  # a first line longer than this is sniffed by its start only
+NOT_A_SESSION = "skipped: not a session file Inspector knows (no session format recognises its first line)"
 
 
 def is_session_file(path: Path) -> bool:
@@ -171,32 +173,10 @@ def is_session_file(path: Path) -> bool:
     from ..sessions import claims
 
     try:
-        head = read_head(path)
+        head = read_head(path, SCAN)
     except OSError:
         return True
     return claims(head, str(path))
-
-
-def read_head(path: Path, size: int = SCAN) -> bytes:
-    """The file's first ``size`` bytes, extended to the end of the line they cut (up to
-    :data:`HEAD_LIMIT`), so a sniffer sees whole lines. Opened without blocking or
-    following a FIFO's writer."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b""
-        head = handle.read(size)
-        if len(head) < size or head.startswith(b"SQLite format 3\0"):
-            return head
-        parts = [head]
-        total = len(head)
-        while b"\n" not in parts[-1] and total < HEAD_LIMIT:
-            block = handle.read(SCAN)
-            if not block:
-                break
-            parts.append(block)
-            total += len(block)
-        return b"".join(parts)
 
 
 def is_session_record(relpath: str | None) -> bool:
@@ -308,7 +288,11 @@ def plan_spans(name: str, path: str, start: int, end: int, task_bytes: int) -> I
 
 def plan_folder(source: Input, per_task: int) -> Iterator[Files]:
     task = Files(source.name, os.path.abspath(source.path))
-    for path, problem in folder_files(source.path):
+    skipped: list[tuple[Path, str]] = []
+    for path, problem in folder_files(source.path, skipped):
+        for other, why in skipped:
+            task.skipped[other.relative_to(source.path).as_posix()] = why
+        skipped.clear()
         rel = path.relative_to(source.path).as_posix() if path != Path(source.path) else "."
         task.relpaths.append(rel)
         if problem is None:
@@ -318,7 +302,9 @@ def plan_folder(source: Input, per_task: int) -> Iterator[Files]:
         if len(task.relpaths) >= per_task:
             yield task
             task = Files(source.name, task.root)
-    if task.relpaths:
+    for other, why in skipped:
+        task.skipped[other.relative_to(source.path).as_posix()] = why
+    if task.relpaths or task.skipped:
         yield task
 
 
