@@ -294,6 +294,8 @@ class MainScreen(Screen[None]):
                 self.post_message(LoadProgress(phase, fraction))
 
         try:
+            if again is None:
+                source = confine.opened(self.app, source)  # served mode: read what was checked, by descriptor
             doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
         except InputError as exc:
             if not worker.is_cancelled:
