@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import orjson
 
 from ..io import InputError
-from .job import Job, interrupts_as_keyboard, scratch_folder
+from ..process import hold_interrupts, interrupts_held
+from .job import Job, scratch_folder
 from .progress import ProgressBar
 from .reader import (FILES_PER_TASK, TASK_BYTES, Files, Input, LineCounter, Task, is_gzip, plan_folder,
                      plan_spans, plan_stream)
@@ -146,13 +147,16 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
     parts = plan_parts(job.sources, blocksize)
     health = Health([s.name for s in job.sources])
     with ExitStack() as stack:
-        stack.enter_context(interrupts_as_keyboard())
-        client = connect(address, job.workers, stack)
         inputs = tuple(s.path for s in job.sources)
         out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
         errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
         scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
         mirror = out.temporary if job.mirror else None  # workers write mirrored files straight into it
+        # The cluster is entered last, so it closes first: no worker still writes into the
+        # temporary folders when they are removed. A signal while it starts waits until it
+        # is up (a cluster cut short in its start cannot be closed cleanly).
+        with interrupts_held():
+            client = connect(address, job.workers, stack)
 
         progress = stack.enter_context(ProgressBar(sum(p.size for p in parts), live=live))
         bag = db.from_sequence(parts, npartitions=max(1, len(parts))).map(
@@ -191,4 +195,5 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
                 errors.write(entries)
         progress.update(records, done_bytes, force=True)
         health.seconds = progress.elapsed
+        hold_interrupts()  # as a local run: outputs and report are written whole (see batch.cli)
     return health

@@ -17,7 +17,6 @@ import mmap
 import multiprocessing
 import os
 import shutil
-import signal
 import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
@@ -27,6 +26,7 @@ from pathlib import Path
 import orjson
 
 from ..io import InputError
+from ..process import hold_interrupts
 from .pool import Workers
 from .progress import ProgressBar
 from .reader import (TASK_BYTES, Block, Files, Input, LineCounter, Task, classify, mirror_clash, mirrored_name, plan,
@@ -170,32 +170,10 @@ def scratch_folder(output: str):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@contextmanager
-def interrupts_as_keyboard():
-    """SIGTERM unwinds like Ctrl-C, so temporary files are removed on either. After the
-    first, both are ignored until the clean-up is over: a second signal (a process group
-    signalled twice, an impatient user) must not cut it short and leave files behind."""
-    def handler(signum, frame):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise KeyboardInterrupt
-    try:
-        previous = signal.signal(signal.SIGTERM, handler), signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous[0])
-        signal.signal(signal.SIGINT, previous[1])
-
-
 def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
     if live is None:
         live = sys.stderr.isatty()
     with ExitStack() as stack:
-        stack.enter_context(interrupts_as_keyboard())
         workers = None
         if job.workers > 1:
             scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
@@ -225,6 +203,10 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
                          max(1, SLOT_FACTOR * job.task_bytes) if sink.shared is not None else 0)
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed
+        # Every record is in: the outputs are renamed into place as the stack closes, and the
+        # caller writes the report. A signal from here on waits until both are done (the
+        # caller releases it), so a run ends with all of its files or, before this, none.
+        hold_interrupts()
         return sink.health
 
 
