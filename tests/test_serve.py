@@ -22,6 +22,7 @@ from inspector.tui.screens.gallery import list_samples
 from inspector.tui.screens.open_file import JsonTree, OpenFileDialog
 
 from browser.folder import SAMPLE, make_served_folder
+from extras import need
 
 
 
@@ -154,6 +155,7 @@ class FakeServer:
 
 
 def test_binds_loopback_by_default_and_warns_loudly_otherwise(served, monkeypatch, capsys):
+    need("textual_serve", "web")
     FakeServer.calls = []
     monkeypatch.setattr(serve, "make_server", FakeServer)
     assert cli_main(["serve", str(served["sample"]), "--port", "8123"]) == 0
@@ -172,6 +174,7 @@ def test_binds_loopback_by_default_and_warns_loudly_otherwise(served, monkeypatc
 
 
 def test_a_busy_port_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    need("textual_serve", "web")
     monkeypatch.setattr(serve, "make_server",
                         lambda *a: FakeServer(*a, fail=OSError(98, "Address already in use")))
     assert cli_main(["serve", str(tmp_path), "--port", "8124"]) == 2

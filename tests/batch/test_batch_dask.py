@@ -11,7 +11,9 @@ import shutil
 import orjson
 import pytest
 
-pytest.importorskip("distributed")
+from extras import need
+
+need("distributed", "dask")
 
 from distributed import LocalCluster  # noqa: E402
 

@@ -20,6 +20,7 @@ from inspector.bundled import samples_dir
 from inspector.engine import KINDS
 
 from batchdata import dataset_lines, oracle, write_jsonl
+from extras import need
 
 
 def run_job(inputs, output, *, stdin=None, **kw) -> object:
@@ -262,7 +263,6 @@ def test_usage_errors_exit_2_before_any_output(tmp_path, capsys):
         (["batch", data, data, "-o", tmp_path / "o.jsonl"], "given twice"),
         (["batch", data, "-o", tmp_path / "o.jsonl", "--report", tmp_path / "o.jsonl"], "different files"),
         (["batch", data, "-o", tmp_path / "o.jsonl", "--workers", "0"], "at least 1"),
-        (["batch", "-", "-o", tmp_path / "o.jsonl", "--dask", "local"], "standard input"),
     ]
     for argv, words in cases:
         code, out, err = cli_run(capsys, *argv)
@@ -271,6 +271,13 @@ def test_usage_errors_exit_2_before_any_output(tmp_path, capsys):
     assert not (tmp_path / "o.jsonl").exists()
     assert (full / "keep.txt").read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "full", "in.jsonl"]
+
+
+def test_dask_refuses_standard_input_before_any_output(tmp_path, capsys):
+    need("distributed", "dask")
+    code, out, err = cli_run(capsys, "batch", "-", "-o", tmp_path / "o.jsonl", "--dask", "local")
+    assert code == 2 and "standard input" in err
+    assert not (tmp_path / "o.jsonl").exists()
 
 
 def test_output_to_stdout_moves_the_table_to_stderr(tmp_path, capfd):

@@ -23,6 +23,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from extras import in_ci
+
 from .folder import make_served_folder
 
 CHROMIUM = os.environ.get("INSPECTOR_CHROMIUM", "/usr/bin/chromium")
@@ -39,8 +41,6 @@ def missing() -> str | None:
     return None
 
 
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 @pytest.fixture(scope="session")

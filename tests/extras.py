@@ -1,0 +1,33 @@
+"""Tests of an optional extra skip cleanly when the extra is absent, and fail under CI.
+
+CI (``CI=true``) installs every extra, so there a missing one is a broken install, not a reason
+to skip: the test fails and says what is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _present(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):   # a module blocked in sys.modules, or half-installed
+        return False
+
+
+def need(module: str, extra: str) -> None:
+    """Call first in a test, a fixture or a module that needs ``module`` from the ``extra`` extra."""
+    if _present(module):
+        return
+    reason = f"{module} is not installed (pip install '.[{extra}]')"
+    if in_ci():
+        pytest.fail(f"CI installs every extra, but {reason}")
+    pytest.skip(reason, allow_module_level=True)
