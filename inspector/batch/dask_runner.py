@@ -48,6 +48,7 @@ class Part:
     files: list[str] = field(default_factory=list)
     size: int = 0
     problems: dict[str, str] = field(default_factory=dict)  # unreadable entries (see reader.Files)
+    skipped: dict[str, str] = field(default_factory=dict)   # files left alone, with why (not sent)
 
 
 @dataclass(slots=True)
@@ -88,7 +89,7 @@ def plan_parts(sources: list[Input], blocksize: int) -> list[Part]:
         else:
             for task in plan_folder(source, FILES_PER_PART):
                 parts.append(Part(len(parts), "files", source.name, path, files=task.relpaths, size=task.size,
-                                  problems=task.problems))
+                                  problems=task.problems, skipped=task.skipped))
     return parts
 
 
@@ -145,6 +146,9 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
     from distributed import as_completed
 
     parts = plan_parts(job.sources, blocksize)
+    for part in parts:  # named one by one as a local run names them (batch.cli prints them)
+        job.unreadable.extend((os.path.join(part.name, rel), why) for rel, why in {**part.problems, **part.skipped}.items())
+    job.unreadable.sort()
     health = Health([s.name for s in job.sources])
     with ExitStack() as stack:
         inputs = tuple(s.path for s in job.sources)

@@ -172,3 +172,15 @@ def test_a_link_inside_the_folder_is_read_and_a_folder_link_loop_is_named(tmp_pa
     assert code == 0, text
     assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.json")) \
         == ["real.json", "sub/alias.json"]
+
+
+def test_a_dask_run_names_the_entries_it_cannot_read_too(tmp_path):
+    pytest.importorskip("distributed")
+    src = tmp_path / "in"
+    names = hostile_folder(src, tmp_path)
+    (src / "ok.json").write_text(HISTORY)
+    code, text = run("batch", str(src), "-o", str(tmp_path / "out") + "/", "--dask", "local", "--workers", "1", "-q")
+    assert code == 0, text
+    for name in names:
+        assert any(str(src / name) in line for line in text.splitlines()), (name, text)
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["ok.json"]
