@@ -68,6 +68,32 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         raise InputError(name, exc.strerror or str(exc)) from None
 
 
+HEAD_LIMIT = 64 << 20  # a first line longer than this is sniffed by its start only
+
+
+def read_head(path: str | os.PathLike, size: int = 1 << 16) -> bytes:
+    """The file's first ``size`` bytes, extended to the end of the line they cut (up to
+    :data:`HEAD_LIMIT`), so a sniffer sees whole lines: a session whose first prompt is long
+    still starts with one whole record. Opened without blocking, so a FIFO cannot hang the
+    caller (it reads as empty). Raises ``OSError`` when the file cannot be read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        head = handle.read(size)
+        if len(head) < size or head.startswith(b"SQLite format 3\0"):
+            return head
+        parts = [head]
+        total = len(head)
+        while b"\n" not in parts[-1] and total < HEAD_LIMIT:
+            block = handle.read(1 << 16)
+            if not block:
+                break
+            parts.append(block)
+            total += len(block)
+        return b"".join(parts)
+
+
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     line = data.count(b"\n", 0, offset) + 1
     start = data.rfind(b"\n", 0, offset) + 1
@@ -221,6 +247,51 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) ->
     :class:`OutputError` naming ``path``; the old file, if any, is left as it was."""
     with atomic_stream(path, inputs=inputs) as handle, _failing_as(str(path)):
         handle.write(data)
+
+
+def write_new(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+    """Create ``path`` holding ``data``, whole or not at all, only if nothing is there: not
+    even a symlink, dangling or not, which is never followed (a backup beside a file in a
+    shared folder must not land where a planted link points). Raises ``FileExistsError``
+    when the name is taken, :class:`OutputError` on any other failure. ``mode``: the new
+    file's permission bits (a private file's backup stays private); default as ``umask`` says."""
+    mode = new_file_mode() if mode is None else mode
+    name = str(path)
+    folder = os.path.dirname(os.path.abspath(name))
+    with _failing_as(name, "cannot write here"):
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=folder)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+        try:
+            os.link(tmp, name, follow_symlinks=False)  # fails on any existing name, links included
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+                raise OutputError(name, f"cannot write: {describe_os_error(exc)}") from None
+            _write_exclusive(name, data, mode)  # a file system without hard links
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _write_exclusive(name: str, data: bytes, mode: int) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(name, flags, mode)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(name)
+        raise
 
 
 @contextmanager

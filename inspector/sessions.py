@@ -10,12 +10,13 @@ meanwhile.
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
 from . import formats
-from .io import InputError, atomic_write, display_name, read_bytes
+from .io import InputError, atomic_write, display_name, read_bytes, write_new
 from .pipeline import parse as parse_bytes, select_session
 
 
@@ -51,12 +52,14 @@ def in_place(path: str, outcome: Any) -> str:
     if now != document:
         raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
                                "nothing was written")
-    backup = p.with_name(p.name + ".bak")
     n = 0
-    while backup.exists():
-        n += 1
-        backup = p.with_name(f"{p.name}.bak.{n}")
-    atomic_write(backup, original)
+    while True:  # the first free NAME.bak[.N]: a name taken by anything, a dangling link too, is skipped
+        backup = p.with_name(p.name + (f".bak.{n}" if n else ".bak"))
+        try:
+            write_new(backup, original, stat.S_IMODE(before.st_mode))
+            break
+        except FileExistsError:
+            n += 1
     after = p.stat()
     if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         raise InputError(name, f"the file changed while it was being repaired; nothing was replaced "

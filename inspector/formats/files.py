@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from ..io import InputError, parse_json
+from ..io import InputError, parse_json, read_head
 from .registry import REGISTRY
 
 HEAD = 1 << 16          # what a session format sees of a file to claim it
@@ -40,19 +40,24 @@ def may_hold_sessions(head: bytes, name: str) -> bool:
 
 
 def is_session_file(path: str | os.PathLike) -> bool:
-    """Whether a session format claims the file: a whole-file session by its first bytes, a
-    JSON one by its content (read whole: they are small). A file that cannot be read is not."""
+    """Whether a session format claims the file: a whole-file session by its first bytes (read
+    at least to the end of the first line, so a session whose first prompt is long still
+    starts with one whole record), a JSON one by its content (read whole: they are small). A
+    file with a session suffix that cannot be read is listed, to fail by name where it is read."""
     name = str(path)
     if not name.endswith(suffixes("session")) or ".repaired." in Path(name).name:
         return False
     try:
+        head = read_head(path, HEAD)
+    except OSError:
+        return True
+    if not name.endswith(".json"):
+        return claims(head, name)
+    if not head.lstrip().startswith(b"{"):
+        return False
+    try:
         with open(path, "rb") as handle:
-            head = handle.read(HEAD)
-            if not name.endswith(".json"):
-                return claims(head, name)
-            if not head.lstrip().startswith(b"{"):
-                return False
-            document = parse_json(head + handle.read(), name)
+            document = parse_json(handle.read(), name)
     except (OSError, InputError):
         return False
     return any(f.evidence(document) for f in REGISTRY.values() if f.is_session and not f.whole_file)

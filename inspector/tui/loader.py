@@ -23,6 +23,7 @@ from ..engine import Result, gc_paused
 from ..formats import Imported
 from ..io import InputError, describe_error, read_bytes
 from ..pipeline import Exported
+from . import confine
 from .adapter import STRICT
 from .messages import DocumentLoaded, LoadFailed, LoadProgress
 from .rows import Model
@@ -158,7 +159,10 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
             if not worker.is_cancelled:
                 node.post_message(LoadProgress(phase, fraction))
 
+        nonlocal source
         try:
+            if again is None:
+                source = confine.opened(node.app, source)  # served mode: read what was checked, by descriptor
             doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
         except InputError as exc:
             if not worker.is_cancelled:
