@@ -56,7 +56,7 @@ class SelfRepair:
 class Agent:
     name: str               # the doctor's own name for the agent (also its folder under --fix DIR)
     title: str
-    formats: tuple[str, ...]   # the formats that read its sessions (empty: none in this Inspector yet)
+    format: str             # the format that reads its store: the one link to the formats, which hold the facts
     repairs: tuple[SelfRepair, ...] = ()
     version: Callable[[Any], str | None] | None = None
     resume: str = ""
@@ -86,7 +86,7 @@ CLAUDE_CHANGELOG = "anthropics/claude-code CHANGELOG.md @ 5cfc0a1905ce, "
 CODEX_NORMALIZE = "openai/codex codex-rs/core/src/context_manager/normalize.rs @ e2478f96d6e6"
 
 AGENTS: dict[str, Agent] = {a.name: a for a in (
-    Agent("claude-code", "Claude Code", ("claude-code",), (
+    Agent("claude-code", "Claude Code", "claude-code", (
         SelfRepair("tool-use-without-result", "2.1.80",
                    "puts the parallel results that hang off their own tool_use lines back on the chain",
                    "sends a \"[Tool result missing]\" placeholder instead of the real result",
@@ -103,7 +103,7 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
     ), _claude_version,
         "put the repaired file in place of the original under the same name, then `claude --resume <session id>`",
         "Claude Code since 2.1.121 skips a line an unclean shutdown corrupted (" + CLAUDE_CHANGELOG + "2.1.121)"),
-    Agent("codex", "Codex CLI", ("codex-rollout",), (
+    Agent("codex", "Codex CLI", "codex-rollout", (
         SelfRepair("call-without-output", None,
                    "sends an \"aborted\" output for every call that has none",
                    None, CODEX_NORMALIZE, lossless=False),
@@ -112,28 +112,25 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
                    None, CODEX_NORMALIZE, lossless=True),
     ), _codex_version,
         "put the repaired rollout in place of the original under the same name, then `codex resume <id>`"),
-    Agent("gemini-cli", "Gemini CLI", ("gemini-cli",),
+    Agent("gemini-cli", "Gemini CLI", "gemini-cli",
           resume="write the repaired session over the original's name, then `gemini --resume <session id>`"),
-    Agent("agents-sdk", "OpenAI Agents SDK", ("agents-sqlite",),
+    Agent("agents-sdk", "OpenAI Agents SDK", "agents-sqlite",
           resume="stop the program, move the repaired database into place, open the same session id again"),
-    Agent("opencode", "OpenCode", ("opencode",),
+    Agent("opencode", "OpenCode", "opencode",
           resume="`OPENCODE_DB=<repaired .db> opencode -s <session id>`, or quit OpenCode and put it in place"),
-    Agent("cline", "Cline / Roo Code / Kilo Code", ("cline",),
+    Agent("cline", "Cline / Roo Code / Kilo Code", "cline",
           resume="quit VS Code, put the repaired task folder in place of the original, reopen the task",
           folder=True),
-    Agent("crush", "Crush", ("crush",),
+    Agent("crush", "Crush", "crush",
           resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place"),
-    Agent("goose", "Goose", ("goose",),
+    Agent("goose", "Goose", "goose",
           resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place"),
 )}
 
 
 def agent_for_format(fmt: str) -> Agent | None:
     """The agent whose sessions ``fmt`` reads (None: a request body, or no agent's store)."""
-    for agent in AGENTS.values():
-        if fmt in agent.formats:
-            return agent
-    return None
+    return next((a for a in AGENTS.values() if a.format == fmt), None)
 
 
 def _key(version: str) -> tuple[int, ...]:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from ..io import load_json, InputError
+from ..io import InputError, parse_json, read_bytes
 
 __all__ = ["Home", "known_homes", "vscode_user_dirs"]
 
@@ -117,7 +117,7 @@ def vscode_user_dirs(env: Mapping[str, str]) -> Iterator[tuple[Path, str]]:
 def _crush_dbs(registry: Path) -> list[Path]:
     """The databases Crush's project registry lists (``data_dir`` of each project)."""
     try:
-        listing = load_json(registry)
+        listing = parse_json(read_bytes(registry), str(registry))
     except (OSError, InputError):
         return []
     projects = listing.get("projects") if isinstance(listing, dict) else None

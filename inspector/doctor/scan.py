@@ -90,7 +90,7 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
     except OSError:
         mtime = 0.0
     rel = _relative(path, root, home_dir)
-    if agent is not None and agent.formats and not any(f in REGISTRY for f in agent.formats):
+    if agent is not None and agent.format not in REGISTRY:
         yield Row(agent.name, str(path), None, label, mtime, str(root), rel, None,
                   _unreadable(f"found in {agent.title}'s home, but this Inspector has no reader for "
                               f"{agent.title} sessions yet"))

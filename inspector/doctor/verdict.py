@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..sessions import RESUME_TARGET
+from .. import formats
 from ..targets import ERROR, check
 from .agents import Agent, SelfRepair, version_at_least
 
@@ -71,7 +71,7 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
     imported, result = outcome.imported, outcome.result
     counts = Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events])
     repair = dict(counts)
-    target = RESUME_TARGET.get(imported.format)
+    target = formats.provider(imported.format) if formats.is_session_format(imported.format) else None
     version = agent.version(imported.document) if agent and agent.version else None
     problems: list[Any] = []
     keep: list[int] = []

@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from inspector.doctor import AGENTS, FAILS, MANIFEST, UNREADABLE, fix, known_homes, scan
-from inspector.doctor.command import exit_code, main, row_line
+from inspector.cli import main as inspector
+from inspector.doctor.command import exit_code, row_line
 from inspector.formats import REGISTRY
 from inspector.io import InputError
 from inspector.pipeline import run_file
@@ -42,7 +43,7 @@ def test_every_session_of_every_agent_is_listed_with_its_verdict(machine):
         row = got[rel]
         if status == "store":
             agent = AGENTS[row.agent]
-            if not any(f in REGISTRY for f in agent.formats):
+            if agent.format not in REGISTRY:
                 assert row.status == UNREADABLE and "no reader" in row.verdict.sentence
         else:
             assert row.status == status, (rel, row.verdict.sentence)
@@ -195,6 +196,10 @@ def test_fix_refuses_a_folder_inside_a_home_or_one_that_has_files(machine, tmp_p
     assert after == before and (where == "not-empty" or not out.exists())
 
 
+def main(argv: list[str]) -> int:
+    return inspector(["doctor", *argv])
+
+
 def test_command_line_text_json_and_exit_codes(machine, tmp_path, monkeypatch, capsys):
     home, cwd, _ = machine
     monkeypatch.setattr("os.environ", {"HOME": str(home)})
@@ -214,6 +219,14 @@ def test_command_line_text_json_and_exit_codes(machine, tmp_path, monkeypatch, c
     assert (tmp_path / "copies" / MANIFEST).exists()
     assert main(["--fix", str(cwd / "app" / "x"), str(cwd / "app")]) == 2
     assert "inside a scanned folder" in capsys.readouterr().err
+    assert not (cwd / "app" / "x").exists()
+
+
+def test_doctor_is_a_subcommand_of_inspector(capsys):
+    with pytest.raises(SystemExit) as stop:
+        inspector(["--help"])
+    assert stop.value.code == 0
+    assert "doctor" in capsys.readouterr().out
 
 
 def test_file_names_are_data_on_the_screen(tmp_path):
