@@ -118,6 +118,8 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
             sessions.append({"session": row.session, "status": row.status, "verdict": row.verdict.sentence})
             if outcome.changed:
                 data = outcome.data
+        if data == original:
+            continue                         # the agent's own repairs suffice: nothing to copy
         dest = target / (first.agent or "sessions") / first.rel
         n = 1
         while dest in written:               # two sources with one place in DIR: keep both

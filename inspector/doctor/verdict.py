@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import formats
+from ..engine import kind
 from ..targets import ERROR, check
 from .agents import Agent, SelfRepair, version_at_least
 
@@ -91,6 +92,9 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
     handled = [(p, row, c) for p, row, c in zip(problems, rows, claims) if c is not None]
     tail = f"; repair: {_kinds(counts)}" if counts else ""
     title = agent.title if agent else imported.format
+    # Rows the import adds are the agent's own: an importer reads what the agent sends on
+    # resume, so a placeholder it adds is one the agent adds (Inspector's own come later).
+    own = Counter(e.kind for e in imported.events if e.stage == "import" and kind(e.kind).effect == "add")
 
     if refused:
         head = refused[0][1]
@@ -99,8 +103,10 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
         sentence = (f"would fail on resume: the provider would refuse it ({target} {head['rule']} at "
                     f"{head['where']}{more}){also}{tail}")
         status = FAILS
-    elif handled:
-        said = []
+    elif handled or own:
+        said = [f"{title} repairs this itself on resume ({kind(k).label} x{n}: {kind(k).meaning})"
+                if n > 1 else f"{title} repairs this itself on resume ({kind(k).label}: {kind(k).meaning})"
+                for k, n in own.items()]
         for repair_claim in dict.fromkeys(c for _, _, c in handled):
             since = f" since {repair_claim.since}" if repair_claim.since else ""
             text = f"{title}{since} repairs this itself: it {repair_claim.does}"

@@ -351,19 +351,21 @@ def test_a_cline_task_is_copied_whole(tmp_path, monkeypatch):
 
     row = Row("cline", str(history), None, "task", 0.0, str(task.parent), "t/api_conversation_history.json", "cline",
               Verdict("fails", "test"))
-    monkeypatch.setattr(copies, "run", lambda data, name, session=None: _Unchanged())
+    monkeypatch.setattr(copies, "run", lambda data, name, session=None: _Rewritten())
     manifest = fix([row], tmp_path / "out", [str(tmp_path / "home")])
     [source] = manifest["sources"]
     names = sorted(Path(c["output"]).name for c in source["carried"])
     assert names == ["task_metadata.json", "ui_messages.json"]
+    assert Path(source["output"]["path"]).read_bytes() == b"[ ]"
     for c in source["carried"]:
         assert Path(c["output"]).read_bytes() == Path(c["path"]).read_bytes()
     assert source["untouched"] is True
 
 
-class _Unchanged:
-    """A pipeline outcome that changes nothing (the copy logic alone is under test)."""
+class _Rewritten:
+    """A pipeline outcome with no events that rewrites the history (the copy logic alone is under test)."""
 
     events: list = []
-    changed = False
+    changed = True
     imported = None
+    data = b"[ ]"
