@@ -369,3 +369,19 @@ class _Rewritten:
     changed = True
     imported = None
     data = b"[ ]"
+
+
+def test_a_row_the_import_adds_is_the_agents_own_repair(tmp_path):
+    """An importer reads what the agent sends on resume: a result it adds is the agent's own
+    placeholder (Cline's "result missing", OpenCode's interrupted-tool result)."""
+    from inspector.doctor import AGENTS, judge
+    from inspector.engine import Event
+    from inspector.pipeline import run
+
+    out = run(fakehome.scenarios.split_and_clean(), "s.jsonl")
+    assert judge(out, AGENTS["claude-code"]).status == "ok"
+    out.imported.events.append(Event("import", "import", "result-synthesized", False, 3, None, "toolu_01Edit",
+                                     "the agent answers this call itself"))
+    v = judge(out, AGENTS["claude-code"])
+    assert v.status == "agent-repairs"
+    assert v.sentence.startswith("resumes: Claude Code repairs this itself on resume (result synthesized: ")
