@@ -12,7 +12,9 @@ Each home is read from the agent's own source (repository, path, commit):
 - Gemini CLI: ``$GEMINI_CLI_HOME`` or the home folder, then ``.gemini/tmp/<project>/chats/``
   (google-gemini/gemini-cli ``packages/core/src/config/storage.ts`` @ 043a08807bd3,
   ``getGlobalTempDir``; ``packages/core/src/services/chatRecordingService.ts`` @ 016443b5e7bf:
-  ``session-<time>-<id>.jsonl``, older ``.json``, sub-agents in ``chats/<parent id>/``).
+  ``session-<time>-<id>.jsonl``, older ``.json``, sub-agents in ``chats/<parent id>/``), and the
+  ``/chat save`` checkpoints ``<project>/checkpoint-<tag>.json`` (``packages/core/src/core/logger.ts``
+  @ 04fbf50725b9, ``_checkpointPath``).
 - OpenCode: ``$XDG_DATA_HOME/opencode/`` (``~/.local/share/opencode``): ``opencode.db``,
   ``opencode-<channel>.db``, ``$OPENCODE_DB``, the older ``storage/`` tree
   (anomalyco/opencode ``packages/opencode/src/storage/db.ts``, ``json-migration.ts`` @ 0a8a0ed8bb79).
@@ -149,7 +151,7 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
     gemini = _get(env, "GEMINI_CLI_HOME")
     homes.append(Home("gemini-cli", (Path(gemini) if gemini else home) / ".gemini" / "tmp",
                       "GEMINI_CLI_HOME" if gemini else "default",
-                      ("*/chats/*.json", "*/chats/*.jsonl", "*/chats/*/*.jsonl")))
+                      ("*/chats/*.json", "*/chats/*.jsonl", "*/chats/*/*.jsonl", "*/checkpoint-*.json")))
 
     data, via = _xdg(env, "XDG_DATA_HOME", ".local/share")
     opencode = data / "opencode"

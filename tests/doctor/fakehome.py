@@ -66,6 +66,9 @@ def build(home: Path, cwd: Path) -> dict[str, str]:
     chats = ".gemini/tmp/" + "c0ffee" * 8 + "/chats"
     put(f"{chats}/session-2025-10-12T09-10-8e1f5c2a.json", gemini_builder.crash_lost_response(), 10, "fails")
     put(f"{chats}/session-2025-10-12T09-50-9a2b3c4d.json", gemini_builder.clean(), 11, "ok")
+    checkpoint = {"history": gemini_builder.client_history(json.loads(gemini_builder.crash_lost_response()))}
+    put(".gemini/tmp/" + "c0ffee" * 8 + "/checkpoint-before-export.json", json.dumps(checkpoint, indent=2).encode(),
+        11, "fails")
 
     # Stores this Inspector may not read yet: found, and said so (unreadable until their store lands).
     put(".local/share/opencode/opencode.db", b"SQLite format 3\x00" + bytes(100), 12, "store")
