@@ -126,7 +126,10 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
         sentence = f"{checked}MEM-5 would change it{tail}"
         status = CHANGES
     else:
-        sentence = "ok: nothing to do"
+        # How the agent's own reader handles the file on resume (a Cline task's last call is
+        # answered by Cline itself), said as it is, without alarm: the resume works.
+        read = Counter(kind(e.kind).label for e in imported.events if e.stage == "import")
+        sentence = "ok: nothing to do" + (f" (as {title} sends it: {_kinds(read)})" if read else "")
         status = OK
     by_agent = [{**row, "since": c.since, "does": c.does, "before": c.before, "source": c.source,
                  "lossless": c.lossless} for _, row, c in handled]

@@ -385,3 +385,14 @@ def test_a_row_the_import_adds_is_the_agents_own_repair(tmp_path):
     v = judge(out, AGENTS["claude-code"])
     assert v.status == "agent-repairs"
     assert v.sentence.startswith("resumes: Claude Code repairs this itself on resume (result synthesized: ")
+
+
+def test_an_ok_session_says_how_the_agents_reader_took_it(tmp_path):
+    from inspector.doctor import AGENTS, judge
+    from inspector.engine import Event
+    from inspector.pipeline import run
+
+    out = run(fakehome.scenarios.split_and_clean(), "s.jsonl")
+    out.imported.events.append(Event("import", "import", "chain-broken", False, 0, None, None, "a note"))
+    v = judge(out, AGENTS["claude-code"])
+    assert v.status == "ok" and v.sentence == "ok: nothing to do (as Claude Code sends it: chain broken)"
