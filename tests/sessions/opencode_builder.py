@@ -347,6 +347,34 @@ def duplicate_call() -> Session:
     return s
 
 
+def duplicate_in_step() -> Session:
+    """One step stored two tool parts for one call id (a stream retried mid-step)."""
+    s = Session()
+    opening(s)
+    s.assistant(tool("toolu_01Cat", "read", {"filePath": "/home/dana/shop/shop/cart.py"}, "41\t    return round(total, 1)"),
+                tool("toolu_01Cat", "read", {"filePath": "/home/dana/shop/shop/cart.py"}, "41\t    return round(total, 1)"),
+                finish="tool-calls")
+    s.assistant(text("Line 41 rounds to one decimal."))
+    s.user("Fix it.")
+    return s
+
+
+def reused_call_ids() -> Session:
+    """Steps of a model whose call ids restart every response (``functions.bash:0``), then the
+    session continued on Claude: the ids, rewritten to ``functions_bash_0``, repeat."""
+    kimi = {"providerID": "moonshotai", "modelID": "kimi-k2"}
+    s = Session(model=kimi)
+    s.user("Run the checkout test.")
+    s.assistant(tool("functions.bash:0", "bash", {"command": "pytest tests/test_checkout.py", "description": "Run test"},
+                     "1 failed"), finish="tool-calls", model=kimi)
+    s.assistant(tool("functions.bash:0", "bash", {"command": "git diff", "description": "Show diff"}, ""),
+                finish="tool-calls", model=kimi)
+    s.assistant(text("The test fails and nothing is changed yet."), model=kimi)
+    s.model = dict(MODEL)
+    s.user("Switching to Claude: please fix the rounding.")
+    return s
+
+
 def text_after_call() -> Session:
     """One step streamed text after its tool call (#10616, #22001): sent as it is, the
     assistant message has text after ``tool_use``."""
@@ -380,6 +408,25 @@ def compacted() -> Session:
     return s
 
 
-BROKEN = {"duplicate-call": duplicate_call, "text-after-call": text_after_call}
+def sample() -> Session:
+    """The bundled sample: Kimi K2 steps whose call ids restart each response, the session
+    continued on Claude, and OpenCode killed while Claude's edit ran."""
+    s = reused_call_ids()
+    s.assistant(text("I'll change the rounding in cart.py."),
+                tool("toolu_01Edit", "edit", {"filePath": "/home/dana/shop/shop/cart.py", "oldString": "round(total, 1)",
+                                              "newString": "round(total, 2)"}, status="running"), completed=False)
+    s.user("OpenCode crashed. Did the edit land?")
+    return s
+
+
+def write_sample(path: Path) -> Path:
+    """``samples/26-opencode-session.db``: the sample session in a WAL-mode database."""
+    path.unlink(missing_ok=True)
+    return write_db(path, sample(), wal=True)
+
+
+BROKEN = {"duplicate-call": duplicate_call, "duplicate-in-step": duplicate_in_step,
+          "reused-call-ids": reused_call_ids}
+OLD_BUILDS_REFUSE = {"text-after-call": text_after_call}
 SELF_REPAIRED = {"crash-running": crash_running, "crash-pending": crash_pending,
                  "foreign-reasoning": foreign_reasoning, "compacted": compacted}

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,18 @@ CLAUDE_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 # -- 1. loading -----------------------------------------------------------------------------------
 def load_db(path: Path, session: str | None = None) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    """The session as OpenCode hydrates it, read from a copy of the database and its WAL (even
+    a read-only connection would create the live file's ``-wal``/``-shm``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "opencode.db"
+        for suffix in ("", "-wal", "-shm"):
+            if Path(f"{path}{suffix}").exists():
+                shutil.copyfile(f"{path}{suffix}", f"{copy}{suffix}")
+        return _load(copy, session)
+
+
+def _load(path: Path, session: str | None) -> list[dict[str, Any]]:
+    conn = sqlite3.connect(path)
     try:
         if session is None:
             session = conn.execute("SELECT id FROM session ORDER BY time_updated DESC LIMIT 1").fetchone()[0]

@@ -9,7 +9,7 @@ import pytest
 from . import opencode_builder as ob
 from . import opencode_simulate as sim
 
-ALL = {"clean": ob.clean, **ob.BROKEN, **ob.SELF_REPAIRED}
+ALL = {"clean": ob.clean, **ob.BROKEN, **ob.OLD_BUILDS_REFUSE, **ob.SELF_REPAIRED}
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -24,6 +24,7 @@ def test_database_tree_and_export_resume_alike(name, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(ob.BROKEN))
 def test_broken_sessions_are_refused(name):
+    assert sim.problems(sim.resume_export(ob.BROKEN[name]().export()))
     assert sim.problems(sim.resume_export(ob.BROKEN[name]().export(), reorder=False))
 
 
