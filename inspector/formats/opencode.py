@@ -168,10 +168,12 @@ class OpenCodeExport:
     doc: dict[str, Any]
     text: str | None = None
     tree: str | None = None
+    bom: bool = False
     format: str = EXPORT
 
     def to_bytes(self) -> bytes:
-        return (self.text if self.text is not None else pretty(self.doc) + "\n").encode()
+        text = (self.text if self.text is not None else pretty(self.doc) + "\n").encode()
+        return b"\xef\xbb\xbf" + text if self.bom else text
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OpenCodeExport) and self.doc == other.doc
@@ -314,21 +316,22 @@ def _is_tree_session(doc: Any) -> bool:
 
 
 def sniff_export(data: bytes, name: str = "<input>") -> bool:
-    head = data[:1 << 16].lstrip()
+    head = data[:1 << 16].removeprefix(b"\xef\xbb\xbf").lstrip()
     return head.startswith(b"{") and head[1:].lstrip().startswith(b'"info"') and b'"ses_' in head \
         and b'"messages"' in data and b'"parts"' in data
 
 
 def parse_export(data: bytes, name: str = "<input>", **options: Any) -> OpenCodeExport:
+    bom = data.startswith(b"\xef\xbb\xbf")
     try:
-        text = data.decode("utf-8-sig")
+        text = data[3 if bom else 0:].decode("utf-8")
         doc = json.loads(text)
     except (UnicodeDecodeError, ValueError) as exc:
         line, col = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
         raise InputError(name, f"{line}:{col}: {EXPORT}: not JSON ({exc})") from None
     if not _is_export(doc):
         raise InputError(name, f"{EXPORT}: expected an opencode export document ({{info, messages}})")
-    return OpenCodeExport(doc, text)
+    return OpenCodeExport(doc, text, bom=bom)
 
 
 def _read_tree(info: Mapping, name: str) -> OpenCodeExport:
@@ -348,12 +351,20 @@ def _read_tree(info: Mapping, name: str) -> OpenCodeExport:
                      for p in sorted((root / "part" / mfile.stem).glob("*.json"))]
         except (OSError, ValueError) as exc:
             raise InputError(str(mfile), f"{EXPORT}: unreadable tree file ({exc})") from None
+        if not isinstance(minfo, dict):
+            raise InputError(str(mfile), f"{EXPORT}: a message file holds {kind_of(minfo)}, not a message")
+        parts = [p for p in parts if isinstance(p, dict)]
         messages.append({"info": minfo, "parts": sorted(parts, key=lambda p: str(p.get("id", "")))})
     messages.sort(key=lambda m: str(m["info"].get("id", "")))
     return OpenCodeExport({"info": dict(info), "messages": messages}, None, str(root))
 
 
 # -- what OpenCode sends ------------------------------------------------------------------------
+
+def _key(value: Any) -> Any:
+    """An id as a set key (a stored id that is not text still compares, and never raises)."""
+    return value if isinstance(value, (str, int, float, type(None))) else repr(value)
+
 
 def _filter_compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``MessageV2.filterCompacted``: the summary of the newest finished compaction, what it
@@ -368,7 +379,7 @@ def _filter_compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if info.get("id") == retain:
                 break
             continue
-        if info.get("role") == "user" and info.get("id") in completed:
+        if info.get("role") == "user" and _key(info.get("id")) in completed:
             part = next((p for p in msg["parts"] if isinstance(p, Mapping) and p.get("type") == "compaction"), None)
             if part is None:
                 continue
@@ -379,7 +390,7 @@ def _filter_compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 break
             continue
         if info.get("role") == "assistant" and info.get("summary") and info.get("finish") and not info.get("error"):
-            completed.add(info.get("parentID"))
+            completed.add(_key(info.get("parentID")))
     result.reverse()
 
     def tail(m: dict[str, Any]) -> Any:
@@ -409,10 +420,9 @@ class Block:
 
 @dataclass(slots=True)
 class Request:
-    """The Anthropic request a resume sends, with each block's part; ``sent`` are the OpenCode
-    messages in the order they are sent."""
+    """The Anthropic request a resume sends (``messages``), with the part of each block;
+    ``history`` are the session's OpenCode messages, which blocks index into."""
 
-    sent: list[dict[str, Any]]
     messages: list[dict[str, Any]]
     history: list[dict[str, Any]]
     blocks: dict[int, Block]       # id(block body) -> Block
@@ -435,7 +445,7 @@ def _pid(part: Any) -> str:
 def request(messages: list[dict[str, Any]]) -> Request:
     """Steps 1 to 6 of a resume (see the module docstring), keeping each block's part."""
     kept = _filter_compacted(messages)
-    req = Request(kept, [], messages, {})
+    req = Request([], messages, {})
     place = {id(msg): i for i, msg in enumerate(messages)}
     if len(kept) < len(messages):
         req.notes.append(("entry-not-sent", f"{len(messages) - len(kept)} message(s) before the newest compaction "
@@ -489,7 +499,7 @@ def request(messages: list[dict[str, Any]]) -> Request:
                 if meta.get("signature") is not None and p.get("text"):
                     step.append(Block({"type": "thinking", "thinking": p["text"], "signature": meta["signature"]},
                                       m, k, "reasoning"))
-                elif meta.get("redactedData") is not None:
+                elif meta.get("redactedData") is not None and p.get("text"):
                     step.append(Block({"type": "redacted_thinking", "data": meta["redactedData"]}, m, k, "reasoning"))
                 elif p.get("text"):
                     req.notes.append(("entry-not-sent", f"Reasoning part {_pid(p)} is not sent: "
@@ -716,9 +726,20 @@ def _repair_export(doc: OpenCodeExport, removed: set[str], changed: dict[str, di
         new.setdefault(k, v)
     if doc.text is None:
         return OpenCodeExport(new, None)
+    try:
+        text = _spliced(doc, removed, changed)
+        if json.loads(text) != new:
+            text = None
+    except (ValueError, IndexError, AttributeError, TypeError):
+        text = None
+    # A text the scan cannot follow (duplicate keys...) is printed anew, as OpenCode prints.
+    return OpenCodeExport(new, text, bom=doc.bom)
+
+
+def _spliced(doc: OpenCodeExport, removed: set[str], changed: dict[str, dict[str, Any]]) -> str:
     text = doc.text
     edits: list[tuple[int, int, str]] = []
-    messages = _children(text, _at(text, ("messages",)))
+    messages = _array(text, _at(text, ("messages",)))[2]
     for m, (mstart, _) in zip(doc.doc["messages"], messages):
         first, last, spans = _array(text, _at(text, ("parts",), mstart))
         keep = [_pid(p) not in removed for p in m["parts"]]
@@ -735,7 +756,7 @@ def _repair_export(doc: OpenCodeExport, removed: set[str], changed: dict[str, di
                 edits.append((a, b, pretty(changed[_pid(p)]).replace("\n", "\n" + indent)))
     for a, b, piece in sorted(edits, reverse=True):
         text = text[:a] + piece + text[b:]
-    return OpenCodeExport(new, text)
+    return text
 
 
 # The JSON text of an export, read for positions only (what changes is cut or replaced by
@@ -763,12 +784,9 @@ def _end(text: str, i: int) -> int:
     raise ValueError("unterminated JSON value")
 
 
-def _children(text: str, i: int) -> list[tuple[int, int]]:
-    """The (start, end) of each member value of the object, or each element of the array, at ``i``."""
-    return _array(text, i)[2]
-
-
 def _array(text: str, i: int) -> tuple[int, int, list[tuple[int, int]]]:
+    """The array (or object) at ``i``: its start, its end, and the (start, end) of each element
+    (each member's value)."""
     close = "]" if text[i] == "[" else "}"
     out = []
     j = _WS.match(text, i + 1).end()

@@ -283,3 +283,10 @@ def test_another_formats_history_becomes_an_export_opencode_imports():
     assert sim.problems(sim.resume_export(out.data)) == []
     back = run(out.data, "back.json")
     assert back.imported.format == "opencode-export" and not back.changed
+
+
+def test_an_export_with_a_byte_order_mark_keeps_it():
+    data = b"\xef\xbb\xbf" + ob.duplicate_call().export()
+    out = run(data, "bom.json")
+    assert out.changed and out.data.startswith(b"\xef\xbb\xbf{\n")
+    assert out.data[3:] == run(data[3:], "plain.json").data
