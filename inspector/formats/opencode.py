@@ -259,7 +259,33 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
         or re.fullmatch(r"opencode(-[A-Za-z0-9._-]+)?\.db", os.path.basename(name)) is not None
 
 
+# The last database parsed, by its name, bytes and sidecars: ``check`` reads a database once per
+# session it holds, so the same bytes are not parsed again (the rows are text, never changed;
+# each reader gets its own copy and decodes its own objects).
+_LAST: list[tuple[tuple[Any, ...], bytes, OpenCodeDB]] = []
+
+
+def _sidecars(name: str) -> tuple[Any, ...]:
+    out = []
+    for suffix in ("-wal", "-shm"):
+        try:
+            st = os.stat(name + suffix)
+            out.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return (name, *out)
+
+
 def parse(data: bytes, name: str = "<input>", **options: Any) -> OpenCodeDB:
+    key = _sidecars(name)
+    if not (_LAST and _LAST[0][0] == key and _LAST[0][1] == data):
+        _LAST[:] = [(key, data, _parse(data, name))]
+    fresh = copy.copy(_LAST[0][2])          # the rows are text; each reader decodes its own objects
+    fresh._decoded = {}
+    return fresh
+
+
+def _parse(data: bytes, name: str) -> OpenCodeDB:
     image, wal = _image(data, name)
     conn = _connect(image, name)
     try:
@@ -711,7 +737,7 @@ def _repair_db(db: OpenCodeDB, removed: set[str], changed: dict[str, dict[str, A
         data = conn.serialize()
     finally:
         conn.close()
-    out = parse(data, "<repaired>")
+    out = _parse(data, "<repaired>")
     out.session = db.session
     return out
 
@@ -912,7 +938,7 @@ def export_new(im: Imported, result: Result, notes: Exported) -> OpenCodeDB:
         data = conn.serialize()
     finally:
         conn.close()
-    return parse(data, "<new>")
+    return _parse(data, "<new>")
 
 
 def export_new_document(im: Imported, result: Result, notes: Exported) -> OpenCodeExport:

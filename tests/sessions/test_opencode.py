@@ -290,3 +290,19 @@ def test_an_export_with_a_byte_order_mark_keeps_it():
     out = run(data, "bom.json")
     assert out.changed and out.data.startswith(b"\xef\xbb\xbf{\n")
     assert out.data[3:] == run(data[3:], "plain.json").data
+
+
+def test_reading_a_database_again_reads_what_it_holds_now(tmp_path):
+    """``check`` reads a database once per session; the bytes are parsed once, and a database
+    that changed in between is read anew."""
+    s = ob.clean()
+    db = ob.write_db(tmp_path / "opencode.db", s)
+    first, second = oc.parse(db.read_bytes(), str(db)), oc.parse(db.read_bytes(), str(db))
+    assert first is not second and first.messages(s.id) == second.messages(s.id)
+    assert first.messages(s.id) is not second.messages(s.id)
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM part WHERE id = ?", (s.messages[-1]["parts"][1]["id"],))
+    conn.commit()
+    conn.close()
+    third = oc.parse(db.read_bytes(), str(db))
+    assert len(third.messages(s.id)[-1]["parts"]) == len(first.messages(s.id)[-1]["parts"]) - 1
