@@ -16,8 +16,10 @@ A call and its result are one ``tool`` part (``state.status`` ``pending``, ``run
 declared twice or unusable. Import reads what OpenCode sends on resume, step by step after its
 code (``session/message-v2.ts`` @ 007a9409bafea06d6b9084ff1f6d1fe9f5e3a803: ``filterCompacted``,
 ``toModelMessages``; ``provider/transform.ts`` @ 000f6280d904296fe8628344b98bef096ae26fb4; the AI
-SDK's ``convertToModelMessages`` and ``@ai-sdk/anthropic``), into the Anthropic request it
-builds, and reads that with the Anthropic importer. What OpenCode repairs itself is an import
+SDK's ``convertToModelMessages``, vercel/ai ``packages/ai/src/ui/convert-to-model-messages.ts`` @
+004d06cd58a91a509a4d6e2413844dcba6b1e87c, and ``@ai-sdk/anthropic``,
+``packages/anthropic/src/convert-to-anthropic-messages-prompt.ts`` @
+01ab106e549d9bd8f582a2b42480235bac2e0d4a), into the Anthropic request it builds, and reads that with the Anthropic importer. What OpenCode repairs itself is an import
 note, not a change: a ``pending``/``running`` call is sent with the error result "[Tool
 execution was interrupted]" (the real result is lost; the tool may have run), text streamed
 after a call is moved before it (since PR #22646), unsigned or foreign reasoning is left out.
