@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from ..io import MAX_WRITE_DEPTH, InputError, OutputError, atomic_stream, describe_os_error
-from .arrow_values import is_text, misfit, reader
+from .arrow_values import fitter, is_text, json_values, misfit
 from .cells import CELL, Columns, excerpt, repair
 from .changes import change_line, tally
 from .report import Health
@@ -165,61 +165,46 @@ def repair_table(table: Any, group: Group, conversion: Conversion, columns: Colu
     column = table.column(at)
     typ = column.type
     text = is_text(typ)
-    read = None if text else reader(typ)
+    fit = None if text else fitter(typ)
     ids = table.column(columns.id) if columns.id is not None else None
-    health = Health()
-    result = GroupResult(group, health)
+    result = GroupResult(group, Health())
     changes: list[bytes] = []
     keep: list[bool] = []           # one per row: left in the output
     pieces: list[Any] = []          # the new history column, slice by slice
-    fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     for start in range(0, table.num_rows, SLICE):
-        cells = column.slice(start, SLICE)
-        values = cells.to_pylist() if text else cells.to_pylist(maps_as_pydicts="strict")
+        cells = column.slice(start, SLICE).combine_chunks()
+        values = cells.to_pylist() if text else json_values(cells)
         id_values = ids.slice(start, SLICE).to_pylist() if ids is not None else None
-        new: list[Any] = []         # text: every kept row's new text; values: the changed rows, as Arrow
-        take: list[int] = []        # values: where each kept row's cell comes from (input, then new)
-        for k, value in enumerate(values):
+        done = [_repair_row(value, text, fit, typ, conversion, columns) for value in values]
+        converted = None if text else _convert_changed(pa, done, typ)
+        new: list[Any] = []         # text: every kept row's new text; values: the changed rows' new values
+        take: list[int] = []        # values: where each kept row's cell comes from (input row, or len + new)
+        for k, (value, (repaired, change, failure)) in enumerate(zip(values, done)):
             where: dict[str, Any] = {"source": group.name, "row": group.first + start + k}
             if id_values is not None:
                 where["id"] = id_values[k]
-            try:
-                repaired, outcome = repair(read(value) if read is not None else value, text, fmt, to, strict,
-                                           columns.history)
-                change = tally([outcome], columns.target)
-                cell = _as_arrow(pa, repaired, typ) if not text and change.changed else None
-            except InputError as exc:
-                _failed(result, where, exc.reason, value, exc.line, exc.column)
-                keep.append(False)
-                continue
-            except (orjson.JSONEncodeError, RecursionError) as exc:
-                deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
-                _failed(result, where, f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels "
-                                       "of lists and objects" if deep else f"cannot write the result as JSON: {exc}",
-                        value)
-                keep.append(False)
-                continue
-            except Exception as exc:  # noqa: BLE001 - one row must never stop a batch
-                _failed(result, where, f"internal error: {type(exc).__name__}: {exc}", value)
+            if failure is not None:
+                reason, line, col = failure
+                _failed(result, where, reason, value, line, col)
                 keep.append(False)
                 continue
             keep.append(True)
             if text:
                 new.append(repaired)
-            elif cell is not None:
+            elif change.changed:
                 take.append(len(values) + len(new))
-                new.append(cell)
+                new.append(repaired)
             else:
                 take.append(k)
-            health.add_record(change.dropped, change.kinds, change.changed, group.name, None)
+            result.health.add_record(change.dropped, change.kinds, change.changed, group.name, None)
             if change.logged:
                 changes.append(change_line(change, where))
         if text:
             pieces.append(pa.array(new, type=typ))
         elif not new and len(take) == len(values):
-            pieces.extend(cells.chunks)        # nothing changed, nothing failed: the input's own buffers
+            pieces.append(cells)               # nothing changed, nothing failed: the input's own buffers
         elif take:
-            both = pa.chunked_array([*cells.chunks, *new], type=typ)
+            both = pa.chunked_array([cells, converted], type=typ)
             pieces.extend(both.take(pa.array(take, type=pa.int64())).chunks)
     output = pa.chunked_array(pieces, type=typ)
     kept = table if all(keep) else table.filter(pa.array(keep, type=pa.bool_()))
@@ -228,15 +213,46 @@ def repair_table(table: Any, group: Group, conversion: Conversion, columns: Colu
     return result
 
 
-def _as_arrow(pa: Any, value: Any, typ: Any) -> Any:
-    """One repaired cell as a one-row array of the column's type, or why it cannot be one."""
-    wrong = misfit(value, typ)
+Done = tuple  # (repaired value, RowChange, failure: (reason, line, column) or None)
+
+
+def _repair_row(value: Any, text: bool, fit: Any, typ: Any, conversion: Conversion, columns: Columns) -> Done:
+    """One row through the pipeline; a failure is caught here so that one row never stops
+    the batch, and said as the errors file says it."""
     try:
-        if wrong is None:
-            return pa.array([value], type=typ)
-    except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
-        wrong = str(exc)
-    raise InputError(CELL, f"the repaired history does not fit the column's type ({typ}): {wrong}")
+        repaired, outcome = repair(value, text, conversion.fmt, conversion.to, conversion.strict, columns.history)
+        change = tally([outcome], columns.target)
+        if not text and change.changed:
+            wrong = misfit(repaired, typ, fit)
+            if wrong is not None:
+                raise InputError(CELL, f"the repaired history does not fit the column's type ({typ}): {wrong}")
+        return repaired, change, None
+    except InputError as exc:
+        return None, None, (exc.reason, exc.line, exc.column)
+    except (orjson.JSONEncodeError, RecursionError) as exc:
+        deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
+        return None, None, (f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists "
+                            "and objects" if deep else f"cannot write the result as JSON: {exc}", None, None)
+    except Exception as exc:  # noqa: BLE001 - one row must never stop a batch
+        return None, None, (f"internal error: {type(exc).__name__}: {exc}", None, None)
+
+
+def _convert_changed(pa: Any, done: list[Done], typ: Any) -> Any:
+    """The changed rows' new values as one array of the column's type (in one go; one by
+    one only when pyarrow refuses the lot, to find the rows it refuses: they fail)."""
+    changed = [repaired for repaired, change, failure in done if failure is None and change.changed]
+    try:
+        return pa.array(changed, type=typ)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError):
+        pass
+    for k, (repaired, change, failure) in enumerate(done):
+        if failure is None and change.changed:
+            try:
+                pa.array([repaired], type=typ)
+            except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
+                done[k] = (None, None, (f"the repaired history does not fit the column's type ({typ}): {exc}",
+                                        None, None))
+    return pa.array([r for r, change, failure in done if failure is None and change.changed], type=typ)
 
 
 def _failed(result: GroupResult, where: dict[str, Any], reason: str, value: Any,

@@ -205,3 +205,19 @@ def test_bad_inputs_stop_before_any_row(tmp_path, dataset):
         run([source], source)                                          # never written over
     assert pq.read_table(source).num_rows == 5
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_value_pyarrow_refuses_in_the_column_type_fails_that_row_only(tmp_path):
+    # Integer ids: MEM-5 casts a result's id to text, which an int64 field cannot hold.
+    call = pa.struct([("tool_call_id", pa.int64()), ("name", pa.string())])
+    typ = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string()), ("tool_calls", pa.list_(call)),
+                              ("tool_call_id", pa.int64())]))
+    cast = [{"role": "user", "content": "q"},
+            {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": 7, "name": "f"}]},
+            {"role": "tool", "content": "r", "tool_call_id": 7}]
+    fine = [{"role": "user", "content": "q"}]
+    pq.write_table(struct_table([fine, cast, fine], typ), tmp_path / "in.parquet")
+    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", errors=str(tmp_path / "errors.jsonl"))
+    (error,) = changes_of(tmp_path / "errors.jsonl")
+    assert error["row"] == 1 and "does not fit the column's type" in error["reason"]
+    assert pq.read_table(tmp_path / "out.parquet").column("n").to_pylist() == [0, 2] and health.failed == 1
