@@ -68,7 +68,8 @@ class Layout:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """One task: row group ``index`` of a file, whose first row is row ``first`` of the file."""
+    """One task: row group ``index`` of a file, whose first row is row ``first`` of the file,
+    and the columns to read in it (a task carries all a worker needs)."""
 
     name: str
     path: str
@@ -76,6 +77,7 @@ class Group:
     first: int
     rows: int
     size: int
+    columns: Columns = Columns()
 
 
 @dataclass(slots=True)
@@ -124,10 +126,10 @@ def _codecs(metadata: Any) -> Any:
     return codecs
 
 
-def plan_groups(layout: Layout) -> Iterator[Group]:
+def plan_groups(layout: Layout, columns: Columns) -> Iterator[Group]:
     first = 0
     for index, (rows, size) in enumerate(zip(layout.groups, layout.sizes)):
-        yield Group(layout.name, layout.path, index, first, rows, size)
+        yield Group(layout.name, layout.path, index, first, rows, size, columns)
         first += rows
 
 
@@ -138,12 +140,12 @@ def same_schema(first: Layout, other: Layout) -> None:
                                      "output must share one schema")
 
 
-def run_group(group: Group, conversion: Conversion, columns: Columns, part: str | None = None) -> GroupResult:
+def run_group(group: Group, conversion: Conversion, part: str | None = None) -> GroupResult:
     """Read one row group and repair its history column; with ``part``, the output rows
     go to that Arrow IPC file instead of the result (so that no process pickles them)."""
     pa, pq = arrow()
     table = pq.ParquetFile(group.path).read_row_group(group.index)
-    result = repair_table(table, group, conversion, columns)
+    result = repair_table(table, group, conversion, group.columns)
     if part is not None:
         with pa.OSFile(part, "wb") as sink, pa.ipc.new_file(sink, result.table.schema) as writer:
             writer.write_table(result.table)

@@ -38,9 +38,9 @@ def check_inputs(inputs: list[str], columns: Columns) -> list[Layout]:
     return layouts
 
 
-def plan(layouts: list[Layout]) -> Iterator[Group]:
+def plan(layouts: list[Layout], columns: Columns) -> Iterator[Group]:
     for layout in layouts:
-        yield from plan_groups(layout)
+        yield from plan_groups(layout, columns)
 
 
 @dataclass
@@ -91,6 +91,6 @@ def run_parquet(inputs: list[str], output: str, conversion: Conversion = Convers
     layouts = check_inputs(inputs, columns)
     with ExitStack() as stack:
         sink = open_sink(stack, layouts, output, changes, errors)
-        for group in plan(layouts):
-            sink.consume(group, run_group(group, conversion, columns))
+        for group in plan(layouts, columns):
+            sink.consume(group, run_group(group, conversion))
     return sink.health
