@@ -78,3 +78,13 @@ def excerpt(value: Any, limit: int = 120) -> str:
         except (orjson.JSONEncodeError, RecursionError):
             return ""
     return data.decode("utf-8", errors="replace").strip()[:limit]
+
+
+def repair_line(data: bytes, columns: Columns, fmt: str = "auto", to: str = "same",
+                strict: bool = False) -> tuple[bytes, pipeline.Outcome, dict[str, Any]]:
+    """One JSONL line read with ``--column``: the line to write (compact, no newline), the
+    outcome, and where the change log puts it (``{"id": …}`` with ``--id-column``)."""
+    record = parse_json(data, CELL)
+    out, outcome = repair_record(record, columns.history, fmt, to, strict)
+    where = {"id": record.get(columns.id)} if columns.id is not None else {}
+    return orjson.dumps(out), outcome, where

@@ -94,3 +94,34 @@ def run_parquet(inputs: list[str], output: str, conversion: Conversion = Convers
         for group in plan(layouts, columns):
             sink.consume(group, run_group(group, conversion))
     return sink.health
+
+
+def run_parquet_dask(inputs: list[str], output: str, address: str, workers: int,
+                     conversion: Conversion = Conversion(), columns: Columns = Columns(),
+                     changes: str | None = None, errors: str | None = None) -> Health:
+    """The job on a Dask cluster: each row group is a task that a worker reads from the
+    file where it lies (a path every worker can open) and repairs; the output rows come
+    back as Arrow tables and are written here in input order. A window of ``2 x workers``
+    groups is in flight, so neither side holds more than that many groups."""
+    from collections import deque
+
+    from .dask_runner import connect
+    from .job import interrupts_as_keyboard
+
+    layouts = check_inputs(inputs, columns)
+    with ExitStack() as stack:
+        stack.enter_context(interrupts_as_keyboard())
+        client = connect(address, workers, stack)
+        sink = open_sink(stack, layouts, output, changes, errors)
+        window = max(2, 2 * max(1, len(client.scheduler_info().get("workers", {})) or workers))
+        pending: deque = deque()
+        groups = plan(layouts, columns)
+        for group in groups:
+            pending.append((group, client.submit(run_group, group, conversion, pure=False)))
+            if len(pending) >= window:
+                done, future = pending.popleft()
+                sink.consume(done, future.result())
+        while pending:
+            done, future = pending.popleft()
+            sink.consume(done, future.result())
+    return sink.health

@@ -221,3 +221,16 @@ def test_a_value_pyarrow_refuses_in_the_column_type_fails_that_row_only(tmp_path
     (error,) = changes_of(tmp_path / "errors.jsonl")
     assert error["row"] == 1 and "does not fit the column's type" in error["reason"]
     assert pq.read_table(tmp_path / "out.parquet").column("n").to_pylist() == [0, 2] and health.failed == 1
+
+
+def test_a_dask_cluster_gives_the_same_files(tmp_path, dataset):
+    need("distributed", "dask")
+    from inspector.batch.parquet_job import run_parquet_dask
+
+    source = write(tmp_path / "in.parquet", dataset[:200], text=False, row_group_size=16)
+    run([source], tmp_path / "local.parquet", id_column="id", changes=str(tmp_path / "local.jsonl"))
+    health = run_parquet_dask([str(source)], str(tmp_path / "dask.parquet"), "local", 2,
+                              columns=Columns(id="id"), changes=str(tmp_path / "dask.jsonl"))
+    assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
+    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert health.read == 200
