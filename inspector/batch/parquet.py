@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -29,7 +29,9 @@ from .arrow_values import fitter, is_text, json_values, misfit
 from .cells import CELL, Columns, excerpt, repair
 from .changes import change_line, tally
 from .report import Health
-from .worker import Conversion
+
+if TYPE_CHECKING:   # the worker runs row groups: this module does not import it
+    from .worker import Conversion
 
 SUFFIXES = (".parquet", ".pq", ".parq")
 SLICE = 1024   # rows turned into Python objects at once: bounds memory inside a large row group

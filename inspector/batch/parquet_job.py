@@ -86,13 +86,35 @@ def open_sink(stack: ExitStack, layouts: list[Layout], output: str, changes: str
 
 
 def run_parquet(inputs: list[str], output: str, conversion: Conversion = Conversion(),
-                columns: Columns = Columns(), changes: str | None = None, errors: str | None = None) -> Health:
-    """The whole job in this process: every row group of every input, in order."""
+                columns: Columns = Columns(), changes: str | None = None, errors: str | None = None,
+                workers: int = 1, live: bool = False) -> Health:
+    """The whole job on this machine: every row group of every input, in order. With
+    ``workers`` above one, the parent is one of them (as for JSONL); the others leave each
+    group's output rows in an Arrow IPC file in a scratch folder beside the output."""
+    from .job import WINDOW, interrupts_as_keyboard, run_parallel, scratch_folder
+    from .pool import Workers
+    from .progress import ProgressBar
+    from .worker import Destination
+
     layouts = check_inputs(inputs, columns)
     with ExitStack() as stack:
+        stack.enter_context(interrupts_as_keyboard())
+        pool = None
+        if workers > 1:
+            scratch = stack.enter_context(scratch_folder(output))
+            pool = stack.enter_context(Workers(workers - 1, conversion, Destination(None, scratch)))
         sink = open_sink(stack, layouts, output, changes, errors)
-        for group in plan(layouts, columns):
-            sink.consume(group, run_group(group, conversion))
+        progress = stack.enter_context(ProgressBar(sum(sum(layout.sizes) for layout in layouts) if live else None,
+                                                   live=live))
+        groups = plan(layouts, columns)
+        if pool is None:
+            for group in groups:
+                sink.consume(group, run_group(group, conversion))
+                progress.update(sink.health.read, sink.bytes_done)
+        else:
+            run_parallel(groups, pool, sink, progress, workers * WINDOW, lambda group: run_group(group, conversion))
+        progress.update(sink.health.read, sink.bytes_done, force=True)
+        sink.health.seconds = progress.elapsed
     return sink.health
 
 
