@@ -40,3 +40,14 @@ def test_a_record_without_the_field_says_so():
         repair_line(b'[{"role": "user", "content": "x"}]', Columns("trajectory"))
     with pytest.raises(InputError, match="the 'trajectory' value is null"):
         repair_line(b'{"trajectory": null}', Columns("trajectory"))
+
+
+def test_without_pyarrow_a_parquet_file_gets_a_clear_error(monkeypatch):
+    import sys
+
+    from inspector.batch.parquet import arrow
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)       # as if the extra were not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(InputError, match=r"pip install 'inspector\[parquet\]'"):
+        arrow()

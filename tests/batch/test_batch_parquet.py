@@ -234,3 +234,12 @@ def test_a_dask_cluster_gives_the_same_files(tmp_path, dataset):
     assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
     assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     assert health.read == 200
+
+
+def test_an_empty_file_gives_an_empty_file_of_the_same_schema(tmp_path, dataset):
+    source = write(tmp_path / "in.parquet", dataset[:3], text=False)
+    empty = tmp_path / "empty.parquet"
+    pq.write_table(pq.read_table(source).slice(0, 0), empty)
+    health = run([empty], tmp_path / "out.parquet")
+    out = pq.read_table(tmp_path / "out.parquet")
+    assert out.num_rows == 0 and out.schema.equals(pq.read_schema(empty)) and health.read == 0
