@@ -200,7 +200,8 @@ def repair_table(table: Any, group: Group, conversion: Conversion, columns: Colu
                 new.append(repaired)
             else:
                 take.append(k)
-            result.health.add_record(change.dropped, change.kinds, change.changed, group.name, None)
+            result.health.add_record(change.dropped, change.kinds, change.changed, group.name, None,
+                                     where["row"], change.problems)
             if change.logged:
                 changes.append(change_line(change, where))
         if text:

@@ -91,6 +91,10 @@ def test_every_row_is_what_normalize_prints_and_the_rest_is_kept(tmp_path, datas
         seen.update({k["kind"]: k["events"] for k in e["kinds"]})
     assert {"result-synthesized", "result-duplicate", "result-orphan"} <= set(seen)
     assert health.read == 400 and health.changed == len(changed) and health.failed == 0
+    most = health.to_json()["most_drops"]
+    assert most and all(m["source"] == str(source) for m in most)
+    assert [m["drops"] for m in most] == sorted((d for _, d in changed.values()), reverse=True)[:len(most)]
+    assert all(changed[m["row"]][1] == m["drops"] for m in most)       # each names its row
     assert {kind: n for (_, kind), (n, _) in health.kinds.items()} == dict(seen)
 
 
@@ -171,12 +175,18 @@ def test_target_problems_are_logged_for_rows_left_unacceptable(tmp_path):
     fine = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
     pq.write_table(pa.table({"messages": [orjson.dumps(fine).decode(), orjson.dumps(separated).decode()]}),
                    tmp_path / "in.parquet")
-    run([tmp_path / "in.parquet"], tmp_path / "out.parquet", target="anthropic",
-        changes=str(tmp_path / "changes.jsonl"))
+    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", target="anthropic",
+                 changes=str(tmp_path / "changes.jsonl"))
     (entry,) = changes_of(tmp_path / "changes.jsonl")
     assert entry["row"] == 1 and entry["changed"] is False
     assert entry["problems"] and {p["target"] for p in entry["problems"]} == {"anthropic"}
     assert any(p["severity"] == "error" for p in entry["problems"])
+    # The report counts what the log lists.
+    left = health.to_json()["left"]
+    assert left["rejected"] == 1
+    assert sum(r["problems"] for r in left["rules"]) == len(entry["problems"])
+    assert {(r["rule"], r["severity"]) for r in left["rules"]} == {(p["rule"], p["severity"]) for p in entry["problems"]}
+    assert "would still be rejected" in health.render()
 
 
 def test_several_files_need_one_schema_and_rows_are_numbered_per_file(tmp_path, dataset):
