@@ -32,6 +32,12 @@ class Columns:
     id: str | None = None           # --id-column
     target: str | None = None       # --target: provider problems left, in the change log
 
+    @classmethod
+    def of(cls, conversion: Any) -> Columns:
+        """A batch's columns (``worker.Conversion``): a Parquet table's history is ``messages``
+        unless ``--column`` says otherwise."""
+        return cls(conversion.column or DEFAULT_COLUMN, conversion.id_column, conversion.target)
+
 
 def repair(value: Any, text: bool, fmt: str = "auto", to: str = "same", strict: bool = False,
            column: str = DEFAULT_COLUMN) -> tuple[Any, pipeline.Outcome]:
@@ -42,11 +48,12 @@ def repair(value: Any, text: bool, fmt: str = "auto", to: str = "same", strict: 
         raise InputError(CELL, f"no history: the {column!r} value is null")
     if text:
         data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
-        document = parse_json(data, CELL) if fmt == "auto" else pipeline.parse(data, CELL, fmt)
-        outcome = pipeline.run(document, CELL, fmt, to, strict, compact=True, owned=True)
+        # One JSON document, as a batch record is: no session format sniffs it.
+        outcome = pipeline.outcome(pipeline.load(data, CELL, fmt, sniff=False), CELL, to, strict,
+                                   compact=True, owned=True)
         out = outcome.data.removesuffix(b"\n")
         return (out.decode("utf-8") if isinstance(value, str) else out), outcome
-    outcome = pipeline.run(value, CELL, fmt, to, strict, compact=True, owned=True)
+    outcome = pipeline.outcome(pipeline.read(value, CELL, fmt), CELL, to, strict, compact=True, owned=True)
     return outcome.exported, outcome
 
 
@@ -80,11 +87,11 @@ def excerpt(value: Any, limit: int = 120) -> str:
     return data.decode("utf-8", errors="replace").strip()[:limit]
 
 
-def repair_line(data: bytes, columns: Columns, fmt: str = "auto", to: str = "same",
+def repair_line(data: bytes, column: str, id_column: str | None = None, fmt: str = "auto", to: str = "same",
                 strict: bool = False) -> tuple[bytes, pipeline.Outcome, dict[str, Any]]:
-    """One JSONL line read with ``--column``: the line to write (compact, no newline), the
-    outcome, and where the change log puts it (``{"id": …}`` with ``--id-column``)."""
+    """One JSONL line read with ``--column``: the line to write (compact, with its newline),
+    the outcome, and what the change log adds (``{"id": …}`` with ``--id-column``)."""
     record = parse_json(data, CELL)
-    out, outcome = repair_record(record, columns.history, fmt, to, strict)
-    where = {"id": record.get(columns.id)} if columns.id is not None else {}
-    return orjson.dumps(out), outcome, where
+    out, outcome = repair_record(record, column, fmt, to, strict)
+    where = {"id": record.get(id_column)} if id_column is not None else {}
+    return orjson.dumps(out, option=orjson.OPT_APPEND_NEWLINE), outcome, where

@@ -26,15 +26,23 @@ class RowChange:
 
     changed: bool
     dropped: int
-    synthesized: int
-    moved: int
     kinds: dict[tuple[str, str], int] = field(default_factory=dict)
     problems: list[Any] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list, repr=False)
 
     @property
     def logged(self) -> bool:
         """Whether the row has a line in the change log."""
         return self.changed or bool(self.problems)
+
+    # Counted from the engine's results when a line is written, not for every row.
+    @property
+    def synthesized(self) -> int:
+        return sum(o.result.synthesized for o in self.outcomes)
+
+    @property
+    def moved(self) -> int:
+        return sum(o.result.moved for o in self.outcomes)
 
 
 def tally(outcomes: list[Outcome], target: str | None = None) -> RowChange:
@@ -45,10 +53,8 @@ def tally(outcomes: list[Outcome], target: str | None = None) -> RowChange:
         for event in outcome.events:   # import, engine and export events, in order
             key = (event.clause, event.kind)
             kinds[key] = kinds.get(key, 0) + 1
-    change = RowChange(any(o.changed for o in outcomes),
-                       sum(o.result.dropped for o in outcomes),
-                       sum(o.result.synthesized for o in outcomes),
-                       sum(o.result.moved for o in outcomes), kinds)
+    change = RowChange(any(o.changed for o in outcomes), sum(o.result.dropped for o in outcomes), kinds,
+                       outcomes=outcomes)
     if target is not None and outcomes:
         from ..targets import check
 
@@ -69,8 +75,11 @@ def change_entry(change: RowChange, where: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def change_line(change: RowChange, where: dict[str, Any]) -> bytes:
-    """One line of the change log. An id of a type JSON lacks (a date, a decimal) is
+def entry_line(entry: dict[str, Any]) -> bytes:
+    """One line of the change log. An id of a type JSON lacks (a date, a decimal, bytes) is
     written as its text."""
-    return orjson.dumps(change_entry(change, where), default=str,
-                        option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS)
+    return orjson.dumps(entry, default=str, option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS)
+
+
+def change_line(change: RowChange, where: dict[str, Any]) -> bytes:
+    return entry_line(change_entry(change, where))

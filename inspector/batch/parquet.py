@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..io import MAX_WRITE_DEPTH, InputError, OutputError, atomic_stream, describe_os_error
+from ..io import InputError, OutputError, atomic_stream, describe_os_error, write_failure
 from .arrow_values import fitter, is_text, json_values, misfit
 from .cells import CELL, Columns, excerpt, repair
 from .changes import change_line, tally
@@ -70,8 +70,7 @@ class Layout:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """One task: row group ``index`` of a file, whose first row is row ``first`` of the file,
-    and the columns to read in it (a task carries all a worker needs)."""
+    """One task: row group ``index`` of a file, whose first row is row ``first`` of the file."""
 
     name: str
     path: str
@@ -79,7 +78,6 @@ class Group:
     first: int
     rows: int
     size: int
-    columns: Columns = Columns()
 
 
 @dataclass(slots=True)
@@ -128,10 +126,10 @@ def _codecs(metadata: Any) -> Any:
     return codecs
 
 
-def plan_groups(layout: Layout, columns: Columns) -> Iterator[Group]:
+def plan_groups(layout: Layout) -> Iterator[Group]:
     first = 0
     for index, (rows, size) in enumerate(zip(layout.groups, layout.sizes)):
-        yield Group(layout.name, layout.path, index, first, rows, size, columns)
+        yield Group(layout.name, layout.path, index, first, rows, size)
         first += rows
 
 
@@ -142,12 +140,25 @@ def same_schema(first: Layout, other: Layout) -> None:
                                      "output must share one schema")
 
 
+def check_inputs(inputs: list[str], columns: Columns) -> list[Layout]:
+    """Every input's layout; all must share the first one's schema (one output file)."""
+    layouts: list[Layout] = []
+    for path in inputs:
+        if path == "-":
+            raise InputError("-", "Parquet is read from files, not from standard input; save it to a file")
+        layout = open_layout(path, columns, path)
+        if layouts:
+            same_schema(layouts[0], layout)
+        layouts.append(layout)
+    return layouts
+
+
 def run_group(group: Group, conversion: Conversion, part: str | None = None) -> GroupResult:
     """Read one row group and repair its history column; with ``part``, the output rows
     go to that Arrow IPC file instead of the result (so that no process pickles them)."""
     pa, pq = arrow()
     table = pq.ParquetFile(group.path).read_row_group(group.index)
-    result = repair_table(table, group, conversion, group.columns)
+    result = repair_table(table, group, conversion, Columns.of(conversion))
     if part is not None:
         with pa.OSFile(part, "wb") as sink, pa.ipc.new_file(sink, result.table.schema) as writer:
             writer.write_table(result.table)
@@ -234,10 +245,8 @@ def _repair_row(value: Any, text: bool, fit: Any, typ: Any, conversion: Conversi
         return repaired, change, None
     except InputError as exc:
         return None, None, (exc.reason, exc.line, exc.column)
-    except (orjson.JSONEncodeError, RecursionError) as exc:
-        deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
-        return None, None, (f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists "
-                            "and objects" if deep else f"cannot write the result as JSON: {exc}", None, None)
+    except (orjson.JSONEncodeError, RecursionError) as exc:   # orjson reads deeper nesting than it writes
+        return None, None, (write_failure(exc), None, None)
     except Exception as exc:  # noqa: BLE001 - one row must never stop a batch
         return None, None, (f"internal error: {type(exc).__name__}: {exc}", None, None)
 

@@ -1,10 +1,12 @@
 """A batch job over Parquet files: row groups in, row groups out, in input order.
 
-Every input's footer is read first (its schema, its row groups, the columns asked for), so a
-wrong ``--column`` or a file that is not Parquet stops the run before any row is repaired.
-Row groups are then repaired in order, here or by worker processes (each leaves its output
-rows in an Arrow IPC file beside the output; the parent appends them to the Parquet
-writer), and each group's change-log lines, errors and health are added up in input order.
+Every input's footer is read while the job is checked (its schema, its row groups, the
+columns asked for), so a wrong ``--column`` or a file that is not Parquet stops the run
+before any row is repaired. Row groups are then repaired in order, here and by the local
+worker processes (each leaves a group's output rows in an Arrow IPC file in a scratch
+folder beside the output; the parent appends them to the Parquet writer), or by the
+workers of a Dask cluster; each group's change-log entries, errors and health are added up
+in input order, so every way of running writes the same files.
 """
 
 from __future__ import annotations
@@ -13,34 +15,22 @@ import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..io import InputError, atomic_stream
-from .cells import Columns
-from .parquet import Group, GroupResult, Layout, open_layout, parquet_target, plan_groups, read_part, run_group, \
-    same_schema, write_group
+from ..process import hold_interrupts, interrupts_held
+from .parquet import Group, GroupResult, Layout, parquet_target, plan_groups, read_part, run_group, write_group
 from .report import Health
-from .worker import Conversion
+from .writer import StreamTarget
+
+if TYPE_CHECKING:
+    from .job import Job
 
 
-def check_inputs(inputs: list[str], columns: Columns) -> list[Layout]:
-    """Every input's layout; all must share the first one's schema (one output file)."""
-    layouts = []
-    for path in inputs:
-        if path == "-":
-            raise InputError("-", "Parquet is read from files (it is not a stream); save standard input to a file")
-        layout = open_layout(path, columns, path)
-        if layouts:
-            same_schema(layouts[0], layout)
-        layouts.append(layout)
-    return layouts
-
-
-def plan(layouts: list[Layout], columns: Columns) -> Iterator[Group]:
+def plan(layouts: list[Layout]) -> Iterator[Group]:
     for layout in layouts:
-        yield from plan_groups(layout, columns)
+        yield from plan_groups(layout)
 
 
 @dataclass
@@ -52,7 +42,6 @@ class ParquetSink:
     health: Health
     changes: Any = None
     errors: Any = None
-    rows_done: int = 0
     bytes_done: int = 0
 
     def consume(self, group: Group, result: GroupResult) -> None:
@@ -69,81 +58,87 @@ class ParquetSink:
         if self.errors is not None and result.errors:
             self.errors.write(b"".join(orjson.dumps(e, default=str, option=orjson.OPT_APPEND_NEWLINE)
                                        for e in result.errors))
-        self.rows_done += group.rows
         self.bytes_done += group.size
 
 
-def open_sink(stack: ExitStack, layouts: list[Layout], output: str, changes: str | None = None,
-              errors: str | None = None) -> ParquetSink:
+def open_sink(stack: ExitStack, job: Job) -> ParquetSink:
+    layouts = job.layouts
     inputs = tuple(layout.path for layout in layouts)
-    writer = stack.enter_context(parquet_target(output, layouts[0], inputs))
-    sink = ParquetSink(writer, output, Health([layout.name for layout in layouts]))
-    if changes is not None:
-        sink.changes = stack.enter_context(atomic_stream(changes, inputs=inputs))
-    if errors is not None:
-        sink.errors = stack.enter_context(atomic_stream(errors, inputs=inputs))
+    writer = stack.enter_context(parquet_target(job.output, layouts[0], inputs))
+    sink = ParquetSink(writer, job.output, Health([layout.name for layout in layouts]))
+    if job.changes is not None:
+        sink.changes = stack.enter_context(StreamTarget(job.changes, inputs))
+    if job.errors is not None:
+        sink.errors = stack.enter_context(StreamTarget(job.errors, inputs))
     return sink
 
 
-def run_parquet(inputs: list[str], output: str, conversion: Conversion = Conversion(),
-                columns: Columns = Columns(), changes: str | None = None, errors: str | None = None,
-                workers: int = 1, live: bool = False) -> Health:
-    """The whole job on this machine: every row group of every input, in order. With
-    ``workers`` above one, the parent is one of them (as for JSONL); the others leave each
-    group's output rows in an Arrow IPC file in a scratch folder beside the output."""
-    from .job import WINDOW, interrupts_as_keyboard, run_parallel, scratch_folder
+def run_parquet(job: Job, *, live: bool | None = None) -> Health:
+    """The job on this machine. With ``--workers`` above one the parent is one of them (as
+    for JSONL) and the others leave each group's rows in an IPC file in a scratch folder."""
+    import sys
+
+    from .job import WINDOW, run_parallel, scratch_folder
     from .pool import Workers
     from .progress import ProgressBar
     from .worker import Destination
 
-    layouts = check_inputs(inputs, columns)
+    if live is None:
+        live = sys.stderr.isatty()
+    conversion = job.conversion
     with ExitStack() as stack:
-        stack.enter_context(interrupts_as_keyboard())
         pool = None
-        if workers > 1:
-            scratch = stack.enter_context(scratch_folder(output))
-            pool = stack.enter_context(Workers(workers - 1, conversion, Destination(None, scratch)))
-        sink = open_sink(stack, layouts, output, changes, errors)
-        progress = stack.enter_context(ProgressBar(sum(sum(layout.sizes) for layout in layouts) if live else None,
-                                                   live=live))
-        groups = plan(layouts, columns)
+        if job.workers > 1:
+            scratch = stack.enter_context(scratch_folder(job.output))
+            # Started before any thread exists (the progress bar has one): fork and threads do not mix.
+            pool = stack.enter_context(Workers(job.workers - 1, conversion, Destination(None, scratch)))
+        sink = open_sink(stack, job)
+        total = sum(sum(layout.sizes) for layout in job.layouts)
+        progress = stack.enter_context(ProgressBar(total if live else None, live=live))
+        groups = plan(job.layouts)
         if pool is None:
             for group in groups:
                 sink.consume(group, run_group(group, conversion))
                 progress.update(sink.health.read, sink.bytes_done)
         else:
-            run_parallel(groups, pool, sink, progress, workers * WINDOW, lambda group: run_group(group, conversion))
+            run_parallel(groups, pool, sink, progress, job.workers * WINDOW, lambda group: run_group(group, conversion))
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed
+        hold_interrupts()   # as a local JSONL run: the outputs are renamed into place whole (see batch.cli)
     return sink.health
 
 
-def run_parquet_dask(inputs: list[str], output: str, address: str, workers: int,
-                     conversion: Conversion = Conversion(), columns: Columns = Columns(),
-                     changes: str | None = None, errors: str | None = None) -> Health:
-    """The job on a Dask cluster: each row group is a task that a worker reads from the
-    file where it lies (a path every worker can open) and repairs; the output rows come
-    back as Arrow tables and are written here in input order. A window of ``2 x workers``
-    groups is in flight, so neither side holds more than that many groups."""
+def run_parquet_dask(job: Job, address: str, *, live: bool | None = None) -> Health:
+    """The job on a Dask cluster, one task per row group: the worker that runs it reads the
+    group from the file where it lies (so inputs must be at a path every worker can open)
+    and sends the repaired rows back as an Arrow table; they are written here in input
+    order. ``2 x workers`` groups are in flight at most, so memory stays bounded."""
     from collections import deque
 
     from .dask_runner import connect
-    from .job import interrupts_as_keyboard
+    from .progress import ProgressBar
 
-    layouts = check_inputs(inputs, columns)
+    conversion = job.conversion
     with ExitStack() as stack:
-        stack.enter_context(interrupts_as_keyboard())
-        client = connect(address, workers, stack)
-        sink = open_sink(stack, layouts, output, changes, errors)
-        window = max(2, 2 * max(1, len(client.scheduler_info().get("workers", {})) or workers))
+        sink = open_sink(stack, job)
+        with interrupts_held():       # a cluster cut short in its start cannot be closed cleanly
+            client = connect(address, job.workers, stack)
+        progress = stack.enter_context(ProgressBar(sum(sum(layout.sizes) for layout in job.layouts), live=live))
+        window = 2 * max(1, len(client.scheduler_info().get("workers", {})) or job.workers)
         pending: deque = deque()
-        groups = plan(layouts, columns)
-        for group in groups:
+
+        def consume_oldest() -> None:
+            group, future = pending.popleft()
+            sink.consume(group, future.result())
+            progress.update(sink.health.read, sink.bytes_done)
+
+        for group in plan(job.layouts):
             pending.append((group, client.submit(run_group, group, conversion, pure=False)))
             if len(pending) >= window:
-                done, future = pending.popleft()
-                sink.consume(done, future.result())
+                consume_oldest()
         while pending:
-            done, future = pending.popleft()
-            sink.consume(done, future.result())
+            consume_oldest()
+        progress.update(sink.health.read, sink.bytes_done, force=True)
+        sink.health.seconds = progress.elapsed
+        hold_interrupts()
     return sink.health

@@ -5,6 +5,8 @@ the change log has one line per changed row with the kinds ``explain --json`` re
 
 from __future__ import annotations
 
+import io
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -18,17 +20,34 @@ need("pyarrow", "parquet")
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from inspector.batch.cells import Columns  # noqa: E402
-from inspector.batch.parquet_job import run_parquet  # noqa: E402
-from inspector.io import InputError  # noqa: E402
+from inspector import cli  # noqa: E402
 
 from batchdata import one_record  # noqa: E402
 from parquetdata import rows, write  # noqa: E402
 
 
-def run(inputs, output, **options):
-    columns = Columns(options.pop("column", "messages"), options.pop("id_column", None), options.pop("target", None))
-    return run_parquet([str(p) for p in inputs], str(output), columns=columns, **options)
+def batch(inputs, output, *options, workers=1, dask=False, quiet=True):
+    """``inspector batch`` through the CLI's entry point: exit status, the JSON report (None
+    when the run failed), standard output and standard error."""
+    report = Path(str(output) + ".report.json")
+    argv = ["batch", *map(str, inputs), "-o", str(output), "--workers", str(workers), "--report", str(report),
+            *map(str, options), *(["-q"] if quiet else []), *(["--dask", "local"] if dask else [])]
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        out, err = sys.stdout.getvalue(), sys.stderr.getvalue()
+        sys.stdout, sys.stderr = saved
+    return code, (orjson.loads(report.read_bytes()) if code == 0 else None), out, err
+
+
+def run(inputs, output, *options, **how):
+    code, report, _, err = batch(inputs, output, *options, **how)
+    assert code == 0, err
+    return report
 
 
 def normalized(history) -> tuple[bytes, dict]:
@@ -52,10 +71,17 @@ def dataset():
     return rows(400)
 
 
+HOW = {"one process": {}, "--workers 2": {"workers": 2}, "--dask local": {"dask": True, "workers": 2}}
+
+
+@pytest.mark.parametrize("how", list(HOW))
 @pytest.mark.parametrize("text", [False, True], ids=["struct", "json-string"])
-def test_every_row_is_what_normalize_prints_and_the_rest_is_kept(tmp_path, dataset, text):
+def test_every_row_is_what_normalize_prints_and_the_rest_is_kept(tmp_path, dataset, text, how):
+    if HOW[how].get("dask"):
+        need("distributed", "dask")
     source = write(tmp_path / "in.parquet", dataset, text)
-    health = run([source], tmp_path / "out.parquet", id_column="id", changes=str(tmp_path / "changes.jsonl"))
+    health = run([source], tmp_path / "out.parquet", "--id-column", "id", "--changes", tmp_path / "changes.jsonl",
+                 **HOW[how])
     before, after = pq.read_table(source), pq.read_table(tmp_path / "out.parquet")
 
     assert after.schema.equals(before.schema, check_metadata=True)      # huggingface metadata too
@@ -90,12 +116,20 @@ def test_every_row_is_what_normalize_prints_and_the_rest_is_kept(tmp_path, datas
     for e in log:
         seen.update({k["kind"]: k["events"] for k in e["kinds"]})
     assert {"result-synthesized", "result-duplicate", "result-orphan"} <= set(seen)
-    assert health.read == 400 and health.changed == len(changed) and health.failed == 0
-    most = health.to_json()["most_drops"]
+    records = health["records"]
+    assert records["read"] == 400 and records["changed"] == len(changed) and records["failed"] == 0
+    most = health["most_drops"]
     assert most and all(m["source"] == str(source) for m in most)
     assert [m["drops"] for m in most] == sorted((d for _, d in changed.values()), reverse=True)[:len(most)]
     assert all(changed[m["row"]][1] == m["drops"] for m in most)       # each names its row
-    assert {kind: n for (_, kind), (n, _) in health.kinds.items()} == dict(seen)
+    assert {r["kind"]: r["events"] for r in health["kinds"] if r["events"]} == dict(seen)
+
+
+def fails(inputs, output, message, *options) -> bool:
+    """The run exits 2 before any row, with ``message`` in its one line of error."""
+    code, _, _, err = batch(inputs, output, *options)
+    assert code == 2 and message in err, (code, err)
+    return not Path(output).exists() or Path(output) in map(Path, inputs)
 
 
 def struct_table(histories, typ=None):
@@ -116,7 +150,7 @@ def test_nulls_arrow_added_are_absent_keys_and_a_null_entry_is_a_real_null(tmp_p
     assert pa.array([valid], type=typ).to_pylist()[0][0]["tool_call_id"] is None
     histories = [valid, [*valid, None], [*valid, {}]]
     pq.write_table(struct_table(histories, typ), tmp_path / "in.parquet")
-    run([tmp_path / "in.parquet"], tmp_path / "out.parquet", changes=str(tmp_path / "changes.jsonl"))
+    run([tmp_path / "in.parquet"], tmp_path / "out.parquet", "--changes", tmp_path / "changes.jsonl")
     log = {e["row"]: [k["kind"] for k in e["kinds"]] for e in changes_of(tmp_path / "changes.jsonl")}
     assert log == {1: ["not-a-map"], 2: ["no-role"]}
     out = pq.read_table(tmp_path / "out.parquet").column("messages")
@@ -130,12 +164,12 @@ def test_a_json_string_column_keeps_its_real_nulls(tmp_path):
                 "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]
     text = orjson.dumps(history).decode()
     pq.write_table(pa.table({"messages": [text, None]}), tmp_path / "in.parquet")
-    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", errors=str(tmp_path / "errors.jsonl"))
+    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", "--errors", tmp_path / "errors.jsonl")
     out, _ = normalized(history)
     assert b'"content":null' in out
     assert pq.read_table(tmp_path / "out.parquet").column("messages").to_pylist() == [out.rstrip(b"\n").decode()]
     (error,) = changes_of(tmp_path / "errors.jsonl")                  # the null cell: no history at all
-    assert error["row"] == 1 and "null" in error["reason"] and health.failed == 1
+    assert error["row"] == 1 and "null" in error["reason"] and health["records"]["failed"] == 1
 
 
 def test_a_repair_the_column_type_cannot_hold_fails_that_row_only(tmp_path):
@@ -149,16 +183,16 @@ def test_a_repair_the_column_type_cannot_hold_fails_that_row_only(tmp_path):
                                                                     "function": {"name": "f"}}]}]
     fine = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
     pq.write_table(struct_table([broken, fine], typ), tmp_path / "in.parquet")
-    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", errors=str(tmp_path / "errors.jsonl"))
+    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", "--errors", tmp_path / "errors.jsonl")
     (error,) = changes_of(tmp_path / "errors.jsonl")
     assert error["row"] == 0 and "[2]" in error["reason"] and "'tool_call_id'" in error["reason"]
     out = pq.read_table(tmp_path / "out.parquet")
-    assert out.column("n").to_pylist() == [1] and health.failed == 1 and health.read == 2
+    assert out.column("n").to_pylist() == [1] and health["records"]["failed"] == 1 and health["records"]["read"] == 2
 
 
 def test_a_bad_json_string_names_its_row_line_and_column(tmp_path):
     pq.write_table(pa.table({"messages": ['[{"role": "user",\n "content": }]', "[]"]}), tmp_path / "in.parquet")
-    run([tmp_path / "in.parquet"], tmp_path / "out.parquet", errors=str(tmp_path / "errors.jsonl"))
+    run([tmp_path / "in.parquet"], tmp_path / "out.parquet", "--errors", tmp_path / "errors.jsonl")
     (error,) = changes_of(tmp_path / "errors.jsonl")
     assert (error["row"], error["line"], error["column"]) == (0, 2, 13)
     assert pq.read_table(tmp_path / "out.parquet").column("messages").to_pylist() == ["[]"]
@@ -175,44 +209,46 @@ def test_target_problems_are_logged_for_rows_left_unacceptable(tmp_path):
     fine = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
     pq.write_table(pa.table({"messages": [orjson.dumps(fine).decode(), orjson.dumps(separated).decode()]}),
                    tmp_path / "in.parquet")
-    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", target="anthropic",
-                 changes=str(tmp_path / "changes.jsonl"))
+    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", "--target", "anthropic",
+                 "--changes", tmp_path / "changes.jsonl")
     (entry,) = changes_of(tmp_path / "changes.jsonl")
     assert entry["row"] == 1 and entry["changed"] is False
     assert entry["problems"] and {p["target"] for p in entry["problems"]} == {"anthropic"}
     assert any(p["severity"] == "error" for p in entry["problems"])
     # The report counts what the log lists.
-    left = health.to_json()["left"]
+    left = health["left"]
     assert left["rejected"] == 1
     assert sum(r["problems"] for r in left["rules"]) == len(entry["problems"])
     assert {(r["rule"], r["severity"]) for r in left["rules"]} == {(p["rule"], p["severity"]) for p in entry["problems"]}
-    assert "would still be rejected" in health.render()
+    code, _, table, _ = batch([tmp_path / "in.parquet"], tmp_path / "again.parquet", "--target", "anthropic",
+                              quiet=False)
+    assert code == 0 and "Left for the provider (--target): 1 records would still be rejected" in table
 
 
 def test_several_files_need_one_schema_and_rows_are_numbered_per_file(tmp_path, dataset):
     a = write(tmp_path / "a.parquet", dataset[:50], text=True)
     b = write(tmp_path / "b.parquet", dataset[50:100], text=True)
-    run([a, b], tmp_path / "out.parquet", changes=str(tmp_path / "changes.jsonl"))
+    run([a, b], tmp_path / "out.parquet", "--changes", tmp_path / "changes.jsonl")
     assert pq.read_table(tmp_path / "out.parquet").column("id").to_pylist() == [r["id"] for r in dataset[:100]]
     log = changes_of(tmp_path / "changes.jsonl")
     assert {(e["source"], e["row"]) for e in log} >= {(str(b), e["row"]) for e in log if e["source"] == str(b)}
     assert max(e["row"] for e in log if e["source"] == str(b)) < 50
     other = write(tmp_path / "c.parquet", dataset[:10], text=False)
-    with pytest.raises(InputError, match="schema differs"):
-        run([a, other], tmp_path / "out2.parquet")
+    assert fails([a, other], tmp_path / "out2.parquet", "c.parquet: its schema differs")
 
 
 def test_bad_inputs_stop_before_any_row(tmp_path, dataset):
     source = write(tmp_path / "in.parquet", dataset[:5], text=True)
-    with pytest.raises(InputError, match=r"no column 'conversations' \(--column\); the file has: id, messages, score"):
-        run([source], tmp_path / "out.parquet", column="conversations")
-    with pytest.raises(InputError, match="--id-column"):
-        run([source], tmp_path / "out.parquet", id_column="uuid")
+    assert fails([source], tmp_path / "out.parquet", "no column 'conversations' (--column); the file has: id, "
+                  "messages, score", "--column", "conversations")
+    assert fails([source], tmp_path / "out.parquet", "no column 'uuid' (--id-column)", "--id-column", "uuid")
     (tmp_path / "not.parquet").write_bytes(b"PAR1 not really")
-    with pytest.raises(InputError, match="not a Parquet file"):
-        run([tmp_path / "not.parquet"], tmp_path / "out.parquet")
-    with pytest.raises(InputError):
-        run([source], source)                                          # never written over
+    assert fails([tmp_path / "not.parquet"], tmp_path / "out.parquet", "not.parquet: not a Parquet file")
+    assert fails([source], source, "refusing to write the output over an input")
+    assert fails([source], tmp_path / "out.jsonl", "Parquet inputs are written to a Parquet output")
+    (tmp_path / "in.jsonl").write_bytes(b"[]\n")
+    assert fails([tmp_path / "in.jsonl"], tmp_path / "out.parquet", "written from Parquet inputs only")
+    assert fails([source], tmp_path / "out.parquet", "must be different files", "--changes", tmp_path / "out.parquet")
     assert pq.read_table(source).num_rows == 5
     assert not (tmp_path / "out.parquet").exists()
 
@@ -227,29 +263,18 @@ def test_a_value_pyarrow_refuses_in_the_column_type_fails_that_row_only(tmp_path
             {"role": "tool", "content": "r", "tool_call_id": 7}]
     fine = [{"role": "user", "content": "q"}]
     pq.write_table(struct_table([fine, cast, fine], typ), tmp_path / "in.parquet")
-    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", errors=str(tmp_path / "errors.jsonl"))
+    health = run([tmp_path / "in.parquet"], tmp_path / "out.parquet", "--errors", tmp_path / "errors.jsonl")
     (error,) = changes_of(tmp_path / "errors.jsonl")
     assert error["row"] == 1 and "does not fit the column's type" in error["reason"]
-    assert pq.read_table(tmp_path / "out.parquet").column("n").to_pylist() == [0, 2] and health.failed == 1
-
-
-def test_a_dask_cluster_gives_the_same_files(tmp_path, dataset):
-    need("distributed", "dask")
-    from inspector.batch.parquet_job import run_parquet_dask
-
-    source = write(tmp_path / "in.parquet", dataset[:200], text=False, row_group_size=16)
-    run([source], tmp_path / "local.parquet", id_column="id", changes=str(tmp_path / "local.jsonl"))
-    health = run_parquet_dask([str(source)], str(tmp_path / "dask.parquet"), "local", 2,
-                              columns=Columns(id="id"), changes=str(tmp_path / "dask.jsonl"))
-    assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
-    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
-    assert health.read == 200
+    assert pq.read_table(tmp_path / "out.parquet").column("n").to_pylist() == [0, 2]
+    assert health["records"]["failed"] == 1
 
 
 def test_an_empty_file_gives_an_empty_file_of_the_same_schema(tmp_path, dataset):
     source = write(tmp_path / "in.parquet", dataset[:3], text=False)
     empty = tmp_path / "empty.parquet"
     pq.write_table(pq.read_table(source).slice(0, 0), empty)
-    health = run([empty], tmp_path / "out.parquet")
+    code, _, _, err = batch([empty], tmp_path / "out.parquet")
     out = pq.read_table(tmp_path / "out.parquet")
-    assert out.num_rows == 0 and out.schema.equals(pq.read_schema(empty)) and health.read == 0
+    assert out.num_rows == 0 and out.schema.equals(pq.read_schema(empty))
+    assert code == 2 and "nothing was read: no record" in err           # as for an empty JSONL file
