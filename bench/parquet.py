@@ -131,14 +131,9 @@ def main() -> None:
     parser.add_argument("--group", type=int, default=10_000, help="rows per row group (default 10,000)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1])
     parser.add_argument("--floor", nargs=2, metavar=("SRC", "DST"), help=argparse.SUPPRESS)
-    parser.add_argument("--module", nargs=2, metavar=("SRC", "DST"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
         floor(*args.floor)
-        return
-    if args.module:
-        from inspector.batch.parquet_job import run_parquet
-        run_parquet([args.module[0]], args.module[1])
         return
     compile_bytecode()
     inspector = [sys.executable, "-m", "inspector", "batch"]
@@ -156,8 +151,7 @@ def main() -> None:
                 out = str(work / "out.parquet")
                 runs = [("pyarrow floor (read+write)", [sys.executable, __file__, "--floor", str(data), out])]
                 runs += [(f"batch --workers {n}", inspector + [str(data), "-o", out, "--workers", str(n), "-q"])
-                         for n in args.workers] if not os.environ.get("BENCH_MODULE") else \
-                    [("batch --workers 1", [sys.executable, __file__, "--module", str(data), out])]
+                         for n in args.workers]
                 figures = {}
                 for label, cmd in runs:
                     seconds, cpu, peak = measured(cmd)
