@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from tests.sessions import agents_builder, codex_builder, gemini_builder, scenarios
+from tests.sessions import agents_builder, codex_builder, gemini_builder, opencode_builder, scenarios
 from tests.sessions.claude_builder import Session, text, tool  # noqa: F401 (Session, text: used by the tests)
 
 PROJECT = "-home-dana-shop"
@@ -71,7 +71,15 @@ def build(home: Path, cwd: Path) -> dict[str, str]:
         11, "fails")
 
     # Stores this Inspector may not read yet: found, and said so (unreadable until their store lands).
-    put(".local/share/opencode/opencode.db", b"SQLite format 3\x00" + bytes(100), 12, "store")
+    # OpenCode answers a call its crash left running with a result of its own: the resume works.
+    opencode = home / ".local/share/opencode"
+    opencode.mkdir(parents=True, exist_ok=True)
+    opencode_builder.write_db(opencode / "opencode.db", opencode_builder.crash_running())
+    _write(opencode / "opencode.db", (opencode / "opencode.db").read_bytes(), 12)
+    expected[".local/share/opencode/opencode.db"] = "ok"
+    opencode_builder.write_db(opencode / "opencode-dev.db", opencode_builder.duplicate_call())
+    _write(opencode / "opencode-dev.db", (opencode / "opencode-dev.db").read_bytes(), 12)
+    expected[".local/share/opencode/opencode-dev.db"] = "changes"
     task = ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1760260800000"
     put(f"{task}/api_conversation_history.json", json.dumps(
         [{"role": "user", "content": [{"type": "text", "text": "<task>List the tests</task>"}], "ts": 1760260800000}]

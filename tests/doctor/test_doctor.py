@@ -59,6 +59,13 @@ def test_rows_are_newest_first(machine):
     assert rows[0].path.endswith(".crush/crush.db")       # written last by the fake machine
 
 
+def test_opencode_answers_an_interrupted_call_itself(machine):
+    home, cwd, _ = machine
+    rows = {Path(r.path).name: r for r in scan(env=fakehome.env_for(home), cwd=cwd).rows}
+    v = rows["opencode.db"].verdict
+    assert v.status == "ok" and "as OpenCode sends it: agent's own result" in v.sentence
+
+
 def test_a_failing_session_names_the_provider_rule_and_the_entry(machine):
     home, cwd, _ = machine
     rows = scan(env=fakehome.env_for(home), cwd=cwd).rows
