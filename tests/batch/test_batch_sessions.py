@@ -176,3 +176,18 @@ def test_batch_and_check_walk_a_folder_alike(tmp_path, capsys):
     expected = sorted(str(src / rel) for rel in ("a.jsonl", ".claude/projects/p/c.jsonl", "sub/g.sqlite3"))
     assert checked == expected
     assert written == expected
+
+
+def test_a_rows_provider_problems_come_from_every_session_it_holds():
+    """A database row is one outcome per session: each can leave problems of its own, and all
+    of them are the row's (only the last session's were once counted)."""
+    from inspector.batch.changes import tally
+    from inspector.pipeline import run_file
+    from inspector.targets import check
+
+    sample = samples_dir() / "11-known-limit-separated-result.json"
+    one = run_file(sample)
+    alone = check(one, "openai-chat")
+    assert alone
+    change = tally([one, run_file(sample)], "openai-chat")
+    assert [p.rule for p in change.problems] == [p.rule for p in alone] * 2
