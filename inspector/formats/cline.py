@@ -246,6 +246,7 @@ class Sent:
     record: int | None                 # the stored record; None for the message the resume adds
     items: list[Item] = field(default_factory=list)
     whole: bool = False                # content is a string: the record maps to one row
+    resumed: bool = False              # the message the resume writes (no tags of its own)
 
 
 def _blocks(record: int, msg: Mapping) -> Sent:
@@ -315,14 +316,14 @@ class Reader:
         if not ids or nxt.role != "user":
             return
         found: dict[str, Item] = {}
+        earlier: list[Item] = []
         other = []
         for it in nxt.items:
             cid = it.block.get("tool_use_id") if _is_result(it) else None
             if cid:
                 if cid in found:
-                    self.left_out.append((found[cid].record, found[cid].index,
-                                          "Cline sends the last of two results for one call"))
-                found[cid] = it
+                    earlier.append(found[cid])
+                found[cid] = it            # of two results for one id, the later is kept
             else:
                 other.append(it)
         update = False
@@ -343,13 +344,14 @@ class Reader:
             if cid not in found:
                 found[cid] = Item({"type": "tool_result", "tool_use_id": cid, "content": text}, placeholder=text, call=cid)
                 update = True
-        if update:
-            for cid, it in found.items():
-                if cid not in ids and it.record is not None:
-                    self.left_out.append((it.record, it.index, "Cline drops a result its turn does not ask for"))
-            nxt.items = [found[cid] for cid in ids] + other
-        elif len(found) != sum(1 for i in nxt.items if _is_result(i)):
-            nxt.items = [i for i in nxt.items if not _is_result(i) or found.get(i.block.get("tool_use_id")) is i]
+        if not update:
+            return                             # sent as it is stored
+        for it in earlier:
+            self.left_out.append((it.record, it.index, "Cline sends the later of two results for one call"))
+        for cid, it in found.items():
+            if cid not in ids and it.record is not None:
+                self.left_out.append((it.record, it.index, "Cline drops a result its turn does not ask for"))
+        nxt.items = [found[cid] for cid in ids] + other
 
     # Roo and Kilo --------------------------------------------------------------------
     def roo(self, agent: str) -> list[Sent]:
@@ -376,7 +378,7 @@ class Reader:
         return out
 
     def _resume(self, live: list[Sent], agent: str) -> Sent:
-        new = Sent("user", None)
+        new = Sent("user", None, resumed=True)
         if not live:
             return new
         last = live[-1]
@@ -389,14 +391,17 @@ class Reader:
                          for c in _call_ids(last)]
         else:
             live.pop()
-            new = Sent("user", last.record, list(last.items), last.whole)
+            new = Sent("user", last.record, list(last.items), last.whole, resumed=True)
             if live and live[-1].role == "assistant":
                 answered = {i.block.get("tool_use_id") for i in new.items if _is_result(i)}
                 new.items += [Item({"type": "tool_result", "tool_use_id": c, "content": text}, placeholder=text, call=c)
                               for c in _call_ids(live[-1]) if c not in answered]
         history = self._effective(list(live), agent) if agent == "roo" else live
         if agent == "roo" and not (history and history[-1].role == "assistant"):
-            return new                       # results become text ("Tool result: ..."): nothing pairs
+            # addToApiConversationHistory writes the results as text ("Tool result: ...").
+            new.items = [Item({"type": "text", "text": "Tool result:\n" + result_text(i.block.get("content"))},
+                              i.record, i.index) if _is_result(i) else i for i in new.items if i.placeholder is None]
+            return new
         self._validate(new, [s for s in history if s.role == "assistant"][-1:] )
         return new
 
@@ -447,7 +452,7 @@ class Reader:
         recs = self.records
 
         def rec(s: Sent) -> Mapping:
-            return recs[s.record] if s.record is not None else {}
+            return recs[s.record] if s.record is not None and not s.resumed else {}
 
         summaries = [k for k, s in enumerate(live) if rec(s).get("isSummary") is True]
         if agent == "roo" and summaries:
