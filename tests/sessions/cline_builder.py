@@ -147,6 +147,23 @@ class Task:
                                                            "condenseId": condense_id})
         return msg
 
+    def slide(self, frac: float = 0.5, truncation_id: str = "7a1d0000-2222-4333-8444-555566667777") -> dict[str, Any]:
+        """Roo's and Kilo's sliding-window truncation (context-management/index.ts
+        truncateConversation): an even number of visible messages after the first are tagged
+        ``truncationParent`` and a user marker is inserted before the first one kept."""
+        visible = [k for k, m in enumerate(self.messages) if not m.get("truncationParent")
+                   and not m.get("isTruncationMarker")]
+        raw = int((len(visible) - 1) * frac)
+        remove = raw - raw % 2
+        for k in visible[1:remove + 1]:
+            self.messages[k] = {**self.messages[k], "truncationParent": truncation_id}
+        at = visible[remove + 1] if remove + 1 < len(visible) else len(self.messages)
+        marker = {"role": "user", "content": f"[Sliding window truncation: {remove} messages hidden to reduce context]",
+                  "ts": self.messages[at]["ts"] - 1 if at < len(self.messages) else self._ts(),
+                  "isTruncationMarker": True, "truncationId": truncation_id}
+        self.messages.insert(at, marker)
+        return marker
+
     def truncate_range(self, start: int, end: int) -> None:
         """Cline's context truncation: the inclusive range of messages no longer sent."""
         self.deleted_range = [start, end]
@@ -328,7 +345,28 @@ def reasoning(ext: str) -> Task:
     return t
 
 
+def truncated(ext: str) -> Task:
+    """A long task the extension truncated: the hidden part holds a call that never got a
+    result (an old crash); what is sent after the cut is whole."""
+    t = Task(ext)
+    opening(t)
+    t.assistant(tool("toolu_01Old", command="make build"))
+    t.user(text("<user_message>\nthe build hung, I restarted VS Code\n</user_message>"), environment(2))
+    t.assistant(tool("toolu_01Ls", "list_files", path="shop"))
+    t.user(result("toolu_01Ls", "cart.py\ntax.py"), environment(3))
+    t.assistant(tool("toolu_01Read", "read_file", path="shop/cart.py"))
+    t.user(result("toolu_01Read", "def total(items):\n    return round(sum(items), 1)"), environment(4))
+    if ext == "cline":
+        t.truncate_range(2, 5)
+    else:
+        t.slide(0.5)
+    t.assistant(text("total() rounds to one decimal."), tool("toolu_01Fix", "apply_diff", path="shop/cart.py"))
+    t.user(result("toolu_01Fix", "Changes applied."), environment(5))
+    return t
+
+
 SCENARIOS = {
+    "truncated": truncated,
     "clean": clean,
     "crash-trailing": crash_trailing,
     "crash-parallel-lost": crash_parallel_lost,

@@ -49,6 +49,8 @@ def test_resume_after_repair_is_accepted_and_untouched_records_keep_their_bytes(
     refused = sim.problems(folder, ext)
     data, im, result, out = repair(path)
     assert sim.problems(resumed(tmp_path, folder, out), ext) == []
+    if ext == "cline":      # Cline 4 opening the repaired legacy task sends a valid request too
+        assert sim.problems(resumed(tmp_path / "v4", folder, out), "cline-v4") == []
     if not refused:
         # What the extension resumes as it is comes back byte for byte.
         assert out == data and not result.events and not im.export_events

@@ -18,6 +18,7 @@ REFUSED = {
     "duplicate-result": {"cline", "roo", "kilo"},    # v4's sanitizer collects one result per call
     "orphan-result": {"cline", "cline-v4", "roo", "kilo"},
     "condensed": set(),
+    "truncated": set(),
     "reasoning": {"roo", "kilo"},
 }
 
@@ -94,3 +95,12 @@ def test_cline_drops_unsigned_thinking(tmp_path):
     sent = sim.messages_sent(folder(tmp_path, "reasoning", "cline"), "cline")
     thoughts = [x for m in sent for x in sim.blocks(m["content"]) if x.get("type") == "thinking"]
     assert len(thoughts) == 2 and all(t["signature"] for t in thoughts)
+
+
+@pytest.mark.parametrize("ext", ("roo", "kilo"))
+def test_a_sliding_window_hides_its_tagged_messages(tmp_path, ext):
+    f = folder(tmp_path, "truncated", ext)
+    history = json.loads((f / "api_conversation_history.json").read_bytes())
+    assert [m.get("truncationParent") is not None for m in history].count(True) == 4
+    sent = json.dumps(sim.messages_sent(f, ext))
+    assert "toolu_01Old" not in sent and "Sliding window truncation" in sent
