@@ -23,7 +23,8 @@ from .formats import Imported
 from .io import InputError, atomic_write, display_name
 from .pipeline import Outcome, run_file
 from .process import mend_closed_streams, silence_stdout, terminated_cleanly
-from .targets import TARGETS as CHECK_TARGETS, check as check_target, failed as target_failed
+from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
+from .targets import load_template
 
 COMMANDS = ("normalize", "explain", "check", "batch", "serve")
 
@@ -63,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
+    p.add_argument("--template", metavar="PATH",
+                   help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
+                        "as transformers does, and report what it raises; exit 1 if it raises")
 
     from .batch.cli import add_parser as add_batch_parser
 
@@ -164,6 +168,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .sessions import each_session, expand, why
 
     worst = EXIT_OK
+    template = load_template(args.template) if args.template else None
     for path, session, label in each_session(expand(args.files), args.session):
         try:
             outcome = run_file(path, args.fmt, strict=args.strict, session=session)
@@ -183,6 +188,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             print(target_text(label, args.target, problems), end="")
+        if template is not None:
+            problems = check_template(outcome, template)
+            worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
+            print(target_text(label, f"the chat template {template.name}", problems), end="")
     return worst
 
 

@@ -20,11 +20,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import gc_paused
-from . import anthropic, bedrock, gemini, mistral, openai_chat, openai_responses
-from .base import ERROR, WARNING, Problem, Rule, Target, View, create
+from . import anthropic, bedrock, deepseek, gemini, groq, mistral, openai_chat, openai_responses, vllm, xai
+from .base import ERROR, WARNING, Problem, Rule, Target, View, create, extend
+from .template import ChatTemplate, check_template, load_template
 
+# xai, groq, deepseek and vllm are built on openai-chat (base.extend): its table, then their own.
 REGISTRY: dict[str, Target] = {m.TARGET.name: m.TARGET for m in
-                               (openai_chat, openai_responses, anthropic, bedrock, gemini, mistral)}
+                               (openai_chat, openai_responses, anthropic, bedrock, gemini, mistral,
+                                xai, groq, deepseek, vllm)}
 TARGETS = tuple(REGISTRY)
 
 # Every rule checked, per target (name, severity, source, summary): the README table lists them.
@@ -37,8 +40,8 @@ NOT_CHECKED: dict[str, str] = {
         "legal to store; only a request for a new completion must end with a user or tool message",
 }
 
-__all__ = ["ERROR", "NOT_CHECKED", "REGISTRY", "RULES", "TARGETS", "WARNING", "Problem", "Rule", "Target",
-           "check", "create", "failed", "rule_table"]
+__all__ = ["ERROR", "NOT_CHECKED", "ChatTemplate", "check_template", "load_template", "REGISTRY", "RULES", "TARGETS", "WARNING", "Problem", "Rule", "Target",
+           "check", "create", "extend", "failed", "rule_table"]
 
 
 def check(subject: Any, target: str) -> list[Problem]:
@@ -64,6 +67,8 @@ def failed(problems: list[Problem]) -> bool:
 
 
 def rule_table() -> list[Mapping[str, str]]:
-    """Every rule of every target as rows (target, rule, severity, source, summary)."""
-    return [{"target": t, "rule": r.name, "severity": r.severity, "source": r.source, "summary": r.summary}
-            for t, rules in RULES.items() for r in rules]
+    """Every rule of every target as rows (target, rule, severity, source, summary); a
+    target built on another lists only the rules it adds, with ``extends`` naming its base."""
+    return [{"target": t.name, "rule": r.name, "severity": r.severity, "source": r.source, "summary": r.summary,
+             "extends": t.base.name if t.base is not None else ""}
+            for t in REGISTRY.values() for r in t.own_rules()]

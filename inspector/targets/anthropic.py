@@ -9,11 +9,14 @@ import re
 from collections.abc import Iterator
 
 from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map, stray_results, unanswered
+from .text import surrogate_rule
 
 NAME = "anthropic"
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 MESSAGES = "https://docs.anthropic.com/en/api/messages"
+THINKING = ("thinking", "redacted_thinking")
+SIGNED = "Never edit, reorder or drop the signed blocks of the latest assistant message; Inspector never does."
 
 
 def tool_use_without_result(view: View) -> Iterator[Hit]:
@@ -81,6 +84,114 @@ def text_after_tool_use(view: View) -> Iterator[Hit]:
             reported = True
 
 
+def _assistants(view: View) -> list[tuple[int, object]]:
+    """(position, message) of each assistant message the provider would receive."""
+    return [(p, m) for p, m in enumerate(view.sent(NAME) or ())
+            if is_map(m) and m.get("role") == "assistant"]
+
+
+def _blocks(message) -> list:
+    content = message.get("content")
+    if isinstance(content, list):
+        return content
+    return [{"type": "text", "text": content}] if isinstance(content, str) else []
+
+
+def _kind(block) -> object:
+    return block.get("type") if is_map(block) else None
+
+
+def thinking_mode(view: View) -> str | None:
+    """The request's ``thinking`` setting: ``enabled``, ``adaptive``, ``disabled`` (also
+    when absent: the API's default), or None when the body is not known."""
+    if view.document(NAME) is None:
+        return None
+    setting = view.setting(NAME, "thinking")
+    kind = setting.get("type") if is_map(setting) else None
+    return kind if isinstance(kind, str) else "disabled"
+
+
+def _hit(view: View, message, block, text: str) -> Iterator[Hit]:
+    found = view.locate(block, "content") if block is not None else None
+    found = found or view.locate(message, "content")
+    if found is not None:
+        yield Hit(found[0], text, where=found[1])
+
+
+def thinking_not_first(view: View) -> Iterator[Hit]:
+    """Native, thinking enabled: the last assistant message, when it makes tool calls (the
+    request continues its tool loop), starts with a thinking or redacted_thinking block."""
+    assistants = _assistants(view)
+    if thinking_mode(view) != "enabled" or not assistants:
+        return
+    position, message = assistants[-1]
+    blocks = _blocks(message)
+    if not any(_kind(b) == "tool_use" for b in blocks) or _kind(blocks[0]) in THINKING:
+        return
+    yield from _hit(view, message, blocks[0],
+                    f"messages.{position}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                    f"`{_kind(blocks[0])}`. When `thinking` is enabled, a final `assistant` message must start with "
+                    "a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks).")
+
+
+def thinking_when_disabled(view: View) -> Iterator[Hit]:
+    """Native, thinking disabled or absent: an assistant message that ends the request (a
+    prefill) holds no thinking. Earlier assistant turns may keep theirs (measured: an
+    accepted body without the setting replays a thinking block in an earlier turn)."""
+    history = view.sent(NAME) or []
+    if thinking_mode(view) != "disabled" or not history or not is_map(history[-1]) or \
+            history[-1].get("role") != "assistant":
+        return
+    position, message = len(history) - 1, history[-1]
+    for k, block in enumerate(_blocks(message)):
+        if _kind(block) in THINKING:
+            yield from _hit(view, message, block,
+                            f"messages.{position}.content.{k}: When thinking is disabled, an `assistant` message in "
+                            "the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` "
+                            "in your request.")
+            return
+
+
+def issuer(view: View, message) -> str | None:
+    """The model that wrote an assistant message, where the stored document says so (a
+    ``model`` key on the message, as stores that keep one write it)."""
+    model = message.get("model")
+    return model if isinstance(model, str) and model else None
+
+
+def signature_other_model(view: View) -> Iterator[Hit]:
+    """Native: signed blocks of the latest assistant message that carries some, written by
+    a model other than the request's (only where both models are known)."""
+    model = view.setting(NAME, "model")
+    if not isinstance(model, str) or not model:
+        return
+    for position, message in reversed(_assistants(view)):
+        blocks = _blocks(message)
+        signed = [(k, b) for k, b in enumerate(blocks) if _kind(b) in THINKING]
+        if not signed:
+            continue
+        wrote = issuer(view, message)
+        if wrote is not None and wrote != model:
+            k, block = signed[0]
+            yield from _hit(view, message, block,
+                            f"messages.{position}.content.{k}: Invalid `signature` in `thinking` block (written by "
+                            f"{wrote}, sent to {model})")
+        return
+
+
+def blank_text(view: View) -> Iterator[Hit]:
+    """Native: a text block whose text is empty or only whitespace, or a message whose
+    string content is only whitespace (the API reads it as one text block)."""
+    for message in view.sent(NAME) or ():
+        content = message.get("content") if is_map(message) else None
+        if isinstance(content, str) and content and not content.strip():
+            yield from _hit(view, message, None, "messages: text content blocks must contain non-whitespace text")
+        for block in content if isinstance(content, list) else ():
+            if _kind(block) == "text" and isinstance(block.get("text"), str) and not block["text"].strip():
+                what = "must be non-empty" if not block["text"] else "must contain non-whitespace text"
+                yield from _hit(view, message, block, f"messages: text content blocks {what}")
+
+
 TARGET = create(NAME, [
     Rule("tool-use-without-result", tool_use_without_result, ERROR,
          "https://github.com/anthropics/claude-code/issues/1237",
@@ -98,4 +209,22 @@ TARGET = create(NAME, [
          "never writes this shape).", strict=True),
     Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",
          "Use role user or assistant (a system prompt goes in the top-level system field)."),
+    Rule("thinking-not-first", thinking_not_first, ERROR, "https://github.com/anomalyco/opencode/issues/3077",
+         "thinking enabled: the last assistant message makes tool calls but does not start with a thinking block "
+         "(native)",
+         "Send the turn's thinking blocks back unchanged, first in the message, or disable thinking for this "
+         "request."),
+    Rule("thinking-when-disabled", thinking_when_disabled, ERROR,
+         "https://github.com/tailcallhq/forgecode/issues/1853",
+         "thinking disabled or absent: an assistant message that ends the request holds a thinking block (native)",
+         "Enable thinking in the request (the thinking setting), or send the history to a request that has it."),
+    Rule("signature-other-model", signature_other_model, ERROR,
+         "https://github.com/anthropics/anthropic-sdk-python/issues/1598",
+         "the latest signed thinking was written by another model than the request's (where both are known; native)",
+         "Send the history to the model that wrote the thinking, or remove that message's thinking blocks "
+         "(the provider then reads the turn without them)."),
+    Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
+         "an empty or whitespace-only text block (native)",
+         "Remove the blank text block (it carries nothing the model can read)."),
+    surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199"),
 ])

@@ -14,7 +14,7 @@ of the history, whatever the number of calls in one turn).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from ..engine import call_id
@@ -81,6 +81,12 @@ class Rule:
 class Target:
     name: str
     rules: tuple[Rule, ...]
+    base: "Target | None" = None          # the target this one extends (its rules come first)
+
+    def own_rules(self) -> tuple[Rule, ...]:
+        """The rules this target adds to (or replaces in) its base's table."""
+        inherited = {id(r) for r in self.base.rules} if self.base is not None else set()
+        return tuple(r for r in self.rules if id(r) not in inherited)
 
     def check(self, view: "View") -> list[Problem]:
         out: list[Problem] = []
@@ -93,6 +99,16 @@ class Target:
                     hit.where or view.where(hit.index, hit.call), hit.tool_call_id, self.name))
         out.sort(key=lambda p: p.index)          # stable: within a row, in table order
         return out
+
+
+def extend(parent: Target, name: str, rules: Iterable[Rule] = ()) -> Target:
+    """A target built on ``parent`` (as python-jsonschema's ``validators.extend`` builds a
+    validator on another): the parent's table, then ``rules``. A rule named like one of
+    the parent's takes its place in the table; nothing is copied, so a rule fixed in the
+    parent is fixed in every target built on it."""
+    own = {r.name: r for r in rules}
+    table = [own.pop(r.name, r) for r in parent.rules]
+    return replace(create(name, [*table, *own.values()]), base=parent)
 
 
 def create(name: str, rules: Iterable[Rule]) -> Target:
@@ -238,6 +254,19 @@ class View:
             return None
         return out.imported
 
+    def document(self, fmt: str) -> Any:
+        """The exported request body (its top-level settings: ``model``, ``thinking``,
+        ``store``...) when the input was read and is written back as ``fmt``, else None."""
+        if self.native(fmt) is None:
+            return None
+        exported = getattr(self.outcome, "exported", None)      # an Outcome-like object may have none
+        return exported if is_map(exported) else None
+
+    def setting(self, fmt: str, key: str) -> Any:
+        """One top-level setting of the exported body (None when absent or not native)."""
+        doc = self.document(fmt)
+        return doc.get(key) if doc is not None else None
+
     def origin(self, index: int) -> int | None:
         if self.outcome is None:
             return None
@@ -250,7 +279,7 @@ class View:
         im = self.native(fmt)
         if im is None:
             return None
-        exported = self.outcome.exported
+        exported = getattr(self.outcome, "exported", None)      # an Outcome-like object may have none
         history = exported if im.container is None else (
             exported.get(im.container) if is_map(exported) else None)
         return history if isinstance(history, list) else None
@@ -287,6 +316,24 @@ class View:
         loc = im.sources[self.outcome.result.origins[rows[i]]]
         loc = loc._replace(message=i, key=None if k is None else key, blocks=None if k is None else (k,), items=None)
         return rows[i], loc.describe(im.container)
+
+    def near(self, history: list[Any], k: int, key: str) -> tuple[int, str] | None:
+        """(flat row, native location) of item ``k`` of the exported ``history``, for items
+        that became no row of their own (a reasoning item, the second call of a turn): the
+        row is the one of the nearest item before it that has one, the location its own."""
+        found = self.locate(history[k], key)
+        if found is not None:
+            return found
+        places, _ = self._places(key)
+        place = places.get(id(history[k]))
+        im = self.outcome.imported
+        where = (f"{im.container}[{place[0]}]" if im.container else f"[{place[0]}]") if place else None
+        for j in range(k - 1, -1, -1):
+            before = self.locate(history[j], key)
+            if before is not None:
+                return before[0], where or before[1]
+        rows = self.rows
+        return (rows[0][0], where or "") if rows else None
 
     def dropped_calls(self, origin: int) -> frozenset[int]:
         """Import call positions of row ``origin`` that the engine dropped."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, stray_results, unanswered
+from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map, stray_results, unanswered
+from .text import surrogate_rule
 
 NAME = "bedrock"
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_.:-]+$")     # as the ToolUseBlock reference lists it today
@@ -73,6 +74,20 @@ def unknown_role(view: View) -> Iterator[Hit]:
                              "failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]")
 
 
+def blank_text(view: View) -> Iterator[Hit]:
+    """Native: a text block whose text is empty. Whitespace-only text is accepted (measured:
+    a recorded body with a ``"\\n"`` text block got an answer), so it is not reported."""
+    for position, message in enumerate(view.sent(NAME) or ()):
+        content = message.get("content") if is_map(message) else None
+        for k, block in enumerate(content if isinstance(content, list) else ()):
+            text = block.get("text") if is_map(block) else None
+            if text == "":
+                found = view.locate(block, "content")
+                if found is not None:
+                    yield Hit(found[0], f"The text field in the ContentBlock object at messages.{position}.content.{k} "
+                                        "is blank. Add text to the text field, and try again.", where=found[1])
+
+
 TARGET = create(NAME, [
     Rule("first-not-user", first_not_user, WARNING, CONVERSE, "a conversation that does not start with a user message",
          "Start the history with the user message that began it (it may have been trimmed)."),
@@ -88,4 +103,8 @@ TARGET = create(NAME, [
          f"a toolUseId outside [a-zA-Z0-9_.:-] or longer than {ID_MAX} characters", RENAME),
     Rule("unknown-role", unknown_role, WARNING, MESSAGE, "a role other than user and assistant",
          "Use role user or assistant (a system prompt goes in the top-level system field)."),
+    Rule("blank-text", blank_text, ERROR, "https://github.com/aws-samples/bedrock-engineer/issues/8",
+         "an empty text block (native)",
+         "Remove the blank text block (it carries nothing the model can read)."),
+    surrogate_rule(WARNING, CONVERSE),
 ])

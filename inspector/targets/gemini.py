@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .base import ERROR, MOVE, WARNING, Hit, Rule, Turn, View, create, result_id
+import re
+
+from .base import ERROR, MOVE, WARNING, Hit, Rule, Turn, View, create, is_map, result_id
+from .text import surrogate_rule
 
 NAME = "gemini"
 CONTENT = "https://ai.google.dev/api/caching#Content"
@@ -53,6 +56,75 @@ def response_count(view: View) -> Iterator[Hit]:
             yield Hit(results[0][0] if results else nxt.index, COUNT)
 
 
+SIGNATURES = "https://ai.google.dev/gemini-api/docs/thought-signatures"
+GEMINI_3 = re.compile(r"gemini-([3-9]|\d\d)")
+
+
+def gemini_3(view: View) -> bool | None:
+    """Whether the request's model is Gemini 3 or later; None when the body does not say
+    (``generateContent`` names the model in the URL)."""
+    model = view.setting(NAME, "model")
+    if not isinstance(model, str) or not model:
+        return None
+    return GEMINI_3.search(model.lower()) is not None
+
+
+def _current_turn(contents: list) -> int:
+    """Where the current turn starts: after the last user content that is not only
+    function responses (Gemini validates signatures in the current turn only)."""
+    start = 0
+    for k, content in enumerate(contents):
+        parts = content.get("parts") if is_map(content) else None
+        if is_map(content) and content.get("role", "user") == "user" and isinstance(parts, list) and \
+                any(is_map(p) and "functionResponse" not in p for p in parts):
+            start = k + 1
+    return start
+
+
+def _unsigned_calls(view: View) -> Iterator[Hit]:
+    contents = view.sent(NAME) or []
+    for position in range(_current_turn(contents), len(contents)):
+        content = contents[position]
+        parts = content.get("parts") if is_map(content) and content.get("role") == "model" else None
+        calls = [(k, p) for k, p in enumerate(parts if isinstance(parts, list) else ())
+                 if is_map(p) and "functionCall" in p]
+        if not calls:
+            continue
+        k, first = calls[0]
+        if first.get("thoughtSignature") or first.get("thought_signature"):
+            continue
+        found = view.locate(first, "parts") or view.locate(content, "parts")
+        name = first["functionCall"].get("name") if is_map(first["functionCall"]) else None
+        if found is not None:
+            yield Hit(found[0], "Function call is missing a thought_signature in functionCall parts. This is "
+                                "required for tools to work correctly, and missing thought_signature may lead to "
+                                f"degraded model performance. Additional data, function call `default_api:{name}`, "
+                                f"position {k + 1}.", where=found[1])
+
+
+def thought_signature(view: View) -> Iterator[Hit]:
+    """Native, Gemini 3 named in the body: the first functionCall part of each model content
+    in the current turn carries its thoughtSignature."""
+    if gemini_3(view):
+        yield from _unsigned_calls(view)
+
+
+def thought_signature_unknown_model(view: View) -> Iterator[Hit]:
+    """The same where the body names no model but its history holds signatures (the model
+    signs its calls): a warning, since Gemini 2.5 signs too and does not require them."""
+    if gemini_3(view) is None and view.document(NAME) is not None and _signs(view):
+        yield from _unsigned_calls(view)
+
+
+def _signs(view: View) -> bool:
+    for content in view.sent(NAME) or ():
+        parts = content.get("parts") if is_map(content) else None
+        if any(is_map(p) and (p.get("thoughtSignature") or p.get("thought_signature"))
+               for p in (parts if isinstance(parts, list) else ())):
+            return True
+    return False
+
+
 def unknown_role(view: View) -> Iterator[Hit]:
     for i, m in view.rows:
         if m["role"] not in ("system", "user", "assistant", "tool"):
@@ -70,4 +142,13 @@ TARGET = create(NAME, [
          "a different number of function responses than function calls in that turn", MOVE, strict=True),
     Rule("unknown-role", unknown_role, WARNING, CONTENT, "a role other than user and model",
          "Use role user or model (a system prompt goes in systemInstruction)."),
+    Rule("thought-signature", thought_signature, ERROR,
+         "https://github.com/NoeFabris/opencode-antigravity-auth/issues/368",
+         "Gemini 3: the first functionCall part of a model turn in the current turn has no thoughtSignature (native)",
+         "Send the model's parts back exactly as it returned them, thoughtSignature included."),
+    Rule("thought-signature-unknown-model", thought_signature_unknown_model, WARNING, SIGNATURES,
+         "the same, where the body names no model but its history holds signatures (Gemini 3 rejects it, earlier "
+         "models do not; native)",
+         "Send the model's parts back exactly as it returned them, thoughtSignature included."),
+    surrogate_rule(WARNING, CONTENT),
 ])

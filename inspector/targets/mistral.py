@@ -8,8 +8,9 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .base import ERROR, MOVE, RENAME, Hit, Rule, View, calls_of, cid_of, create, result_id
+from .base import ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, calls_of, cid_of, create, result_id
 from .openai_chat import blocks
+from .text import surrogate_rule
 
 NAME = "mistral"
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9]{9}$")
@@ -49,6 +50,13 @@ def tool_after_user(view: View) -> Iterator[Hit]:
             yield Hit(i, "Unexpected role 'tool' after role 'user'", result_id(b))
 
 
+def empty_assistant(view: View) -> Iterator[Hit]:
+    for i, m in view.rows:
+        content = m.get("content")
+        if m["role"] == "assistant" and not calls_of(m) and (content is None or content == "" or content == []):
+            yield Hit(i, "Assistant message must have either content or tool_calls, but not none")
+
+
 TARGET = create(NAME, [
     Rule("calls-responses-mismatch", calls_responses_mismatch, ERROR,
          "https://github.com/NousResearch/hermes-agent/pull/11722",
@@ -61,4 +69,8 @@ TARGET = create(NAME, [
          "assistant turn there."),
     Rule("tool-after-user", tool_after_user, ERROR, "https://github.com/charmbracelet/crush/issues/279",
          "a tool message right after a user message", MOVE, strict=True),
+    Rule("empty-assistant", empty_assistant, ERROR, "https://github.com/solbrowse/extension/issues/16",
+         "an assistant message with neither content nor tool_calls",
+         "Remove the empty assistant message, or give it the text it lost."),
+    surrogate_rule(WARNING, "https://docs.mistral.ai/api/"),
 ])

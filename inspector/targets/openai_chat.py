@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .base import EARLY, ERROR, MOVE, WARNING, Hit, Rule, View, calls_of, cid_of, create, is_map, result_id
+from .base import EARLY, ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, calls_of, cid_of, create, is_map, result_id
+from .text import surrogate_rule
 
 NAME = "openai-chat"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -14,6 +15,7 @@ ASSISTANT_PARTS = frozenset({"text", "refusal"})
 
 DOCS = "https://platform.openai.com/docs/api-reference/chat/create"
 GUIDE = "https://platform.openai.com/docs/guides/function-calling"
+ID_MAX = 40
 
 
 def blocks(view: View) -> list[tuple[int, list[str], set[str]]]:
@@ -127,6 +129,27 @@ def assistant_content_part(view: View) -> Iterator[Hit]:
                 break
 
 
+def tool_call_id_length(view: View) -> Iterator[Hit]:
+    """A call id longer than 40 characters (ids another provider issued: Gemini's, Bedrock's)."""
+    for i, m in view.rows:
+        if m["role"] != "assistant":
+            continue
+        for j, cid in enumerate(map(cid_of, calls_of(m))):
+            if cid is not None and len(cid) > ID_MAX:
+                yield Hit(i, f"Invalid 'messages[{i}].tool_calls[{j}].id': string too long. Expected a string with "
+                             f"maximum length {ID_MAX}, but got a string with length {len(cid)} instead.", cid, call=j)
+
+
+def sent(view: View) -> list:
+    """What an OpenAI-compatible endpoint receives, for the targets built on this one (they
+    read documents in this format)."""
+    return view.sent(NAME) or []
+
+
+def located(view: View, message) -> tuple[int, str] | None:
+    return view.locate(message, "content")
+
+
 TARGET = create(NAME, [
     Rule("empty-tool-calls", empty_tool_calls, ERROR, "https://github.com/openai/openai-python/issues/2061",
          "an assistant message with an empty tool_calls array",
@@ -144,4 +167,7 @@ TARGET = create(NAME, [
     Rule("assistant-content-part", assistant_content_part, ERROR, DOCS,
          "an assistant content part other than text or refusal (native)",
          "Remove the foreign part (a tool call belongs in tool_calls, once)."),
+    Rule("tool-call-id-length", tool_call_id_length, ERROR, "https://github.com/vercel/ai/issues/5171",
+         f"a tool call id longer than {ID_MAX} characters", RENAME),
+    surrogate_rule(WARNING, DOCS),
 ])

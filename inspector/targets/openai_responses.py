@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from .base import EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create, is_map, result_id
+from .text import surrogate_rule
 
 NAME = "openai-responses"
 ROLES = frozenset({"user", "assistant", "system", "developer", "tool"})
@@ -89,6 +90,87 @@ def unknown_role(view: View) -> Iterator[Hit]:
                          "and 'user'.")
 
 
+REASONING = "https://platform.openai.com/docs/guides/reasoning"
+INPUT_ROLES = frozenset({"user", "system", "developer"})
+
+
+def _type(item) -> object:
+    if not is_map(item):
+        return None
+    return item.get("type", "message" if "role" in item else None)
+
+
+def _model_item(item) -> bool:
+    """An item the model produced (what may follow a reasoning item): an assistant message,
+    a reasoning item, a call of any kind. Inputs (user messages, outputs) are not."""
+    kind = _type(item)
+    if kind == "message":
+        return item.get("role") not in INPUT_ROLES
+    return isinstance(kind, str) and not kind.endswith("_output") and kind != "item_reference"
+
+
+def _items(view: View) -> list:
+    return view.sent(NAME) or []
+
+
+def reasoning_without_following(view: View) -> Iterator[Hit]:
+    """Native: a reasoning item is sent with the item it produced right after it."""
+    items = _items(view)
+    for k, item in enumerate(items):
+        if _type(item) == "reasoning" and (k + 1 == len(items) or not _model_item(items[k + 1])):
+            place = view.near(items, k, "content")
+            if place is not None:
+                yield Hit(place[0], f"Item '{item.get('id', '')}' of type 'reasoning' was provided without its "
+                                    "required following item.", where=place[1])
+
+
+def call_without_reasoning(view: View) -> Iterator[Hit]:
+    """Native: in a request that sends reasoning items, the stored function_calls (``fc_``
+    ids) of a user turn (everything after a user message) that has no reasoning item at all.
+    A reasoning item covers the calls after it until the next user message (measured: a
+    recorded loop of reasoning, call, output, call was accepted); whether the model
+    reasoned before a turn is not written in the request, so this is a warning."""
+    items = _items(view)
+    if not any(_type(item) == "reasoning" for item in items):
+        return
+    pending: list[int] = []
+    reasoned = False
+
+    def report() -> Iterator[Hit]:
+        for k in pending if not reasoned else ():
+            place = view.near(items, k, "content")
+            if place is not None:
+                yield Hit(place[0], f"Item '{items[k]['id']}' of type 'function_call' was provided without its "
+                                    "required reasoning item.", items[k].get("call_id"), where=place[1])
+
+    for k, item in enumerate(items):
+        kind = _type(item)
+        if kind == "message" and item.get("role") == "user":
+            yield from report()
+            pending, reasoned = [], False
+        elif kind == "reasoning":
+            reasoned = True
+        elif kind == "function_call" and isinstance(item.get("id"), str) and item["id"]:
+            pending.append(k)
+    yield from report()
+
+
+def unstored_reference(view: View) -> Iterator[Hit]:
+    """Native, ``store: false``: nothing is kept server-side, so an item sent by reference
+    (an ``item_reference``, a reasoning item with no ``encrypted_content``) is not found."""
+    if view.setting(NAME, "store") is not False:
+        return
+    items = _items(view)
+    for k, item in enumerate(items):
+        kind = _type(item)
+        if kind == "item_reference" or (kind == "reasoning" and not item.get("encrypted_content")):
+            place = view.near(items, k, "content")
+            if place is not None:
+                yield Hit(place[0], f"Item with id '{item.get('id', '')}' not found. Items are not persisted when "
+                                    "'store' is set to false. Try again with 'store' set to true, or remove this item "
+                                    "from your input.", where=place[1])
+
+
 TARGET = create(NAME, [
     Rule("output-without-call", output_without_call, ERROR, "https://github.com/continuedev/continue/issues/10092",
          "a function_call_output with no function_call before it (unless the request continues server-side state)"),
@@ -98,4 +180,16 @@ TARGET = create(NAME, [
     Rule("unknown-role", unknown_role, WARNING, DOCS,
          "a message role Responses does not list (item types it does not know are not reported)",
          "Give the message a supported role, or remove it."),
+    Rule("reasoning-without-following", reasoning_without_following, ERROR,
+         "https://github.com/continuedev/continue/issues/8933",
+         "a reasoning item not followed by the item it produced (native)",
+         "Send the reasoning item with the message or call that came right after it, or neither."),
+    Rule("call-without-reasoning", call_without_reasoning, WARNING, "https://github.com/can1357/oh-my-pi/issues/4173",
+         "a stored function_call (fc_ id) in a user turn with no reasoning item, in a request that sends "
+         "reasoning (native)",
+         "Send the turn's reasoning item back, unchanged, before the call."),
+    Rule("unstored-reference", unstored_reference, ERROR, "https://github.com/vercel/ai/issues/7543",
+         "store: false, and an item sent by id only (item_reference, reasoning without encrypted_content) (native)",
+         "Send the reasoning with its encrypted_content (include reasoning.encrypted_content), or set store to true."),
+    surrogate_rule(WARNING, DOCS),
 ])

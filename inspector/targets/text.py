@@ -1,0 +1,77 @@
+"""Rules about the text itself, shared by every target's table.
+
+A lone UTF-16 surrogate (half of an emoji split by a truncation that counted UTF-16 code
+units) cannot be written as UTF-8: a strict JSON reader refuses the whole body, whatever
+the provider. Inspector's own reader refuses such a file with its line and column (orjson
+rejects a ``\\ud83d`` escape without its pair), so the rule sees them only in a document
+handed over as Python objects (the library API, stdlib ``json`` readers, a TUI paste).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from .base import Hit, Rule, View, calls_of, is_map
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+HIGH = range(0xD800, 0xDC00)
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(field path, string) of every string in a message, keys included."""
+    if isinstance(value, str):
+        yield path, value
+    elif is_map(value):
+        for k, v in value.items():
+            if isinstance(k, str):
+                yield f"{path}.{k} (key)", k
+            yield from _strings(v, f"{path}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for n, v in enumerate(value):
+            yield from _strings(v, f"{path}[{n}]")
+
+
+def lone_surrogate(view: View) -> Iterator[Hit]:
+    """Each row with a lone surrogate, named by its field and character offset (one hit a
+    row: the first one the provider's reader stops at). orjson refuses to write a lone
+    surrogate, so a history it writes has none and is not walked."""
+    if _writable(view):
+        return
+    for i, m in view.rows:
+        for path, text in _strings(m, "message"):
+            found = SURROGATE.search(text)
+            if found is None:
+                continue
+            ch = ord(found.group())
+            kind = "high" if ch in HIGH else "low"
+            yield Hit(i, f"The request body is not valid JSON: invalid {kind} surrogate in string "
+                         f"(U+{ch:04X} at character {found.start()} of {path[len('message.'):] or 'the message'})")
+            break
+
+
+def _writable(view: View) -> bool:
+    def build() -> bool:
+        try:
+            orjson.dumps(view.messages)
+        except (TypeError, orjson.JSONEncodeError):       # a surrogate, or a value orjson cannot write
+            return False
+        return True
+    return view.memo("orjson-writable", build)
+
+
+def surrogate_rule(severity: str, source: str) -> Rule:
+    return Rule("lone-surrogate", lone_surrogate, severity, source,
+                "a lone UTF-16 surrogate (half of a split emoji) in a message",
+                "Remove the half character or restore its pair where the text was cut; Inspector does not edit "
+                "message text.")
+
+
+def call_arguments(m: Any) -> Iterator[tuple[int, Any, Any]]:
+    """(call position, id, arguments) of each call of a flat row."""
+    for j, call in enumerate(calls_of(m)):
+        if is_map(call):
+            yield j, call.get("tool_call_id", call.get("id")), call.get("arguments")

@@ -1,0 +1,174 @@
+"""Issue 20's provider refusals as test cases: (target, rule, subject, the provider's error
+text, native location or None). A subject is flat messages, or (format, document) read
+through the pipeline. Each document is the smallest body that shows the refusal its issue
+reports."""
+
+from __future__ import annotations
+
+
+def U(text="u"):
+    return {"role": "user", "content": text}
+
+
+def A(*ids, args="{}", text=""):
+    return {"role": "assistant", "content": text,
+            "tool_calls": [{"tool_call_id": i, "name": "f", "arguments": args} for i in ids]}
+
+
+def T(cid, text="r"):
+    return {"role": "tool", "content": text, "tool_call_id": cid}
+
+
+THINK = {"type": "thinking", "thinking": "The user wants the weather.", "signature": "EqQBCkYIBxgCKkD"}
+USE = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Paris"}}
+RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"}]}
+ENABLED = {"type": "enabled", "budget_tokens": 2048}
+
+
+def anthropic(*messages, **settings):
+    return {"model": "claude-sonnet-4-5", "max_tokens": 4096, **settings,
+            "messages": [{"role": "user", "content": "Weather in Paris?"}, *messages]}
+
+
+def chat(*messages, **settings):
+    return {"model": "gpt-4.1", **settings, "messages": [{"role": "user", "content": "Weather in Paris?"}, *messages]}
+
+
+def chat_call(cid="call_1", args="{}", **extra):
+    return {"role": "assistant", "content": None, **extra,
+            "tool_calls": [{"id": cid, "type": "function", "function": {"name": "weather", "arguments": args}}]}
+
+
+def chat_result(cid="call_1"):
+    return {"role": "tool", "tool_call_id": cid, "content": "18C"}
+
+
+def responses(*items, **settings):
+    return {"model": "gpt-5", **settings, "input": [{"role": "user", "content": "Weather in Paris?"}, *items]}
+
+
+def reasoning(rid="rs_1", **extra):
+    return {"type": "reasoning", "id": rid, "summary": [], **extra}
+
+
+def fcall(fid, cid):
+    return {"type": "function_call", "id": fid, "call_id": cid, "name": "weather", "arguments": "{}"}
+
+
+def fout(cid):
+    return {"type": "function_call_output", "call_id": cid, "output": "18C"}
+
+
+def gemini(*contents, **settings):
+    return {**settings, "contents": [{"role": "user", "parts": [{"text": "Weather in Paris?"}]}, *contents]}
+
+
+def gcall(signature=None):
+    part = {"functionCall": {"name": "weather", "args": {"city": "Paris"}}}
+    if signature:
+        part["thoughtSignature"] = signature
+    return {"role": "model", "parts": [part]}
+
+
+GRESULT = {"role": "user", "parts": [{"functionResponse": {"name": "weather", "response": {"t": "18C"}}}]}
+
+LONG = "call_" + "x" * 36                       # 41 characters
+THINKING_FIRST = ("messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. "
+                  "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                  "(preceeding the lastmost set of `tool_use` and `tool_result` blocks).")
+SIGNATURE = ("Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
+             "correctly, and missing thought_signature may lead to degraded model performance. Additional data, "
+             "function call `default_api:weather`, position 1.")
+BAD_ARGS = '{"city": "Paris", description": "cut"}'
+
+CASES = [
+    # Anthropic (anomalyco/opencode#3077, tailcallhq/forgecode#1853, anthropic-sdk-python#1598, claude-code#6199)
+    ("anthropic", "thinking-not-first",
+     ("anthropic", anthropic({"role": "assistant", "content": [USE]}, RESULT, thinking=ENABLED)),
+     THINKING_FIRST, "messages[1].content[0]"),
+    ("anthropic", "thinking-when-disabled",
+     ("anthropic", anthropic({"role": "assistant", "content": [THINK, {"type": "text", "text": "It is"}]})),
+     "messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot "
+     "contain `thinking`. To use thinking blocks, enable `thinking` in your request.", "messages[1].content[0]"),
+    ("anthropic", "signature-other-model",
+     ("anthropic", anthropic({"role": "assistant", "model": "claude-opus-4-1", "content": [THINK, USE]}, RESULT,
+                             thinking=ENABLED)),
+     "messages.1.content.0: Invalid `signature` in `thinking` block (written by claude-opus-4-1, sent to "
+     "claude-sonnet-4-5)", "messages[1].content[0]"),
+    ("anthropic", "blank-text",
+     ("anthropic", anthropic({"role": "assistant", "content": [{"type": "text", "text": " \n"}]},
+                             {"role": "user", "content": "go on"})),
+     "messages: text content blocks must contain non-whitespace text", "messages[1].content[0]"),
+    ("anthropic", "lone-surrogate", [U("Nice \ud83d")],
+     "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 5 of content)",
+     None),
+    # Bedrock (aws-samples/bedrock-engineer#8)
+    ("bedrock", "blank-text",
+     ("bedrock", {"messages": [{"role": "user", "content": [{"text": "Weather?"}]},
+                               {"role": "assistant", "content": [{"text": "Looking."}]},
+                               {"role": "user", "content": [{"text": ""}]}]}),
+     "The text field in the ContentBlock object at messages.2.content.0 is blank. Add text to the text field, and "
+     "try again.", "messages[2].content[0]"),
+    ("bedrock", "lone-surrogate", [U("\ude00 cut")],
+     "The request body is not valid JSON: invalid low surrogate in string (U+DE00 at character 0 of content)",
+     None),
+    # OpenAI Chat (vercel/ai#5171)
+    ("openai-chat", "tool-call-id-length", [U(), A(LONG), T(LONG)],
+     "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length 40, but got "
+     "a string with length 41 instead.", None),
+    ("openai-chat", "lone-surrogate", [U(), A("call_1", args='{"q": "\ud83d"}'), T("call_1")],
+     "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 7 of "
+     "tool_calls[0].arguments)", None),
+    # OpenAI Responses (continuedev/continue#8933, can1357/oh-my-pi#4173, vercel/ai#7543)
+    ("openai-responses", "reasoning-without-following",
+     ("openai-responses", responses(reasoning(encrypted_content="gAAA"), {"role": "user", "content": "go on"})),
+     "Item 'rs_1' of type 'reasoning' was provided without its required following item.", "input[1]"),
+    ("openai-responses", "call-without-reasoning",
+     ("openai-responses", responses(reasoning(encrypted_content="gAAA"), fcall("fc_1", "call_1"), fout("call_1"),
+                                    {"role": "assistant", "content": "18C."}, {"role": "user", "content": "Rome?"},
+                                    fcall("fc_2", "call_2"), fout("call_2"))),
+     "Item 'fc_2' of type 'function_call' was provided without its required reasoning item.", "input[6]"),
+    ("openai-responses", "unstored-reference",
+     ("openai-responses", responses(reasoning(), {"type": "message", "role": "assistant", "content": "18C."},
+                                    store=False)),
+     "Item with id 'rs_1' not found. Items are not persisted when 'store' is set to false. Try again with 'store' "
+     "set to true, or remove this item from your input.", "input[1]"),
+    ("openai-responses", "lone-surrogate", [U("\ud83d")],
+     "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 0 of content)",
+     None),
+    # Gemini (NoeFabris/opencode-antigravity-auth#368; docs.apiyi.com FAQ)
+    ("gemini", "thought-signature", ("gemini", gemini(gcall(), GRESULT, model="gemini-3-pro-preview")),
+     SIGNATURE, "contents[1].parts[0]"),
+    ("gemini", "thought-signature-unknown-model", ("gemini", gemini(gcall("c2lnMQ=="), GRESULT, gcall(), GRESULT)),
+     SIGNATURE, "contents[3].parts[0]"),
+    ("gemini", "lone-surrogate", [U("\udbff")],
+     "The request body is not valid JSON: invalid high surrogate in string (U+DBFF at character 0 of content)",
+     None),
+    # Mistral (solbrowse/extension#16)
+    ("mistral", "empty-assistant", [U(), {"role": "assistant", "content": ""}, U("hello?")],
+     "Assistant message must have either content or tool_calls, but not none", None),
+    ("mistral", "lone-surrogate", [U("\ud83d")],
+     "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 0 of content)",
+     None),
+    # xAI (spiceai/spiceai#4734), vLLM (MoonshotAI/kimi-cli#2165)
+    ("xai", "call-arguments-json", ("openai-chat", chat(chat_call(args=BAD_ARGS), chat_result())),
+     "The arguments to a tool_call with ID 'call_1' are not a valid JSON string", "messages[1].tool_calls[0]"),
+    ("vllm", "call-arguments-json", ("openai-chat", chat(chat_call(args=BAD_ARGS), chat_result())),
+     "tool_call 'call_1': arguments are not valid JSON (json.loads failed)", "messages[1].tool_calls[0]"),
+    # Groq (hackclub/ai#22, tidyverse/ellmer#162, AstrBotDevs/AstrBot#5946)
+    ("groq", "tool-call-id-missing", [U(), A("call_1"), {"role": "tool", "content": "18C"}],
+     "'messages.2' : for 'role:tool' the following must be satisfied[('messages.2.tool_call_id' : property "
+     "'tool_call_id' is missing)]", None),
+    ("groq", "assistant-content-not-string",
+     ("openai-chat", chat({"role": "assistant", "content": [{"type": "text", "text": "18C."}]})),
+     "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1.content' : value must be "
+     "a string)]", "messages[1]"),
+    ("groq", "thinking-fields",
+     ("openai-chat", chat(chat_call(reasoning_content="The user wants the weather."), chat_result())),
+     "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property "
+     "'reasoning_content' is unsupported)]", "messages[1]"),
+    # DeepSeek (earendil-works/pi#3636)
+    ("deepseek", "reasoning-not-passed-back",
+     ("openai-chat", chat(chat_call(), chat_result(), model="deepseek-reasoner")),
+     "The `reasoning_content` in the thinking mode must be passed back to the API.", "messages[1]"),
+]
