@@ -1,37 +1,146 @@
-"""Import → normalize → export: the one path every view takes.
+"""Load → repair → export: the one path every view takes, in steps a view can stop between.
 
-The CLI's ``normalize``, ``explain`` and ``check``, each batch record (local and Dask) and the
-TUI's export all call :func:`run` (or :func:`run_file`), so the same input gives the same
-bytes everywhere. Nothing here decides what a rule does: the engine decides, the formats
-apply its decisions through provenance, and this module only wires them together.
+- :func:`load` (bytes), :func:`load_file` (a path or ``-``) and :func:`read` (a parsed
+  document) give the :class:`~inspector.formats.Imported` history, one session of a file
+  that holds several when ``session`` names it;
+- :func:`repair` normalizes an import (with the strict stage when asked);
+- :func:`export` writes the repair back in a format as an :class:`Exported`: the document,
+  what the export changed on its own, the bytes, the count of entries written;
+- :class:`Outcome` is the three together; :func:`run` and :func:`run_file` take all steps.
+
+The CLI's subcommands, ``inspector check FOLDER``, each batch record (local and Dask),
+``inspector serve`` and the TUI (its load, strict toggle and export) all go through these
+steps, so the same input gives the same bytes everywhere. Nothing here decides what a rule
+does: the engine decides, the formats apply its decisions through provenance, and this
+module only wires them together. No step edits what an earlier step returned.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import EXTENSIONS, Event, Result, normalize
-from .formats import REGISTRY, Imported, export_history, import_history
-from .io import InputError, display_name, parse_json, read_bytes
+from . import formats
+from .formats import REGISTRY, Imported, export_history, import_history, known
+from .io import display_name, parse_json, read_bytes
 
-__all__ = ["Outcome", "parse", "run", "run_file", "select_session"]
+__all__ = ["Exported", "Outcome", "export", "load", "load_file", "outcome", "parse", "read", "repair",
+           "run", "run_file", "select_session"]
+
+SNIFF_BYTES = 1 << 20   # what a format sees of the bytes when it is asked whether they are its own
+
+
+# -- load ---------------------------------------------------------------------------------
+def parse(data: bytes, name: str = "<input>", fmt: str = "auto", sniff: bool = True) -> Any:
+    """Bytes to a document: a format that claims raw bytes (``Format.sniff``) parses them
+    itself; anything else is one JSON document. ``sniff=False`` (a batch record, which is one
+    JSON document by construction) skips asking the formats when none is named."""
+    if fmt != "auto":
+        return REGISTRY[known(fmt, name)].parse(data, name)
+    if sniff:
+        # Formats sniff the head only: a one-line JSON body of many megabytes is then not
+        # parsed once per JSON Lines format before it is parsed as the document it is.
+        head = data[:SNIFF_BYTES]
+        for f in REGISTRY.values():
+            if f.sniff(head, name):
+                return f.parse(data, name)
+    return parse_json(data, name)
+
+
+def select_session(document: Any, session: str, name: str) -> Any:
+    """``--session ID``: one session of a file that holds several (an Agents SDK database).
+    The format chooses on a copy, so the document given (an earlier step's export, in batch)
+    is left as it was."""
+    return formats.select_session(document, session, name)
+
+
+def read(document: Any, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> Imported:
+    """A parsed document as the flat history the engine reads (``fmt``: ``auto`` detects)."""
+    if session is not None:
+        document = select_session(document, session, name)
+    return import_history(document, name, fmt)
+
+
+def load(data: bytes, name: str = "<input>", fmt: str = "auto", session: str | None = None,
+         sniff: bool = True) -> Imported:
+    """Bytes, parsed (see :func:`parse`) and read as a history."""
+    return read(parse(data, name, fmt, sniff), name, fmt, session)
+
+
+def load_file(path: str | os.PathLike, fmt: str = "auto", session: str | None = None) -> Imported:
+    """:func:`load` on a file, or on standard input for ``-``; the history is named as the
+    CLI names the file."""
+    return load(read_bytes(path), display_name(path), fmt, session)
+
+
+# -- repair -------------------------------------------------------------------------------
+def repair(imported: Imported, extensions: Sequence[str] = (), owned: bool = False) -> Result:
+    """The engine on the imported messages, with ``extensions`` (``("strict",)``) after MEM-5.
+
+    ``owned`` says the caller holds the import alone and nobody will edit it or the result
+    (the TUI, batch, bytes parsed by :func:`run`): the engine then runs in its zero-copy mode
+    and the result may share objects with the import; otherwise it shares none."""
+    return normalize(imported.messages, extensions, copy=not owned)
+
+
+# -- export -------------------------------------------------------------------------------
+def _written(imported: Imported, result: Result, to: str) -> tuple[Any, list[Event]]:
+    """The formats' export, and what it changed on its own: the one call into it."""
+    exported = export_history(imported, result, to)
+    return exported.document, exported.events
 
 
 @dataclass(slots=True)
+class Exported:
+    """A repair written back in one format: the document, the export's own events (what it
+    changed beyond the engine's decisions), and the bytes and entry count, computed when
+    first asked for."""
+
+    document: Any
+    events: list[Event]
+    format: str
+    compact: bool = False
+    _data: bytes | None = field(default=None, repr=False)
+    _entries: int | None = field(default=None, repr=False)
+
+    @property
+    def data(self) -> bytes:
+        """The document as the bytes ``inspector normalize`` writes."""
+        if self._data is None:
+            self._data = REGISTRY[self.format].dump(self.document, self.compact)
+        return self._data
+
+    @property
+    def entries(self) -> int:
+        """How many entries the written history holds in its format (messages, items, lines).
+        The format's importer is the one place that knows where a document keeps its entries,
+        so the written document is read once, when this is first asked (the TUI's toast)."""
+        if self._entries is None:
+            self._entries = len(import_history(self.document, "<export>", self.format).history)
+        return self._entries
+
+
+def export(imported: Imported, result: Result, to: str = "same", compact: bool = False) -> Exported:
+    """``result`` (from :func:`repair` of ``imported``) as a document in format ``to``
+    (``same``: the input's own)."""
+    document, events = _written(imported, result, to)
+    return Exported(document, events, imported.format if to == "same" else to, compact)
+
+
+# -- all steps ----------------------------------------------------------------------------
+@dataclass(slots=True)
 class Outcome:
     """Everything a view needs about one history: where it came from, what the engine did,
-    and what is written back. ``data`` is computed on first use."""
+    and what is written back."""
 
     name: str
     imported: Imported
     result: Result
-    exported: Any
-    to: str
-    compact: bool = False
-    export_events: list[Event] = field(default_factory=list)   # what this export changed on its own
-    _data: bytes | None = None
+    export: Exported
+    to: str = "same"
 
     @property
     def format(self) -> str:
@@ -40,75 +149,59 @@ class Outcome:
 
     @property
     def output_format(self) -> str:
-        return self.imported.format if self.to == "same" else self.to
+        return self.export.format
+
+    @property
+    def exported(self) -> Any:
+        """The written document."""
+        return self.export.document
+
+    @property
+    def export_events(self) -> list[Event]:
+        """What this export changed on its own."""
+        return self.export.events
+
+    @property
+    def compact(self) -> bool:
+        return self.export.compact
 
     @property
     def events(self) -> list[Event]:
         """Everything that happened, in order: import notes, the stages' events, then what
         the export changed on its own."""
-        return [*self.imported.events, *self.result.events, *self.export_events]
+        return [*self.imported.events, *self.result.events, *self.export.events]
 
     @property
     def data(self) -> bytes:
         """The exported document as the bytes ``inspector normalize`` writes."""
-        if self._data is None:
-            self._data = REGISTRY[self.output_format].dump(self.exported, self.compact)
-        return self._data
+        return self.export.data
 
     @property
     def changed(self) -> bool:
         """Whether writing the output back would change the input document, or the export
         says it changed something. Import notes alone (how a document was read) are not
         changes: normalize's own output checks clean."""
-        return bool(self.export_events) or self.exported != self.imported.document
+        return bool(self.export.events) or self.export.document != self.imported.document
 
 
-SNIFF_BYTES = 1 << 20   # what a format sees of the bytes when it is asked whether they are its own
-
-
-def parse(data: bytes, name: str = "<input>", fmt: str = "auto") -> Any:
-    """Bytes to a document: a format that claims raw bytes (``Format.sniff``) parses them
-    itself; anything else is one JSON document."""
-    if fmt != "auto":
-        if fmt not in REGISTRY:
-            raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(REGISTRY)}")
-        return REGISTRY[fmt].parse(data, name)
-    # Formats sniff the head only: a one-line JSON body of many megabytes is then not parsed
-    # once per JSON Lines format before it is parsed as the document it is.
-    head = data[:SNIFF_BYTES]
-    for f in REGISTRY.values():
-        if f.sniff(head, name):
-            return f.parse(data, name)
-    return parse_json(data, name)
+def outcome(imported: Imported, name: str = "<input>", to: str = "same", strict: bool = False,
+            compact: bool = False, owned: bool = False) -> Outcome:
+    """Repair and export an import: the steps after :func:`load`."""
+    result = repair(imported, EXTENSIONS if strict else (), owned)
+    return Outcome(name, imported, result, export(imported, result, to, compact), to)
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
         strict: bool = False, compact: bool = False, session: str | None = None,
         owned: bool = False) -> Outcome:
-    """Run the whole pipeline on a parsed document (``bytes`` are parsed first; ``session``
-    picks one session in a file that holds several).
-
-    ``owned`` says the caller hands the document over: nobody else holds it, and nobody
-    will edit it or the outcome (bytes parsed here always are). The engine then runs in its
-    zero-copy mode: the outcome's result may share objects (messages already flat, calls)
-    with what was imported; otherwise it shares none, as ``normalize`` gives by default."""
+    """Every step on a parsed document (``bytes`` are parsed first, and then owned; ``session``
+    picks one session in a file that holds several; ``owned``: see :func:`repair`)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
-        document = parse(bytes(document), name, fmt)
+        imported = load(bytes(document), name, fmt, session)
         owned = True
-    if session is not None:
-        document = select_session(document, session, name)
-    imported = import_history(document, name, fmt)
-    result = normalize(imported.messages, EXTENSIONS if strict else (), copy=not owned)
-    exported = export_history(imported, result, to)
-    return Outcome(name, imported, result, exported, to, compact, list(imported.export_events))
-
-
-def select_session(document: Any, session: str, name: str) -> Any:
-    """``--session ID``: one session of a file that holds several (an Agents SDK database)."""
-    select = getattr(document, "select", None)
-    if not callable(select):
-        raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
-    return select(session, name)
+    else:
+        imported = read(document, name, fmt, session)
+    return outcome(imported, name, to, strict, compact, owned)
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,

@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
-from .. import pipeline
+from .. import formats, pipeline
 from ..engine import gc_paused
-from ..io import MAX_WRITE_DEPTH, InputError, parse_json
+from ..io import InputError, write_failure
 from .heap import keep_freed_memory
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
@@ -140,16 +140,14 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             else:
                 # A record is one JSON document: no session format's sniffing of raw bytes
                 # applies to it (and a sniff would parse every line twice).
-                document = parse_json(item, RECORD) if fmt == "auto" else pipeline.parse(item, RECORD, fmt)
-                outcomes = [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
+                imported = pipeline.load(item, RECORD, fmt, sniff=False)
+                outcomes = [pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)]
             data = outcomes[-1].data
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
         except (orjson.JSONEncodeError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
-            deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
-            _failed(result, record, f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels "
-                                    "of lists and objects" if deep else f"cannot write the result as JSON: {exc}")
+            _failed(result, record, write_failure(exc))
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch
             _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")
@@ -173,22 +171,23 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
 
 def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outcome]:
     """A whole agent session file through the pipeline, as ``inspector normalize FILE`` runs it.
-    A database holding several sessions has each repaired in turn, every one in the database
-    the one before it wrote (``normalize --session ID`` run once per session); the last
-    outcome holds the bytes to write."""
+    A database holding several sessions has each repaired in turn, every one read from the
+    database the one before it wrote (``normalize --session ID`` run once per session, without
+    writing and parsing the bytes in between); the last outcome holds the bytes to write."""
     fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     document = pipeline.parse(data, RECORD, fmt)
-    sessions = list(getattr(document, "sessions", None) or ())
-    if getattr(document, "session", None) is not None or len(sessions) < 2:
-        return [pipeline.run(document, RECORD, fmt, to, strict, compact=True, owned=True)]
+    sessions = [s.id for s in formats.sessions(document)]
+    if formats.chosen_session(document) is not None or len(sessions) < 2:
+        return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "
                                  "only into a database (without --to)")
     outcomes = []
     for session in sessions:
-        outcome = pipeline.run(document, RECORD, fmt, to, strict, compact=True, session=session, owned=True)
+        imported = pipeline.read(document, RECORD, fmt, session)
+        outcome = pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)
         outcomes.append(outcome)
-        document = pipeline.parse(outcome.data, RECORD, fmt)
+        document = outcome.exported
     return outcomes
 
 

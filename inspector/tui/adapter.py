@@ -1,10 +1,12 @@
-"""Every fact the TUI reads from the engine's stage and kind tables, the format registry
-and the pipeline, in one small module, through their public names only
-(``inspector.engine``, ``inspector.formats``, ``inspector.pipeline``).
+"""The TUI's own readings of the core's tables: whether a stage is an extension beyond
+MEM-5, the strict stage's kinds and clauses, a format's label and how the import view
+names an original block.
 
-Views ask the stage table whether a stage is an extension beyond MEM-5 (never count views),
-find a stage's clause by its name, and take every label and block reading from the format
-registry; the rest of the TUI imports these names from here.
+The seam between the TUI and the core is the core's public faces: TUI modules import
+``inspector.engine``, ``inspector.formats``, ``inspector.pipeline`` and ``inspector.targets``
+(and ``inspector.io``, ``inspector.sessions``, ``inspector.bundled``) by their package names
+and nothing below them; ``tests/tui/test_seam.py`` holds the TUI to it. This module only
+derives; it re-exports nothing.
 """
 
 from __future__ import annotations
@@ -12,11 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import formats, pipeline
-from ..engine import (  # noqa: F401 - re-exported for the rows, the rule panel and the help
-    CLAUSE_BY_STAGE, DROP_COUNT_NOTE, KINDS, MEM5_STAGES, RULE_SPEC, RULE_TITLE, STAGE_BY_NAME,
-    STRICT_CLAUSES, Clause, Kind, Result, call_id, kind_of, normalize as _normalize, to_id,
-)
+from .. import formats
+from ..engine import KINDS, STAGE_BY_NAME, STRICT_CLAUSES, STRICT_KINDS, Kind
 
 STRICT = "strict"  # the one extension the TUI offers (t, --strict)
 
@@ -27,18 +26,9 @@ def is_extension(stage: str) -> bool:
     return spec is not None and spec.extension
 
 
-def all_kinds() -> Mapping[str, Kind]:
-    """Every event kind with its meaning: MEM-5's, the strict stage's, import and export kinds."""
-    return KINDS
-
-
-def kind_info(kind: str) -> Kind | None:
-    return KINDS.get(kind)
-
-
 def extension_kinds() -> list[Kind]:
     """Kinds whose clause belongs to an extension stage (the strict stage's own)."""
-    return [k for k in KINDS.values() if k.clause in STRICT_CLAUSES]
+    return [KINDS[name] for name in STRICT_KINDS]
 
 
 def extension_clauses() -> Mapping[str, str]:
@@ -46,20 +36,17 @@ def extension_clauses() -> Mapping[str, str]:
     return STRICT_CLAUSES
 
 
-def normalize(messages: list[Any], strict: bool = False) -> Result:
-    """The engine's zero-copy mode: the TUI owns its imported messages and edits neither
-    them nor the result (exports run the pipeline again on the imported document)."""
-    return _normalize(messages, extensions=(STRICT,) if strict else (), copy=False)
-
-
 # -- formats ----------------------------------------------------------------------------
-def format_names() -> tuple[str, ...]:
-    return tuple(formats.REGISTRY)
-
-
 def format_label(name: str) -> str:
     found = formats.REGISTRY.get(name)
     return found.label if found is not None else name
+
+
+def export_labels() -> dict[str, str]:
+    """Every export choice (``formats.EXPORT_CHOICES``: ``same`` first, the default) with
+    its label: the one list the export dialog and the palette offer."""
+    return {name: "the input's own format" if name == "same" else format_label(name)
+            for name in formats.EXPORT_CHOICES}
 
 
 def describe_block(fmt: str, original: Any) -> str | None:
@@ -76,13 +63,3 @@ def describe_block(fmt: str, original: Any) -> str | None:
         if len(original) != 1:
             return None
     return describe(original)
-
-
-# -- export -----------------------------------------------------------------------------
-def export(imported: Any, name: str, to: str = "same", strict: bool = False) -> tuple[bytes, str, int]:
-    """The bytes ``inspector normalize FILE --to TO`` writes (the pipeline's own), the format
-    written, and how many entries the written history holds in that format."""
-    outcome = pipeline.run(imported.document, name, fmt=imported.format, to=to, strict=strict)
-    written = imported.format if to == "same" else to
-    again = formats.import_history(outcome.exported, "<export>", written)
-    return outcome.data, written, len(again.history)

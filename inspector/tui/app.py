@@ -37,14 +37,17 @@ class InspectorApp(App[int]):
 
 
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
-             gallery: bool | None = None, fmt: str = "auto", strict: bool = False) -> InspectorApp:
+             gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
+             session: str | None = None) -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
-    ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5)."""
+    ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
+    ``session`` picks one session of a file that holds several (``--session ID``; without it
+    such a file opens on an error dialog that lists them, where a picker will go)."""
     if stdin_data is not None:
-        source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt)
+        source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
     elif path is not None:
-        source = Source.file(path, fmt=fmt)
+        source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
     return InspectorApp(source, gallery=gallery, strict=strict)
@@ -59,7 +62,7 @@ def reattach_terminal() -> None:
         os.close(fd)
 
 
-def run(path: str | None, fmt: str = "auto", strict: bool = False) -> int:
+def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None) -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -70,9 +73,9 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False) -> int:
                 print(f"error: <stdin>: no terminal to run the interactive app on ({exc.strerror}); "
                       "use 'inspector normalize -' or 'inspector explain -' in a pipeline", file=sys.stderr)
                 return 2
-        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict)
+        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session)
     else:
-        app = make_app(path, fmt=fmt, strict=strict)
+        app = make_app(path, fmt=fmt, strict=strict, session=session)
     result = app.run()
     return result if isinstance(result, int) else 0
 

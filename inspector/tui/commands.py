@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .adapter import extension_clauses, is_extension, kind_info
+from ..engine import KINDS
+from .adapter import extension_clauses, is_extension
 
 if TYPE_CHECKING:
     from .screens.main import MainScreen
@@ -37,7 +38,7 @@ def entries(main: MainScreen) -> list[Entry]:
     ]
     if main.doc is not None:
         for kind in main.doc.model.kind_counts:
-            info = kind_info(kind)
+            info = KINDS.get(kind)
             out.append(Entry(f"filter: kind {kind}", f"Only the messages it touched ({info.label if info else kind})",
                              lambda k=kind: main.filter_kind(k)))
     out += [

@@ -1,7 +1,10 @@
-"""Turn a source (file, standard input bytes, sample) into a normalized document.
+"""Turn a source (file, standard input bytes, sample; one session of a file that holds
+several) into a repaired document, through the pipeline's steps, and run that in a worker.
 
-Runs in a worker thread, so it reports progress through a callback and raises
-:class:`inspector.io.InputError` for anything the user must fix. No textual here.
+:func:`load_document` and :func:`renormalize` run in a worker thread: they report progress
+through a callback and raise :class:`inspector.io.InputError` for anything the user must
+fix. :func:`start` is the worker itself, which the main screen starts and whose typed
+messages it handles.
 """
 
 from __future__ import annotations
@@ -11,14 +14,22 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..engine import Result
-from ..formats import Imported, import_history
-from ..io import InputError, read_bytes
-from ..pipeline import parse
-from .adapter import normalize
+from textual.worker import Worker, get_current_worker
+
+from .. import pipeline
+from ..engine import Result, gc_paused
+from ..formats import Imported
+from ..io import InputError, describe_error, read_bytes
+from ..pipeline import Exported
+from . import confine
+from .adapter import STRICT
+from .messages import DocumentLoaded, LoadFailed, LoadProgress
 from .rows import Model
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
 
 ReportProgress = Callable[[str, float], None]  # (phase, fraction done): the worker posts it as LoadProgress
 CHUNK = 4 << 20
@@ -33,13 +44,16 @@ class Source:
     data: bytes | None = None
     sample: bool = False
     fmt: str = "auto"  # an input format name from inspector.formats, or "auto" to detect
+    session: str | None = None  # the session to open in a file that holds several (--session ID)
 
     @classmethod
-    def file(cls, path: str | os.PathLike, sample: bool = False, fmt: str = "auto") -> Source:
-        return cls(str(path) if not sample else Path(path).name, str(path), None, sample, fmt)
+    def file(cls, path: str | os.PathLike, sample: bool = False, fmt: str = "auto",
+             session: str | None = None) -> Source:
+        return cls(str(path) if not sample else Path(path).name, str(path), None, sample, fmt, session)
 
     def __repr__(self) -> str:  # never the whole of standard input
-        return f"Source({self.name!r}, path={self.path!r}, sample={self.sample}, fmt={self.fmt!r})"
+        return (f"Source({self.name!r}, path={self.path!r}, sample={self.sample}, fmt={self.fmt!r}, "
+                f"session={self.session!r})")
 
     @property
     def reloadable(self) -> bool:
@@ -80,16 +94,12 @@ def _read(path: str, name: str, progress: ReportProgress) -> bytes:
 
 def load_document(source: Source, progress: ReportProgress = lambda phase, fraction: None,
                   strict: bool = False) -> Document:
-    """Millions of small acyclic objects are born here: the cyclic collector would walk them
-    all again and again (seconds on 200,000 messages), so it pauses, and the document is
-    frozen out of every later collection before it resumes (see :func:`_frozen`)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    """Read, load and repair ``source`` through the pipeline's steps. Millions of small
+    acyclic objects are born here: the cyclic collector pauses (the engine's ``gc_paused``),
+    and the document is frozen out of every later collection before it resumes (see
+    :func:`_frozen`)."""
+    with gc_paused():
         return _frozen(_load(source, progress, strict))
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _frozen(doc: Document) -> Document:
@@ -110,26 +120,60 @@ def _load(source: Source, progress: ReportProgress, strict: bool) -> Document:
         progress(f"Reading {name}", 0.0)
         data = _read(source.path, name, progress)
     progress(f"Parsing {len(data) / 1e6:,.1f} MB", 0.3)
-    document = parse(data, name, source.fmt)   # a session file (JSONL, SQLite) is read by its format
+    imported = pipeline.load(data, name, source.fmt, source.session)   # a session file is read by its format
     del data
-    imported = import_history(document, name, source.fmt)
-    return _normalized(source, imported, progress, strict)
+    return _repaired(source, imported, progress, strict)
 
 
 def renormalize(doc: Document, strict: bool, progress: ReportProgress = lambda phase, fraction: None) -> Document:
-    """The same imported history, normalized again with or without the strict stage."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _frozen(_normalized(doc.source, doc.imported, progress, strict))
-    finally:
-        if collecting:
-            gc.enable()
+    """The same imported history, repaired again with or without the strict stage."""
+    with gc_paused():
+        return _frozen(_repaired(doc.source, doc.imported, progress, strict))
 
 
-def _normalized(source: Source, imported: Imported, progress: ReportProgress, strict: bool) -> Document:
+def _repaired(source: Source, imported: Imported, progress: ReportProgress, strict: bool) -> Document:
     raw = imported.messages
     progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
-    result = normalize(raw, strict)
+    # Owned: the TUI edits neither the import nor the result, and exports from both.
+    result = pipeline.repair(imported, (STRICT,) if strict else (), owned=True)
     progress("Preparing the view", 0.9)
     return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict)
+
+
+def export(doc: Document, to: str = "same") -> Exported:
+    """The open history's repair written in format ``to``: the bytes ``inspector normalize
+    FILE --to TO`` writes (the pipeline's own step), with the export's events and entry count."""
+    return pipeline.export(doc.imported, doc.result, to)
+
+
+def start(node: DOMNode, source: Source, strict: bool, again: Document | None = None) -> Worker[None]:
+    """Load ``source`` (or, given ``again``, repair that document's import again: the strict
+    toggle) in a thread worker of ``node``; one load at a time, a new one cancels the last.
+    The worker posts :class:`LoadProgress`, then :class:`DocumentLoaded` or
+    :class:`LoadFailed` to ``node``, never once it is cancelled."""
+
+    def run() -> None:
+        worker = get_current_worker()
+
+        def progress(phase: str, fraction: float) -> None:
+            if not worker.is_cancelled:
+                node.post_message(LoadProgress(phase, fraction))
+
+        nonlocal source
+        try:
+            if again is None:
+                source = confine.opened(node.app, source)  # served mode: read what was checked, by descriptor
+            doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
+        except InputError as exc:
+            if not worker.is_cancelled:
+                node.post_message(LoadFailed(source, str(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
+            if not worker.is_cancelled:
+                node.post_message(LoadFailed(source, describe_error(exc, source.name)))
+            return
+        doc.model.rows(0).layout()  # measure the first view's columns here, off the UI thread
+        if not worker.is_cancelled:
+            node.post_message(DocumentLoaded(doc))
+
+    return node.run_worker(run, thread=True, exclusive=True, group="load", description="load a history")

@@ -3,9 +3,12 @@ thread posts them, the screen handles them on its own thread, in order."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from .loader import Document, Source
+if TYPE_CHECKING:
+    from .loader import Document, Source
 
 
 class LoadProgress(Message):

@@ -17,17 +17,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import CLAUSES, Event, Result
-from .adapter import MEM5_STAGES, all_kinds, call_id, kind_of, to_id
+from ..engine import CLAUSES, MEM5_STAGES, Event, Result, call_id, kind_of, kinds_with, to_id
 
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
 # extension): read from the engine's own description of each kind.
-SYNTH_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "add")
-RESTORE_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "restore")
-ADD_KINDS = SYNTH_KINDS | RESTORE_KINDS
-MOVE_KINDS = frozenset(k for k, v in all_kinds().items() if v.effect == "move")
+SYNTH_KINDS = kinds_with("add")
+RESTORE_KINDS = kinds_with("restore")
+ADD_KINDS = kinds_with("add", "restore")
+MOVE_KINDS = kinds_with("move")
 
 
 def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
@@ -283,18 +282,29 @@ class Model:
                 self.by_origin.setdefault(e.origin, []).append(e)
         self.kind_counts = Counter(e.kind for e in result.events)
 
+    # -- views and stages ---------------------------------------------------------
+    def stage_of(self, view: int) -> Any:
+        """The engine's stage a view shows: view 0 is the input (or the import step) and shows
+        none, view N shows ``result.stages[N - 1]``; the one place the two numberings meet."""
+        return self.result.stages[view - 1] if view > 0 else None
+
+    def view_of(self, stage_index: int) -> int:
+        """The view that shows ``result.stages[stage_index]``."""
+        return stage_index + 1
+
     # -- counts -----------------------------------------------------------------
     def stage_counts(self, view: int) -> dict[str, int]:
         """Drops, insertions, moves and other changes a view shows (from its events)."""
         if view == 0:
             return {"messages": len(self.raw)}
-        events = self.result.stages[view - 1].events
+        stage = self.stage_of(view)
+        events = stage.events
         drops = sum(1 for e in events if e.drop)
         added = sum(1 for e in events if e.kind in ADD_KINDS)
         moved = sum(1 for e in events if e.kind in MOVE_KINDS)
         return {"dropped": drops, "synthesized": added, "moved": moved,
                 "other": len(events) - drops - added - moved,
-                "messages": len(self.result.stages[view - 1].messages)}
+                "messages": len(stage.messages)}
 
     # -- rows -------------------------------------------------------------------
     def rows(self, view: int) -> StageRows:
@@ -314,12 +324,12 @@ class Model:
                              self.by_origin, {}, set(), self.views[0], self.imported)
             rows.import_at = self.import_at
             return rows
-        stage = self.result.stages[view - 1]
+        stage = self.stage_of(view)
         if view == 1:
             before: Sequence[Any] = raw
             b_orig: Sequence[int | None] = range(len(raw))
         else:
-            prev = self.result.stages[view - 2]
+            prev = self.stage_of(view - 1)
             before, b_orig = prev.messages, prev.origins
         after, a_orig = stage.messages, stage.origins
         events_at: dict[int, list[Event]] = {}
@@ -452,14 +462,14 @@ class Model:
         keys: set[Any] = {e.origin for e in self.result.events if e.kind == kind and e.origin is not None}
         if kind in SYNTH_KINDS:
             for v, name in enumerate(self.views[1:], start=1):
-                if any(e.kind == kind for e in self.result.stages[v - 1].events):
+                if any(e.kind == kind for e in self.stage_of(v).events):
                     keys.update(("+", ident) for ident, e in self.rows(v).synth.items() if e.kind == kind)
         return keys
 
     def first_view_of(self, kind: str) -> int | None:
-        for v, stage in enumerate(self.result.stages, start=1):
+        for k, stage in enumerate(self.result.stages):
             if any(e.kind == kind for e in stage.events):
-                return v
+                return self.view_of(k)
         return None
 
     def filter_rows(self, view: int, *, changed_only: bool = False, keys: set[Any] | None = None,

@@ -7,7 +7,7 @@ import json
 
 from inspector.io import describe_error
 from inspector.tui.app import make_app
-from inspector.tui.screens import main as main_screen
+from inspector.tui import loader
 from inspector.tui.screens.error import ErrorDialog
 
 
@@ -19,7 +19,7 @@ async def test_a_bug_while_loading_is_named_as_one(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise bug
 
-    monkeypatch.setattr(main_screen, "load_document", broken)
+    monkeypatch.setattr(loader, "load_document", broken)
     app = make_app(str(path))
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(200):

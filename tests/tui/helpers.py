@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 from contextlib import asynccontextmanager
+from types import SimpleNamespace
+
 from textual.geometry import Region
 
 from inspector.tui.app import make_app
@@ -37,9 +40,31 @@ async def wait_loaded(app, pilot, tries: int = 400) -> None:
     raise AssertionError("the history never finished loading")
 
 
+def watch_notifications(app) -> list[SimpleNamespace]:
+    """Every notification the app is asked to show, as its ``notify`` arguments (message,
+    title, severity, markup...), recorded through the public ``App.notify``."""
+    seen: list[SimpleNamespace] = []
+    real = app.notify
+    signature = inspect.signature(real)
+
+    def notify(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        seen.append(SimpleNamespace(**bound.arguments))
+        return real(*args, **kwargs)
+
+    app.notify = notify
+    return seen
+
+
+def notifications(app) -> list[SimpleNamespace]:
+    return app.notified
+
+
 @asynccontextmanager
 async def opened(path=None, size=(160, 50), **kwargs):
     app = make_app(path, **kwargs)
+    app.notified = watch_notifications(app)
     async with app.run_test(size=size) as pilot:
         if path is not None or kwargs.get("stdin_data") is not None:
             await wait_loaded(app, pilot)

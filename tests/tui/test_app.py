@@ -312,7 +312,7 @@ async def test_narrow_screen_stacks_and_maximizes_details(broken_file):
 async def test_mouse_picks_stage_and_row(broken_file):
     async with opened(broken_file) as (app, pilot):
         bar = app.main.query_one(StageBar)
-        start, _, view = next(span for span in bar._spans if span[2] == 3)
+        start, _ = bar.chip_of(3)
         await pilot.click(StageBar, offset=(start + 1, 0))
         assert app.main.view == 3
         table = app.main.query_one(DiffTable)

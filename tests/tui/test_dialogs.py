@@ -13,7 +13,7 @@ from textual.widgets import Button, Input, OptionList
 
 from inspector.cli import main as cli_main
 from inspector.formats import import_history
-from inspector.io import InputError, load_json
+from inspector.io import InputError, parse_json, read_bytes
 from inspector.tui.loader import Source
 from inspector.tui.screens.error import ErrorDialog
 from inspector.tui.screens import export as export_module
@@ -22,7 +22,7 @@ from inspector.tui.screens.gallery import GalleryScreen, list_samples
 from inspector.tui.screens.open_file import OpenFileDialog
 from inspector.tui.widgets.diff_table import DiffTable
 
-from .helpers import BROKEN, finish_export, opened, row_lines, wait_loaded, widget_text
+from .helpers import BROKEN, finish_export, notifications, opened, row_lines, wait_loaded, widget_text
 
 
 async def _wait_error(pilot, app) -> None:
@@ -56,7 +56,7 @@ async def test_export_equals_cli_output_and_leaves_input_alone(broken_file, tmp_
         assert not isinstance(app.screen, ExportDialog)
         exported = broken_file.with_name("broken.normalized.json")
         assert exported.read_bytes() == cli_out.read_bytes()
-        assert any(str(exported) in n.message and "dropped" in n.message for n in app._notifications)
+        assert any(str(exported) in n.message and "dropped" in n.message for n in notifications(app))
     assert (broken_file.read_bytes(), broken_file.stat().st_mtime_ns) == before
 
 
@@ -120,7 +120,7 @@ async def test_export_writes_in_a_worker_thread_and_locks_the_dialog(broken_file
         release.set()
         await finish_export(app, pilot)
         assert not isinstance(app.screen, ExportDialog)
-        assert any(n.title == "Exported" and str(target) in n.message for n in app._notifications)
+        assert any(n.title == "Exported" and str(target) in n.message for n in notifications(app))
     assert target.read_bytes() == expected.read_bytes()
 
 
@@ -136,7 +136,7 @@ async def test_failed_export_opens_an_error_dialog_and_lets_the_user_retry(broke
         assert isinstance(dialog, ExportDialog) and dialog.writing is None
         assert not dialog.query_one(Input).disabled and not dialog.query_one("#export", Button).disabled
         assert "does not exist" in widget_text(app, "#export-note")
-        assert not any(n.title == "Exported" for n in app._notifications)
+        assert not any(n.title == "Exported" for n in notifications(app))
         dialog.query_one(Input).value = str(tmp_path / "out.json")
         await pilot.press("enter")
         await finish_export(app, pilot)
@@ -173,7 +173,7 @@ async def test_bad_json_opens_an_error_dialog_with_line_and_column(tmp_path, mon
     bad = Path("bad.json")
     bad.write_text('[\n  {"role": "user",\n   "content": oops}\n]\n')
     with pytest.raises(InputError) as expected:
-        load_json(bad)
+        parse_json(read_bytes(bad), str(bad))
     assert expected.value.line == 3
     async with opened(size=(100, 30), gallery=False) as (app, pilot):
         app.main.load(Source.file(bad))
@@ -199,7 +199,7 @@ async def test_other_unreadable_files(tmp_path, content):
     path = tmp_path / "h.json"
     path.write_bytes(content)
     with pytest.raises(InputError) as expected:  # what the command line would say
-        import_history(load_json(path), str(path))
+        import_history(parse_json(read_bytes(path), str(path)), str(path))
     async with opened(size=(100, 30), gallery=False) as (app, pilot):
         app.main.load(Source.file(path))
         await _wait_error(pilot, app)
@@ -330,7 +330,7 @@ async def test_notifications_show_markup_literally(tmp_path):
         await pilot.press("slash", *"[/]", "enter")  # no match: a warning quoting the search
         await pilot.press("e", "enter")
         await finish_export(app, pilot)
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in notifications(app)]
         assert any("'[/]'" in m for m in messages)
         assert any("[b]x[-b].normalized.json" in m for m in messages)
-        assert all(not n.markup for n in app._notifications)
+        assert all(not n.markup for n in notifications(app))

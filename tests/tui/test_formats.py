@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select
+from textual.widgets import Input, OptionList, Select
 
 from inspector import cli
 from inspector.cli import main as cli_main
@@ -19,7 +19,7 @@ from inspector.tui.screens.export import ExportDialog, exporters
 from inspector.tui.widgets.diff_table import DiffTable
 from inspector.tui.widgets.stage_bar import StageBar
 
-from .helpers import finish_export, opened, row_lines, widget_text
+from .helpers import finish_export, notifications, opened, row_lines, widget_text
 
 # An Anthropic Messages request as the API documents it: a top-level system, tool_use blocks
 # in assistant turns, tool_result blocks in user turns. Broken the usual ways: a retried
@@ -160,7 +160,7 @@ async def test_export_same_writes_what_the_cli_writes(request_file, tmp_path):
         # The toast counts what the file holds: Anthropic messages, not the flat rows.
         entries = len(json.loads(written)["messages"])
         assert entries != len(app.main.doc.result.messages)
-        assert any(f"Wrote {entries} messages as anthropic" in n.message for n in app._notifications)
+        assert any(f"Wrote {entries} messages as anthropic" in n.message for n in notifications(app))
     assert written == expected
     assert "system" in json.loads(written) and "tool_use" in written.decode()  # still a request body
     assert request_file.read_bytes() == before
@@ -195,7 +195,8 @@ async def test_export_format_change_keeps_a_path_the_user_typed(request_file, tm
         dialog.query_one(Select).value = "bedrock"
         await pilot.pause()
         assert dialog.query_one(Input).value == str(mine)
-        assert [value for _, value in dialog.query_one(Select)._options if value is not Select.BLANK] == list(EXPORT_CHOICES)
+        offered = dialog.query_one(Select).query_one(OptionList).options   # the list the user opens
+        assert [str(option.prompt).split(":")[0] for option in offered] == list(EXPORT_CHOICES)
 
 
 async def test_strict_toggle_adds_the_strict_stage_as_an_extension(request_file, tmp_path):
@@ -271,17 +272,17 @@ def test_rows_of_a_restored_result():
 def test_tui_command_line_passes_format_and_strict(monkeypatch):
     seen = {}
 
-    def fake_run(path, fmt="auto", strict=False):
-        seen.update(path=path, fmt=fmt, strict=strict)
+    def fake_run(path, fmt="auto", strict=False, session=None):
+        seen.update(path=path, fmt=fmt, strict=strict, session=session)
         return 0
 
     import inspector.tui.app as tui_app
 
     monkeypatch.setattr(tui_app, "run", fake_run)
     assert cli.main(["--from", "anthropic", "--strict", "x.json"]) == 0
-    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True}
-    assert cli.main(["y.json"]) == 0
-    assert seen == {"path": "y.json", "fmt": "auto", "strict": False}
+    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None}
+    assert cli.main(["y.json", "--session", "s1"]) == 0
+    assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1"}
 
 
 async def test_help_explains_the_import_step_and_the_strict_extension(request_file):
@@ -389,7 +390,7 @@ async def test_gemini_calls_without_ids_show_how_they_were_paired(tmp_path):
         assert imported.notes[0] in rule
         assert f"{len(imported.events)} import events" in rule
         assert all(e.message in rule for e in imported.events)
-        assert any(imported.notes[0] in n.message for n in app._notifications)
+        assert any(imported.notes[0] in n.message for n in notifications(app))
 
 
 async def test_summary_lists_strict_kinds_with_their_own_clauses(request_file):

@@ -11,7 +11,7 @@ from textual.theme import BUILTIN_THEMES
 from inspector.bundled import samples_dir
 from inspector.formats import import_history
 from inspector.engine import normalize
-from inspector.io import load_json
+from inspector.io import parse_json, read_bytes
 from inspector.tui.rows import call_ids, role_of, tag_text
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 
@@ -22,7 +22,7 @@ SAMPLE = "17-long-parallel-call-ids.json"
 
 
 def _sample():
-    imported = import_history(load_json(samples_dir() / SAMPLE), SAMPLE)
+    imported = import_history(parse_json(read_bytes(samples_dir() / SAMPLE), SAMPLE), SAMPLE)
     return imported, normalize(imported.messages)
 
 
@@ -103,9 +103,9 @@ async def test_each_row_shows_all_its_kinds_and_its_cause():
         await pilot.pause(0.2)
         details = " ".join(widget_text(app, "#details-body").split())
         assert f"→ #{redeclared.cause} (f goes there)" in details
-        from inspector.tui.adapter import kind_info
+        from inspector.engine import kind
 
-        assert kind_info("call-redeclared").meaning not in details  # the kind's meaning is the help's
+        assert kind("call-redeclared").meaning not in details  # the kind's meaning is the help's
 
 
 def test_tag_text_names_every_kind_or_counts_them():

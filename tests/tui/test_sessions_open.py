@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from inspector.tui.loader import Source, load_document
+from inspector.tui.screens.error import ErrorDialog
 from inspector.tui.screens.export import default_export_path
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -28,3 +29,63 @@ def test_export_of_a_session_proposes_the_repaired_name():
     assert default_export_path("/x/a.db") == "/x/a.repaired.db"
     assert default_export_path("/x/h.json") == "/x/h.normalized.json"
     assert default_export_path("/x/s.jsonl", "anthropic") == "/x/s.jsonl.normalized.anthropic.json"
+
+
+# -- one session of a database that holds several (--session ID) ---------------------------
+@pytest.fixture
+def two_sessions(tmp_path):
+    from tests.sessions import agents_builder as ab
+
+    return ab.make(tmp_path / "agents.db", {"support-42": ab.orphan_output(), "faro": ab.clean()})
+
+
+def _launch(argv, monkeypatch):
+    """``inspector ARGV`` through the CLI, the app run headless: what it showed once loaded."""
+    from inspector.cli import main
+    from inspector.tui.app import InspectorApp
+
+    seen = {}
+    real = InspectorApp.run
+
+    async def look(pilot):
+        app = pilot.app
+        for _ in range(400):
+            await pilot.pause(0.02)
+            if app.main.doc is not None or isinstance(app.screen, ErrorDialog):
+                break
+        seen["doc"] = app.main.doc
+        seen["screen"] = app.screen
+        app.exit(0)
+
+    monkeypatch.setattr(InspectorApp, "run", lambda self, **kw: real(self, headless=True, size=(120, 40),
+                                                                      auto_pilot=look))
+    try:
+        assert main(argv) == 0
+    finally:
+        monkeypatch.undo()
+    return seen
+
+
+def test_the_tui_opens_the_session_given_with_session(two_sessions, monkeypatch):
+    from inspector.pipeline import run_file
+
+    for session in ("support-42", "faro"):
+        seen = _launch([str(two_sessions), "--session", session], monkeypatch)
+        doc = seen["doc"]
+        assert doc is not None and not isinstance(seen["screen"], ErrorDialog)
+        assert doc.imported.document.session == session
+        cli = run_file(two_sessions, session=session)   # what `inspector check --session` reads
+        assert doc.raw == cli.imported.messages and len(doc.result.events) == len(cli.result.events)
+    assert run_file(two_sessions, session="support-42").result.events   # the two differ
+    assert not run_file(two_sessions, session="faro").result.events
+
+
+def test_without_session_the_tui_says_how_to_choose_one(two_sessions, monkeypatch):
+    seen = _launch([str(two_sessions)], monkeypatch)
+    assert seen["doc"] is None and isinstance(seen["screen"], ErrorDialog)
+    assert "--session" in seen["screen"].message and "support-42" in seen["screen"].message
+
+
+def test_an_unknown_session_is_an_error_dialog_naming_the_sessions(two_sessions, monkeypatch):
+    seen = _launch([str(two_sessions), "--session", "nope"], monkeypatch)
+    assert isinstance(seen["screen"], ErrorDialog) and "faro" in seen["screen"].message

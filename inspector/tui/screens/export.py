@@ -1,9 +1,9 @@
 """Export the repaired history: a format, a path, a confirmation before replacing, never the input.
 
-The bytes are exactly what `inspector normalize FILE --to NAME` writes: both come from
-:func:`inspector.pipeline.run`'s ``Outcome.data`` (through :mod:`inspector.tui.adapter`).
-``exporters()`` lists the output formats (``same`` first, the default) with the format
-registry's label for each.
+The bytes are exactly what `inspector normalize FILE --to NAME` writes: both come from the
+pipeline's export step (:func:`inspector.pipeline.export`), here on the open history's own
+import and repair. ``exporters()`` lists the output formats (``same`` first, the default)
+with the format registry's label for each.
 
 Serializing and writing a large history takes seconds, so it runs in a thread worker; the
 dialog stays up, greyed out, until the file is in place, and a failure opens an error dialog.
@@ -24,8 +24,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
+from ... import pipeline
 from ...engine import Result
-from ...formats import Imported
+from ...formats import Imported, whole_file_suffixes
 from ...io import InputError, atomic_write, describe_error, same_file
 from ...sessions import repaired_name
 from .. import adapter, confine
@@ -35,10 +36,10 @@ from .error import ErrorDialog
 
 def exporters() -> dict[str, str]:
     """Every output format with its label, ``same`` (the input's own format) first."""
-    return {"same": "the input's own format", **{n: adapter.format_label(n) for n in adapter.format_names()}}
+    return adapter.export_labels()
 
 
-export_outcome = adapter.export  # (imported, name, to, strict) -> (bytes, format written, entries written)
+export_outcome = pipeline.export  # (imported, result, to) -> Exported: document, events, bytes, entries
 
 
 def default_export_path(source: str | None, to: str = "same") -> str:
@@ -49,7 +50,7 @@ def default_export_path(source: str | None, to: str = "same") -> str:
     if source is None:
         return f"stdin.{suffix}"
     path = Path(source)
-    if to == "same" and path.suffix in (".jsonl", ".db", ".sqlite", ".sqlite3"):
+    if to == "same" and path.suffix in whole_file_suffixes():
         return repaired_name(path)   # a session file: the same name as `inspector normalize` writes
     stem = path.name[:-5] if path.name.endswith(".json") else path.name
     return str(path.with_name(f"{stem}.{suffix}"))
@@ -61,8 +62,7 @@ class ExportDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Close", id="export.cancel", tooltip="Close without writing")]
 
     def __init__(self, result: Result, default: str, inputs: tuple[str, ...], to: str = "same", *,
-                 imported: Imported, strict: bool = False, source: str | None = None,
-                 name: str = "<input>") -> None:
+                 imported: Imported, strict: bool = False, source: str | None = None) -> None:
         """``default`` is the path for ``same``; ``source`` is what it derives from (None for
         standard input), so the path follows the chosen format until the user edits it."""
         super().__init__()
@@ -73,7 +73,6 @@ class ExportDialog(ModalScreen[str | None]):
         self.imported = imported
         self.strict = strict
         self.source = source
-        self.history_name = name  # the pipeline names the history by it
         self._confirm: str | None = None  # the existing path the user was asked about
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
@@ -177,7 +176,8 @@ class ExportDialog(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def write(self, path: str) -> str:
         """Off the UI thread: build the document, serialize it, write it atomically."""
-        data, fmt, count = export_outcome(self.imported, self.history_name, self.to, self.strict)
+        exported = export_outcome(self.imported, self.result, self.to)
+        data, fmt, count = exported.data, exported.format, exported.entries
         try:
             if (sent := confine.deliver(self.app, path, data)) is not None:
                 return sent

@@ -11,8 +11,8 @@ from textual.screen import ModalScreen
 from textual.keys import format_key
 from textual.widgets import Footer, Markdown, Static
 
-from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
-from ..adapter import DROP_COUNT_NOTE, RULE_SPEC, RULE_TITLE, all_kinds, extension_clauses, extension_kinds
+from ...engine import CLAUSES, DROP_COUNT_NOTE, KINDS, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE
+from ..adapter import extension_clauses, extension_kinds
 
 
 def _key(binding: Binding) -> str:
@@ -63,7 +63,7 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
         lines += [f"### Clause {clause.number} ({clause.stage}): {clause.title}", "", clause.summary, ""]
     lines += ["### The drop count", "", DROP_COUNT_NOTE, "", "## Event kinds", "",
               "| clause | kind | drop | meaning |", "|---|---|---|---|"]
-    for kind in all_kinds().values():
+    for kind in KINDS.values():
         if kind in extension:
             continue
         lines.append(f"| {kind.clause} | `{kind.name}` | {'yes' if kind.drop else ''} | {_cell(kind.meaning)} |")

@@ -3,16 +3,15 @@
 The screen owns the loaded document and the view state: stage, split, filters are
 reactives whose watchers all end in one place (:meth:`MainScreen._show_view`), as in
 posting's main screen, so a key, a click, the palette or a summary pick change the view the
-same way. Loading and normalizing run in a worker thread that reports through typed
-messages (:mod:`inspector.tui.messages`).
+same way. Loading and normalizing run in the loader's worker thread
+(:func:`inspector.tui.loader.start`), which reports through typed messages
+(:mod:`inspector.tui.messages`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,10 +27,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from ...io import InputError, describe_error
-from .. import confine
-from ..adapter import STRICT, is_extension, kind_info
-from ..loader import Document, Source, load_document, renormalize
+from ...engine import KINDS
+from .. import confine, loader
+from ..adapter import STRICT, is_extension
+from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, StagesPrepared
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
@@ -134,8 +133,6 @@ class MainScreen(Screen[None]):
         self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
         self.kind_keys: set[Any] | None = None
         self.searching = False
-        self._batch = 0  # inside _changing(): watchers only mark the view dirty
-        self._dirty = False
         self.loading_source: Source | None = None
         self._loading_timer = None
         self._pane_timer = None
@@ -187,32 +184,33 @@ class MainScreen(Screen[None]):
     def watch_changed_only(self) -> None:
         self._state_changed()
 
-    def watch_kind(self, kind: str | None) -> None:
-        self.kind_keys = self.doc.model.touched_by(kind) if kind is not None and self.doc is not None else None
+    def watch_kind(self) -> None:
+        self._kind_keys()
         self._state_changed()
 
     def watch_query_text(self) -> None:
         self._state_changed()
 
     def _state_changed(self) -> None:
-        if self._batch:
-            self._dirty = True
-        else:
-            self._show_view(self.current_key())
+        self._show_view(self.current_key())
 
-    @contextmanager
-    def _changing(self, keep: Any = None, *, moved: bool = False) -> Iterator[None]:
-        """Change several parts of the view state, then show the result once; ``moved``: the
-        cursor goes to ``keep`` (None: the first row) rather than staying on its message."""
+    def _kind_keys(self) -> None:
+        kind = self.kind
+        self.kind_keys = self.doc.model.touched_by(kind) if kind is not None and self.doc is not None else None
+
+    def _change(self, keep: Any = None, *, moved: bool = False, **state: Any) -> bool:
+        """Change several reactives of the view state at once, without their watchers
+        (``set_reactive``), then show the view once if any changed; ``moved``: the cursor
+        goes to ``keep`` (None: the first row) rather than staying on its message."""
         keep = keep if moved else self.current_key()
-        self._batch += 1
-        try:
-            yield
-        finally:
-            self._batch -= 1
-            if not self._batch and self._dirty:
-                self._dirty = False
-                self._show_view(keep)
+        changed = [name for name, value in state.items() if getattr(self, name) != value]
+        for name in changed:
+            self.set_reactive(getattr(MainScreen, name), state[name])
+        if "kind" in changed:
+            self._kind_keys()
+        if changed:
+            self._show_view(keep)
+        return bool(changed)
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
@@ -245,7 +243,7 @@ class MainScreen(Screen[None]):
             self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", refused))
             return
         self._begin_loading(source)
-        self._load_worker(source, self.strict)
+        loader.start(self, source, self.strict)
 
     def _begin_loading(self, source: Source) -> None:
         self.loading_source = source
@@ -283,30 +281,6 @@ class MainScreen(Screen[None]):
     def _on_failed(self, message: LoadFailed) -> None:
         self._failed(message.source, message.error)
 
-    @work(thread=True, exclusive=True, group="load", description="load a history")
-    def _load_worker(self, source: Source, strict: bool, again: Document | None = None) -> None:
-        """Read, import and normalize ``source``; or, given ``again``, normalize that document's
-        imported history again (the strict toggle) without reading the file."""
-        worker = get_current_worker()
-
-        def progress(phase: str, fraction: float) -> None:
-            if not worker.is_cancelled:
-                self.post_message(LoadProgress(phase, fraction))
-
-        try:
-            doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
-        except InputError as exc:
-            if not worker.is_cancelled:
-                self.post_message(LoadFailed(source, str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - whatever a file does, the app stays up and says so
-            if not worker.is_cancelled:
-                self.post_message(LoadFailed(source, describe_error(exc, source.name)))
-            return
-        doc.model.rows(0).layout()  # measure the first view's columns here, off the UI thread
-        if not worker.is_cancelled:
-            self.post_message(DocumentLoaded(doc))
-
     def _done_loading(self) -> None:
         self.loading_source = None
         if self._loading_timer is not None:
@@ -327,17 +301,16 @@ class MainScreen(Screen[None]):
         self.doc = doc
         self._shown = None  # the panes show another document's rows, whatever their ids
         gc.freeze()  # a loaded history is long-lived: keep it out of every later collection
-        with self._changing(keep, moved=True):
-            if not reload:
-                self.view, self.kind, self.query_text = 0, None, ""
-            else:
-                if doc.strict and toggled:
-                    self.view = len(doc.model.views) - 1  # show what the strict stage did
-                self.view = min(self.view, len(doc.model.views) - 1)
-                if self.kind is not None:
-                    self.kind_keys = doc.model.touched_by(self.kind)
-            self._show_document(keep)
-            self._dirty = False  # _show_document has shown the view
+        # The new document's state, without the watchers: _show_document shows it once.
+        if not reload:
+            self.set_reactive(MainScreen.view, 0)
+            self.set_reactive(MainScreen.kind, None)
+            self.set_reactive(MainScreen.query_text, "")
+        else:
+            last = len(doc.model.views) - 1
+            self.set_reactive(MainScreen.view, last if doc.strict and toggled else min(self.view, last))
+        self._kind_keys()
+        self._show_document(keep)
         if toggled:
             if doc.strict:
                 self.notify("Strict on: the strict stage, Inspector's extension beyond MEM-5, now runs "
@@ -458,7 +431,7 @@ class MainScreen(Screen[None]):
             if self.changed_only:
                 parts.append("only changed")
             if self.kind:
-                info = kind_info(self.kind)
+                info = KINDS.get(self.kind)
                 label = info.label if info is not None else self.kind
                 parts.append(f"kind: {self.kind} ({label})")
             if self.query_text:
@@ -539,11 +512,8 @@ class MainScreen(Screen[None]):
         if kind is None:
             self.kind = None
             return
-        with self._changing(None, moved=True):
-            self.kind = kind
-            first = self.doc.model.first_view_of(kind)
-            if first is not None:
-                self.view = first
+        first = self.doc.model.first_view_of(kind)
+        self._change(None, moved=True, kind=kind, **({"view": first} if first is not None else {}))
         self.query_one(DiffTable).focus()
 
     # -- actions ----------------------------------------------------------------------
@@ -640,8 +610,7 @@ class MainScreen(Screen[None]):
             self.clear_filters()
 
     def clear_filters(self) -> None:
-        with self._changing():
-            self.changed_only, self.kind, self.query_text = False, None, ""
+        self._change(changed_only=False, kind=None, query_text="")
 
     def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
         """Notifications quote file names and search text: never read them as markup."""
@@ -667,7 +636,7 @@ class MainScreen(Screen[None]):
                 self.notify(message, title="Exported")
 
         self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
-                                          strict=self.doc.strict, source=base, name=source.name), done)
+                                          strict=self.doc.strict, source=base), done)
 
     def action_open(self) -> None:
         def chosen(path: str | None) -> None:
@@ -717,7 +686,7 @@ class MainScreen(Screen[None]):
                         title="Strict")
             return
         self._begin_loading(self.doc.source)
-        self._load_worker(self.doc.source, self.strict, self.doc)
+        loader.start(self, self.doc.source, self.strict, self.doc)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))

@@ -14,8 +14,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...engine import Event
-from ..adapter import is_extension, kind_info
+from ...engine import KINDS, Event
+from ..adapter import is_extension
 from ..rows import MARK_NAMES, VIEWS, Row, original_part
 from ..text import indented, inert, json_block, pretty_json
 
@@ -33,7 +33,7 @@ def event_lines(e: Event, indent: int = 2, stage: bool = False) -> list[Renderab
     if stage:
         head.append(e.stage, "underline").append(" ")
     head.append(f"({e.clause}) {e.kind}", "bold")
-    kind = kind_info(e.kind)
+    kind = KINDS.get(e.kind)
     if kind is not None:
         head.append(f"  {kind.label}", "italic")
     if e.call is not None:

@@ -20,16 +20,12 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .. import layout
 from ..adapter import describe_block
+from ..layout import ROLE_WIDTH
 from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, import_tag, original_part, role_of, tag_text
 from ..text import compact_json, inert, preview
 
-ROLE_WIDTH = 10
-ID_LIMIT = 40  # ids up to this long are shown in full on a wide screen
-WIDE_IDS = 120  # terminal columns from which every call id of a row is shown in full, one line each
-WHERE_WIDTH = 24  # the import view's source path column (messages[3].content[1])
-MIN_CONTENT = 10
-SPLIT_TEXT = 16  # narrowest before or after text in the split view
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
                CHANGE: "diff-table--change"}
@@ -163,7 +159,7 @@ class DiffTable(ScrollView, can_focus=True):
     @property
     def wide(self) -> bool:
         """Every call id in full: the screen is wide enough (narrower, ids are shortened)."""
-        return self.app.size.width >= WIDE_IDS
+        return layout.wide_ids(self.app.size.width)
 
     def show(self, rows: StageRows | None, order: list[int] | None, *, split: bool | None = None,
              keep: Any = None) -> None:
@@ -172,11 +168,11 @@ class DiffTable(ScrollView, can_focus=True):
         self.order = order
         if split is not None:
             self.split = split
-        target = 0
+        position = 0
         if keep is not None and rows is not None:
-            target = self._find(keep)
+            position = self._find(keep)
         self._relayout()
-        self.cursor = min(target, max(self.row_count - 1, 0))
+        self.cursor = min(position, max(self.row_count - 1, 0))
         self.refresh()
 
     @staticmethod
@@ -371,44 +367,24 @@ class DiffTable(ScrollView, can_focus=True):
         """The import view of a provider format: rows say where they came from."""
         return self.rows is not None and self.rows.imported is not None
 
-    def _where_width(self, width: int) -> int:
-        if not self.importing:
-            return 0
-        cap = WHERE_WIDTH if width >= 100 else 22 if width >= 70 else 16 if width >= 50 else 0
-        return min(max(self.rows.layout().where, 4), cap) if cap else 0
+    def _measures(self) -> layout.Measures:
+        rows = self.rows
+        if rows is None:
+            return layout.Measures(shown=False)
+        measured = rows.layout()
+        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, measured.tag,
+                               measured.where, self.importing)
 
-    def _columns(self, width: int) -> tuple[int, int]:
-        """(ids, tag) widths for a table ``width`` cells wide, from the data: every id in full
-        when wide, every kind and the cause when there is room; the content takes the rest."""
-        if self.rows is None or width < 50:
-            return 0, 0
-        layout = self.rows.layout()
-        if self.wide:
-            ids = min(max(layout.longest_id, 8), ID_LIMIT) if layout.longest_id else 0
-        else:
-            ids = min(max(layout.longest_id, 8), max(10, width // 5)) if layout.longest_id and width >= 60 else 0
-        tag = min(max(layout.tag, 12), max(16, width * 2 // 5)) if layout.tag else 0
-        if self.importing and not self.wide:  # the where column takes the room
-            ids = 0
-        return ids, tag
+    def _where_width(self, width: int) -> int:
+        return layout.where_width(width, self._measures())
 
     def _ids_width(self, width: int) -> int:
         return self._split_widths(width)[2] if self.split else self._widths(width)[3]
 
     def _widths(self, width: int) -> tuple[int, int, int, int, int]:
-        index = max(len(str(len(self.rows.before or self.rows.after) if self.rows else 0)), 3) + 1
-        role = ROLE_WIDTH if width >= 50 else 6
-        ids, tag = self._columns(width)
-        where = self._where_width(width)
-        fixed = 2 + index + 1 + role + 1 + (where + 1 if where else 0)
-        room = width - fixed - MIN_CONTENT
-        if ids + tag + (ids > 0) + (tag > 0) > room:  # short of room: the tag gives way first, then ids
-            tag = max(min(tag, room - ids - (ids > 0) - 1), 12) if tag else 0
-            if ids + tag + (ids > 0) + (tag > 0) > room:
-                ids = max(room - tag - 2, 0) if ids else 0
-                ids = ids if ids >= 6 else 0
-        content = max(width - fixed - (ids + 1 if ids else 0) - (tag + 1 if tag else 0), 8)
-        return index, role, content, ids, tag
+        """(index, role, content, ids, tag): :func:`inspector.tui.layout.unified` decides."""
+        w = layout.unified(width, self._measures(), self.wide)
+        return w.index, w.role, w.content, w.ids, w.tag
 
     def _header(self, width: int) -> list[tuple[str, Style | None]]:
         if self.rows is None:
@@ -487,23 +463,9 @@ class DiffTable(ScrollView, can_focus=True):
 
     # -- split: before | after, the after side keeping the ids and the clause ---------
     def _split_widths(self, width: int) -> tuple[int, int, int, int]:
-        """(left, right text, ids, tag): the after side carries the explaining columns; the
-        two texts share what they leave, each at least SPLIT_TEXT wide (the tag, then the
-        ids, give way)."""
-        ids, tag = self._columns(width)
-        tag = min(tag, 26)  # the compact tag: the first kind, how many more, the cause
-
-        def avail() -> int:
-            return width - 5 - (ids + 1 if ids else 0) - (tag + 1 if tag else 0)
-
-        if avail() < 2 * SPLIT_TEXT and tag:
-            tag = max(tag - (2 * SPLIT_TEXT - avail()), 14)
-        if avail() < 2 * SPLIT_TEXT and ids:
-            ids = max(ids - (2 * SPLIT_TEXT - avail()), 10)
-        if avail() < 2 * SPLIT_TEXT:
-            ids = tag = 0
-        left = max(avail() // 2, 8)
-        return left, max(avail() - left, 8), ids, tag
+        """(left, right text, ids, tag): :func:`inspector.tui.layout.split` decides."""
+        w = layout.split(width, self._measures(), self.wide)
+        return w.left, w.right, w.ids, w.tag
 
     def _split_header(self, width: int) -> list[tuple[str, Style | None]]:
         assert self.rows is not None

@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...engine import CLAUSES, RULE_ID, RULE_SOURCE
-from ..adapter import CLAUSE_BY_STAGE, RULE_TITLE, Clause, extension_clauses, format_label, is_extension
+from ...engine import CLAUSE_BY_STAGE, CLAUSES, RULE_ID, RULE_SOURCE, RULE_TITLE, Clause
+from ..adapter import extension_clauses, format_label, is_extension
 from ..text import indented, inert
 
 IMPORT_EVENTS_SHOWN = 20  # import events listed in the panel; every one is in its row's details

@@ -86,8 +86,18 @@ class StageBar(Widget):
             self._spans.append((start, text.cell_len, view))
         return text
 
-    def on_click(self, event: events.Click) -> None:
+    def view_at(self, x: int) -> int | None:
+        """The view whose chip covers column ``x`` of the bar (None: between chips)."""
         for start, end, view in self._spans:
-            if start <= event.x < end:
-                self.post_message(self.Picked(view))
-                return
+            if start <= x < end:
+                return view
+        return None
+
+    def chip_of(self, view: int) -> tuple[int, int] | None:
+        """The columns (start, end) of ``view``'s chip, as last rendered."""
+        return next(((start, end) for start, end, v in self._spans if v == view), None)
+
+    def on_click(self, event: events.Click) -> None:
+        view = self.view_at(event.x)
+        if view is not None:
+            self.post_message(self.Picked(view))

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ..adapter import all_kinds, kind_info
+from ...engine import KINDS
 from ..text import indented
 
 
@@ -23,14 +23,14 @@ class Summary(OptionList):
 
     def show(self, counts: Counter) -> None:
         self.clear_options()
-        order = {name: n for n, name in enumerate(all_kinds())}
+        order = {name: n for n, name in enumerate(KINDS)}
         kinds = sorted(counts, key=lambda k: order.get(k, len(order)))
         if not kinds:
             self.add_option(Option(Text("Nothing to change: every entry is already sendable.", "dim"),
                                    disabled=True))
             return
         for kind in kinds:
-            info = kind_info(kind)  # strict kinds name their own clauses (an extension beyond MEM-5)
+            info = KINDS.get(kind)  # strict kinds name their own clauses (an extension beyond MEM-5)
             label = Text()
             label.append(f"{counts[kind]:>7,} ", "bold")
             label.append(f"({info.clause if info else '?'}) {kind}")
