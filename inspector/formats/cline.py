@@ -47,11 +47,13 @@ from typing import Any
 
 import orjson
 
-from ..engine import Result
-from ..engine.rule import IMPORT_CLAUSE, Kind, declare
+from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import BOM, InputError, parse_json
+from . import session
 from .anthropic import result_text
-from .base import Decisions, Imported, Loc, args_object, call_args, call_name, join_text, kind_of
+from .base import Decisions, Exported, Imported, Loc, args_object, call_args, call_name, join_text, kind_of
+from .base import describe_block as _describe
+from .format import SESSION, Format
 
 NAME = "cline"
 LABEL = "Cline / Roo Code / Kilo Code task"
@@ -69,12 +71,14 @@ VALIDATOR_TEXT = "Tool execution was interrupted before completion."
 ANTHROPIC_BLOCKS = frozenset({"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"})
 SYNTHETIC = "Tool call was interrupted; no result."
 
-declare(
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
     Kind("result-placeholder", IMPORT_CLAUSE, False, "agent's own placeholder",
          "The agent answers this call itself when the task is resumed, with a placeholder instead of the "
-         "real result; the file is left as it is.", "add"),
-    Kind("result-not-sent", IMPORT_CLAUSE, False, "not sent by the agent",
-         "The agent leaves this stored result out of what it sends on resume; it is kept in the file.", "note"),
+         "real result; nothing is written for it.", "note"),
+    Kind("block-not-sent", IMPORT_CLAUSE, False, "not sent by the agent",
+         "The agent leaves this stored block out of what it sends on resume (a result its filter drops, "
+         "reasoning kept for history); it stays in the file.", "note"),
 )
 
 
@@ -130,6 +134,7 @@ class TaskFile:
     deleted_range: tuple[int, int] | None = None
     path: str | None = None
     pieces: list[bytes] | None = None          # set on a rewritten file: each record's bytes
+    plain: bool = False                        # read from a parsed list, not a file: export a list
 
     def to_bytes(self) -> bytes:
         if self.pieces is None:
@@ -149,11 +154,19 @@ def stringify(value: Any) -> bytes:
 
 
 def sniff(head: bytes, name: str) -> bool:
+    """A task history is told by its name (``api_conversation_history.json``, also with a
+    prefix such as ``25-roo-code.``) and a JSON array."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return base == HISTORY_FILE or (base.startswith("api_conversation_history.") and base.endswith(".json"))
+    return base.endswith(HISTORY_FILE) and head.lstrip(BOM + b" \t\r\n").startswith(b"[")
 
 
 def parse(data: bytes, name: str) -> TaskFile:
+    return read_task(data, name, Path(name).is_file())
+
+
+def read_task(data: bytes, name: str, on_disk: bool) -> TaskFile:
+    """The file's records and spans; ``on_disk``: ``name`` is the file, so the folder around
+    it says which extension wrote it (and Cline's truncation range)."""
     records = parse_json(data, name)
     if not isinstance(records, list):
         raise InputError(name, f"{NAME}: {HISTORY_FILE} holds a JSON array of messages, got {kind_of(records)}")
@@ -162,7 +175,7 @@ def parse(data: bytes, name: str) -> TaskFile:
     spans = [(a + offset, b + offset) for a, b in element_spans(body, body.index(b"["))]
     if len(spans) != len(records):
         spans = []                             # unusual spacing: every record is re-serialized on change
-    folder = Path(name).parent if name not in ("-", "<input>") else None
+    folder = Path(name).parent if on_disk else None
     agent, why = which_agent(records, folder)
     deleted = cline_range(folder) if agent == "cline" and folder is not None else None
     return TaskFile(records, data, spans, agent, why, deleted, name)
@@ -174,16 +187,16 @@ def which_agent(records: list[Any], folder: Path | None) -> tuple[str, str]:
         for part in reversed(folder.resolve().parts if folder.exists() else folder.parts):
             agent = EXTENSION_IDS.get(part.lower())
             if agent:
-                return agent, f"the task is under {part}"
+                return agent, f"its task folder is under {part}"
         if (folder / "history_item.json").exists():
-            return "roo", "the task folder has history_item.json (Roo Code)"
+            return "roo", "its task folder has the history_item.json Roo Code writes"
     dicts = [r for r in records if isinstance(r, Mapping)]
     if any("modelInfo" in r or "metrics" in r for r in dicts):
-        return "cline", "assistant messages carry modelInfo/metrics (Cline)"
+        return "cline", "its assistant messages carry the modelInfo and metrics Cline writes"
     summaries = [r for r in dicts if r.get("isSummary") is True]
     if summaries and summaries[-1].get("role") == "assistant":
-        return "kilo", "the condense summary is an assistant message (Kilo Code, or Roo Code before 3.43)"
-    return "roo", "messages carry ts and no Cline metadata (read as Roo Code)"
+        return "kilo", "its condense summary is an assistant message, as Kilo Code (and Roo Code before 3.43) writes it"
+    return "roo", "its messages carry ts and no Cline metadata, as Roo Code writes them"
 
 
 def cline_range(folder: Path) -> tuple[int, int] | None:
@@ -213,16 +226,10 @@ def _range(value: Any) -> tuple[int, int] | None:
 
 
 def evidence(document: Any) -> list[str]:
+    """Only a parsed task file (told by its name, see :func:`sniff`): a bare list of messages
+    with ``ts`` keys is also Anthropic's, and read as such unless ``--from cline`` says so."""
     if isinstance(document, TaskFile):
         return [f"an {HISTORY_FILE} of a {AGENTS[document.agent]} task"]
-    if not isinstance(document, list) or not document:
-        return []
-    dicts = [r for r in document if isinstance(r, Mapping)]
-    if len(dicts) != len(document) or not all(r.get("role") in ("user", "assistant") or r.get("type") == "reasoning"
-                                              for r in dicts):
-        return []
-    if all(isinstance(r.get("ts"), int) for r in dicts):
-        return ['messages with a "ts" on every one (a Cline, Roo Code or Kilo Code task history)']
     return []
 
 
@@ -272,6 +279,14 @@ def _call_ids(sent: Sent) -> list[str]:
 
 def _is_result(item: Item) -> bool:
     return _type(item) == "tool_result"
+
+
+@dataclass(slots=True)
+class TaskState:
+    """What export needs from the import: which agent, and what it sends (records in order)."""
+
+    agent: str
+    sent: list[Sent]
 
 
 class Reader:
@@ -518,15 +533,15 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, (bytes, bytearray)):
         document = parse(bytes(document), name)
     if isinstance(document, list):
-        data = stringify(document)
-        document = parse(data, name)
+        document = read_task(stringify(document), name, False)
+        document.plain = True
     if not isinstance(document, TaskFile):
         raise InputError(name, f"{NAME}: expected {HISTORY_FILE} (a JSON array of messages), got {kind_of(document)}")
     task = document
     reader = Reader(task)
     sent = reader.cline() if task.agent == "cline" else reader.roo(task.agent)
     im = Imported(NAME, [], task, container="messages", history=task.records)
-    im.extra.update(agent=task.agent, sent=sent)
+    im.state = TaskState(task.agent, sent)
     declared_at: dict[str, int] = {}
     for s in sent:
         if s.role == "assistant":
@@ -534,7 +549,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         else:
             _add_user(im, s, declared_at, task.agent)
     agent = AGENTS[task.agent]
-    im.notes.append(f"written by {agent} ({task.why_agent}); read as {agent} sends it on resume")
+    im.notes.append(f"written by {agent}: {task.why_agent}; read as {agent} sends it on resume")
     if task.deleted_range:
         im.notes.append(f"Cline's truncation range {list(task.deleted_range)}: those messages are not sent")
     whole = sorted({k for k, b, _ in reader.left_out if b is None})
@@ -543,14 +558,9 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                         f"messages), kept as they are: " + _ranges(whole))
     for k, b, why in reader.left_out:
         if b is not None:
-            im.note(None, "result-not-sent" if _is_result_at(task, k, b) else "item-carried",
-                    f"messages[{k}].content[{b}] is not sent on resume: {why}; it stays in the file.")
+            im.note(None, "block-not-sent", f"messages[{k}].content[{b}] is not sent on resume: {why}; "
+                                            f"it stays in the file.")
     return im
-
-
-def _is_result_at(task: TaskFile, k: int, b: int) -> bool:
-    content = task.records[k].get("content") if isinstance(task.records[k], Mapping) else None
-    return isinstance(content, list) and isinstance(content[b], Mapping) and content[b].get("type") == "tool_result"
 
 
 def _ranges(ks: list[int]) -> str:
@@ -615,7 +625,7 @@ def _add_user(im: Imported, s: Sent, declared_at: dict[str, int], agent: str) ->
 
 # -- export --------------------------------------------------------------------------------
 
-def export_same(im: Imported, result: Result) -> TaskFile:
+def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     task: TaskFile = im.document
     recs = task.records
     d = Decisions.of(result)
@@ -643,8 +653,8 @@ def export_same(im: Imported, result: Result) -> TaskFile:
             new_results.setdefault(where[msg["tool_call_id"]], []).append(
                 {"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": msg["content"], "is_error": True})
     if not lose and not new_results:
-        return task
-    order = [s.record for s in im.extra["sent"] if s.record is not None]
+        return task.records if task.plain else task
+    order = [s.record for s in im.state.sent if s.record is not None]
     content: dict[int, list[Any]] = {}
     removed: set[int] = set()
     for k, gone in lose.items():
@@ -653,10 +663,10 @@ def export_same(im: Imported, result: Result) -> TaskFile:
         if not any(not (isinstance(b, Mapping) and b.get("type") == "text" and not str(b.get("text", "")).strip())
                    for b in left):
             removed.add(k)
-            im.export_note("entry-removed", f"messages[{k}] is removed: nothing of it is left to send.")
+            notes.note("entry-removed", f"messages[{k}] is removed: nothing of it is left to send.")
         else:
             content[k] = left
-            im.export_note("entry-rewritten", f"messages[{k}] loses content block{'s' if len(gone) > 1 else ''} "
+            notes.note("entry-rewritten", f"messages[{k}] loses content block{'s' if len(gone) > 1 else ''} "
                                               f"{', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     inserted: dict[int, list[dict[str, Any]]] = {}
     for k, blocks in new_results.items():
@@ -668,7 +678,7 @@ def export_same(im: Imported, result: Result) -> TaskFile:
             base = content.get(nxt, recs[nxt]["content"])
             base = base if isinstance(base, list) else [{"type": "text", "text": base}]
             content[nxt] = [*blocks, *base]
-            im.export_note("entry-rewritten", f"messages[{nxt}] now opens with an interrupted result for {ids}.")
+            notes.note("entry-rewritten", f"messages[{nxt}] now opens with an interrupted result for {ids}.")
         else:
             turn = recs[k]
             record: dict[str, Any] = {"role": "user", "content": blocks}
@@ -678,7 +688,7 @@ def export_same(im: Imported, result: Result) -> TaskFile:
                 if key in turn:
                     record[key] = turn[key]
             inserted.setdefault(k, []).append(record)
-            im.export_note("entry-added", f"A new user message after messages[{k}] answers {ids} as interrupted.")
+            notes.note("entry-added", f"A new user message after messages[{k}] answers {ids} as interrupted.")
     pieces: list[bytes] = []
     out: list[Any] = []
     raw = [task.data[a:b] for a, b in task.spans] if task.spans else None
@@ -693,6 +703,8 @@ def export_same(im: Imported, result: Result) -> TaskFile:
         for extra in inserted.get(k, ()):
             pieces.append(stringify(extra))
             out.append(extra)
+    if task.plain:
+        return out
     if not task.spans:
         data = stringify(out)
         return TaskFile(out, data, [], task.agent, task.why_agent, task.deleted_range, task.path)
@@ -705,7 +717,7 @@ def dump(document: Any, compact: bool = False) -> bytes:
     return stringify(document)
 
 
-def export_new(im: Imported, result: Result) -> list[dict[str, Any]]:
+def export_new(im: Imported, result: Result, notes: Exported) -> list[dict[str, Any]]:
     """A task history from another format's messages, as Roo Code writes one (``ts`` on each)."""
     out: list[dict[str, Any]] = []
     ts = 0
@@ -730,3 +742,12 @@ def export_new(im: Imported, result: Result) -> list[dict[str, Any]]:
         text = msg["content"] if role == "user" else f"[{role}] {msg['content']}"
         out.append({"role": "user", "content": [{"type": "text", "text": text}], "ts": ts})
     return out
+
+
+FORMAT = Format(
+    NAME, "a Cline / Roo Code / Kilo Code task", SUMMARY, evidence, import_, export_same, export_new,
+    describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
+    sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(HISTORY_FILE,), provider="anthropic",
+    kinds=EMITS + session.EMITS,
+)

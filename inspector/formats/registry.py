@@ -6,7 +6,7 @@ folder, and export all read this table.
 
 from __future__ import annotations
 
-from . import agents_sqlite, anthropic, bedrock, claude_code, codex_rollout, flat, gemini, gemini_cli
+from . import agents_sqlite, anthropic, bedrock, claude_code, cline, codex_rollout, flat, gemini, gemini_cli
 from . import openai_chat, openai_responses
 from .format import Format
 
@@ -22,6 +22,7 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     codex_rollout.FORMAT,
     gemini_cli.FORMAT,
     agents_sqlite.FORMAT,
+    cline.FORMAT,
 )}
 
 

@@ -13,8 +13,9 @@ from inspector.formats import FORMATS
 from batchdata import cli_output, one_record, write_jsonl
 
 # Batch records are one JSON document a line: formats whose files are JSON Lines or SQLite
-# (agent sessions) are neither read nor written as records.
-RECORD_FORMATS = [name for name in FORMATS if name not in ("claude-code", "codex-rollout", "agents-sqlite")]
+# (agent sessions), or told by their file name (a Cline task's api_conversation_history.json),
+# are neither read nor written as records.
+RECORD_FORMATS = [name for name in FORMATS if name not in ("claude-code", "codex-rollout", "agents-sqlite", "cline")]
 OPTIONS = [(), ("--strict",)] + [("--to", name) for name in RECORD_FORMATS] + [("--to", "anthropic", "--strict")]
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import orjson
 
-from inspector.formats import agents_sqlite, claude_code, codex_rollout
+from inspector.formats import agents_sqlite, claude_code, cline, codex_rollout
 
-from . import agents_builder
+from . import agents_builder, cline_builder
 from .claude_builder import Session, text
 from .codex_builder import Rollout
 
@@ -73,6 +73,15 @@ def agents() -> Any:
         return agents_sqlite.parse(path.read_bytes(), "s.db")
 
 
+def cline_task() -> Any:
+    t = cline_builder.Task("roo")
+    t.user(cline_builder.text("Weather in Paris and Rome?"))
+    t.assistant(_weather("toolu_A", "Paris"), _weather("toolu_B", "Rome"))
+    t.user(cline_builder.result("toolu_A", "18C"), cline_builder.result("toolu_B", "24C"))
+    t.assistant(cline_builder.text("Paris 18C, Rome 24C."))
+    return cline.parse(t.api_bytes(), "tasks/1760260800000/api_conversation_history.json")
+
+
 def clean_sessions() -> dict[str, Any]:
     return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
-            "agents-sqlite": agents()}
+            "agents-sqlite": agents(), "cline": cline_task()}

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from inspector.engine import normalize
 from inspector.formats import cline
+from inspector.pipeline import run
 
 from . import cline_builder as b
 from . import cline_simulate as sim
@@ -23,12 +23,20 @@ def build(tmp_path, name, ext):
     return folder, folder / cline.HISTORY_FILE
 
 
+class Repaired:
+    def __init__(self, path):
+        self.data = path.read_bytes()
+        self.outcome = run(self.data, str(path))
+        assert self.outcome.imported.format == "cline"
+        self.im, self.result, self.out = self.outcome.imported, self.outcome.result, self.outcome.data
+        self.export_events = self.outcome.export_events
+
+    def __iter__(self):
+        return iter((self.data, self.im, self.result, self.out))
+
+
 def repair(path):
-    data = path.read_bytes()
-    im = cline.import_(cline.parse(data, str(path)), str(path))
-    result = normalize(im.messages)
-    out = cline.dump(cline.export_same(im, result))
-    return data, im, result, out
+    return Repaired(path)
 
 
 def resumed(tmp_path, folder, out):
@@ -47,30 +55,31 @@ def spans(data):
 def test_resume_after_repair_is_accepted_and_untouched_records_keep_their_bytes(tmp_path, name, ext):
     folder, path = build(tmp_path, name, ext)
     refused = sim.problems(folder, ext)
-    data, im, result, out = repair(path)
+    r = repair(path)
+    data, im, result, out = r
     assert sim.problems(resumed(tmp_path, folder, out), ext) == []
     if ext == "cline":      # Cline 4 opening the repaired legacy task sends a valid request too
         assert sim.problems(resumed(tmp_path / "v4", folder, out), "cline-v4") == []
     if not refused:
         # What the extension resumes as it is comes back byte for byte.
-        assert out == data and not result.events and not im.export_events
+        assert out == data and not result.events and not r.export_events and not r.outcome.changed
         return
     assert out != data
-    touched = {int(e.message.split("]")[0].split("[")[1]) for e in im.export_events}
+    touched = {int(e.message.split("]")[0].split("[")[1]) for e in r.export_events}
     before, after = spans(data), spans(out)
-    added = sum(1 for e in im.export_events if e.kind == "entry-added")
-    removed = sum(1 for e in im.export_events if e.kind == "entry-removed")
+    added = sum(1 for e in r.export_events if e.kind == "entry-added")
+    removed = sum(1 for e in r.export_events if e.kind == "entry-removed")
     assert len(after) == len(before) + added - removed
     assert [r for k, r in enumerate(before) if k not in touched] == [r for r in after if r in before]
     # The repaired file reads as clean: a second repair changes nothing.
     again = repair(resumed(tmp_path / "again", folder, out) / cline.HISTORY_FILE)
-    assert not again[2].events and again[3] == out
+    assert not again.result.events and again.out == out and not again.outcome.changed
 
 
 @pytest.mark.parametrize("ext", EXTS)
 def test_a_call_the_extension_answers_itself_is_read_with_its_placeholder(tmp_path, ext):
     folder, path = build(tmp_path, "crash-trailing", ext)
-    im = cline.import_(cline.parse(path.read_bytes(), str(path)), str(path))
+    im = repair(path).im
     notes = [e for e in im.events if e.kind == "result-placeholder"]
     assert [e.tool_call_id for e in notes] == sim.placeholders(folder, ext) == ["toolu_01Suite"]
     row = im.messages[notes[0].origin]
@@ -111,7 +120,7 @@ def test_what_the_filter_hides_is_not_read_and_not_touched(tmp_path, ext):
                                                           for c in m.get("tool_calls", ())}
     if hidden:
         assert hidden not in ids
-        assert any(e.kind == "result-not-sent" for e in im.events)
+        assert any(e.kind == "block-not-sent" and "not sent on resume" in e.message for e in im.events)
     # Kilo's file declares toolu_01Grep twice (the condensed turn and the summary): one is read.
     calls = [c["tool_call_id"] for m in im.messages for c in m.get("tool_calls", ())]
     assert len(calls) == len(set(calls))
