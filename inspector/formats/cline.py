@@ -61,15 +61,16 @@ SUMMARY = "a Cline, Roo Code or Kilo Code task (tasks/<taskId>/api_conversation_
 HISTORY_FILE = "api_conversation_history.json"
 AGENTS = {"cline": "Cline", "roo": "Roo Code", "kilo": "Kilo Code"}
 EXTENSION_IDS = {"saoudrizwan.claude-dev": "cline", "rooveterinaryinc.roo-cline": "roo", "kilocode.kilo-code": "kilo"}
+# What each agent answers a call with on resume, and where it does (cited in the import event).
 PLACEHOLDER = {
-    "cline": ("result missing", "ContextManager.ts ensureToolResultsFollowToolUse"),
+    "cline": ("result missing", "since Cline 3.35.0: ContextManager.ts ensureToolResultsFollowToolUse"),
     "roo": ("Task was interrupted before this tool call could be completed.", "Task.ts resumeTaskFromHistory"),
     "kilo": ("Task was interrupted before this tool call could be completed.", "Task.ts resumeTaskFromHistory"),
 }
 VALIDATOR_TEXT = "Tool execution was interrupted before completion."
+VALIDATOR_SOURCE = "since Roo Code 3.36.3: validateToolResultIds.ts validateAndFixToolResultIds"
 # Block types the Anthropic handlers of Roo and Kilo let through (anthropic-filter.ts).
 ANTHROPIC_BLOCKS = frozenset({"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"})
-SYNTHETIC = "Tool call was interrupted; no result."
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
@@ -608,7 +609,7 @@ def _add_user(im: Imported, s: Sent, declared_at: dict[str, int], agent: str) ->
             if it.placeholder is not None:
                 turn = declared_at.get(cid, s.record if s.record is not None else 0)
                 o = im.add({"role": "tool", "content": it.placeholder, "tool_call_id": cid}, RecordLoc(turn, "resume"))
-                source = PLACEHOLDER[agent][1] if it.placeholder != VALIDATOR_TEXT else "validateToolResultIds.ts"
+                source = PLACEHOLDER[agent][1] if it.placeholder != VALIDATOR_TEXT else VALIDATOR_SOURCE
                 im.note(o, "result-placeholder",
                         f"{AGENTS[agent]} answers {cid} itself on resume with \"{it.placeholder}\" ({source}), "
                         f"instead of the real result; nothing is written for it.", tool_call_id=cid)
