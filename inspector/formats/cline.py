@@ -297,6 +297,7 @@ class Reader:
         self.task = task
         self.records = task.records
         self.left_out: list[tuple[int, int | None, str]] = []      # (record, block or None, why)
+        self.late: list[str] = []          # calls whose placeholder the resume puts after text
 
     def usable(self, k: int) -> bool:
         r = self.records[k]
@@ -418,7 +419,15 @@ class Reader:
             new.items = [Item({"type": "text", "text": "Tool result:\n" + result_text(i.block.get("content"))},
                               i.record, i.index) if _is_result(i) else i for i in new.items if i.placeholder is None]
             return new
-        self._validate(new, [s for s in history if s.role == "assistant"][-1:] )
+        self._validate(new, [s for s in history if s.role == "assistant"][-1:])
+        # A placeholder the resume appends after the user's own words is refused by Anthropic
+        # (results must open the message): the agent does not repair that call, the import
+        # leaves it unanswered so that the repair writes its result where it belongs.
+        late = [i for k, i in enumerate(new.items) if i.placeholder is not None
+                and any(not _is_result(j) for j in new.items[:k])]
+        if late:
+            self.late = [i.call for i in late]
+            new.items = [i for i in new.items if i not in late]
         return new
 
     def _validate(self, new: Sent, prev: list[Sent]) -> None:
@@ -551,6 +560,9 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             _add_user(im, s, declared_at, task.agent)
     agent = AGENTS[task.agent]
     im.notes.append(f"written by {agent}: {task.why_agent}; read as {agent} sends it on resume")
+    if reader.late:
+        im.notes.append(f"{agent} would answer {', '.join(reader.late)} on resume after the last user message's "
+                        f"text, where Anthropic refuses a result; read as unanswered")
     if task.deleted_range:
         im.notes.append(f"Cline's truncation range {list(task.deleted_range)}: those messages are not sent")
     whole = sorted({k for k, b, _ in reader.left_out if b is None})
@@ -595,12 +607,12 @@ def _add_assistant(im: Imported, s: Sent, declared_at: dict[str, int]) -> None:
 
 
 def _add_user(im: Imported, s: Sent, declared_at: dict[str, int], agent: str) -> None:
-    if s.whole:
-        im.add({"role": "user", "content": s.items[0].block["text"]}, RecordLoc(s.record))
-        return
     run: list[int] = []
     texts: list[str] = []
     for it in s.items:
+        if it.record is not None and it.index is None:      # string content: the record is one row
+            im.add({"role": "user", "content": it.block["text"]}, RecordLoc(s.record))
+            continue
         if _is_result(it):
             if run:
                 im.add({"role": "user", "content": join_text(texts)}, RecordLoc(s.record, "content", tuple(run)))

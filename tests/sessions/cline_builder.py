@@ -256,6 +256,17 @@ def crash_parallel_lost(ext: str) -> Task:
     return t
 
 
+def crash_then_typed(ext: str) -> Task:
+    """A command never returned and the user's next words were stored right after it (as Roo
+    and Kilo did before they validated user messages): a resume appends its placeholder after
+    those words, where Anthropic refuses a result."""
+    t = Task(ext)
+    opening(t)
+    t.assistant(text("Running the whole suite."), tool("toolu_01Suite", command="pytest -x"))
+    t.user(text("<user_message>\nVS Code froze, I restarted it. Go on.\n</user_message>"), environment(2))
+    return t
+
+
 def duplicate_result(ext: str) -> Task:
     """A terminal fallback answered one command twice, in two user messages (Roo #10465)."""
     t = Task(ext)
@@ -370,6 +381,7 @@ SCENARIOS = {
     "clean": clean,
     "crash-trailing": crash_trailing,
     "crash-parallel-lost": crash_parallel_lost,
+    "crash-then-typed": crash_then_typed,
     "duplicate-result": duplicate_result,
     "orphan-result": orphan_result,
     "condensed": condensed,

@@ -15,6 +15,7 @@ REFUSED = {
     "clean": set(),
     "crash-trailing": set(),
     "crash-parallel-lost": {"roo", "kilo"},          # Cline answers it with "result missing"
+    "crash-then-typed": {"roo", "kilo"},             # their placeholder comes after the user's text
     "duplicate-result": {"cline", "roo", "kilo"},    # v4's sanitizer collects one result per call
     "orphan-result": {"cline", "cline-v4", "roo", "kilo"},
     "condensed": set(),
