@@ -8,14 +8,15 @@ import pytest
 
 from inspector import cli
 from inspector.bundled import samples_dir
-from inspector.formats import FORMATS
+from inspector.formats import FORMATS, REGISTRY
 
 from batchdata import cli_output, one_record, write_jsonl
 
 # Batch records are one JSON document a line: formats whose files are JSON Lines or SQLite
-# (agent sessions), or told by their file name (a Cline task's api_conversation_history.json),
-# are neither read nor written as records.
-RECORD_FORMATS = [name for name in FORMATS if name not in ("claude-code", "codex-rollout", "agents-sqlite", "cline")]
+# (agent sessions) are neither read nor written as records.
+# Records of a JSON Lines batch: every format whose document is not a whole file of its own, but
+# a Cline task's history, which is told by its file name (a record has none).
+RECORD_FORMATS = [name for name in FORMATS if not REGISTRY[name].whole_file and name != "cline"]
 OPTIONS = [(), ("--strict",)] + [("--to", name) for name in RECORD_FORMATS] + [("--to", "anthropic", "--strict")]
 
 
