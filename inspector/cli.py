@@ -207,7 +207,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .sessions import each_session, expand, why
+    from .sessions import agent_repairs, each_session, expand, own_words, why
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
@@ -219,7 +219,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         result = outcome.result
         if not outcome.changed:
-            print(f"{label}: ok, nothing to change")
+            own = agent_repairs(outcome.imported)
+            print(f"{label}: ok, nothing to change" + (f" ({own_words(own)})" if own else ""))
         else:
             changes = len(result.events) + len(outcome.export_events)
             print(f"{label}: would change: {result.summary()}, "

@@ -64,7 +64,7 @@ def is_session_file(path: str | os.PathLike) -> bool:
         head = read_head(path, HEAD)
     except OSError:
         return True
-    if not name.endswith(".json"):
+    if not name.endswith(".json") or claims(head, name):   # a JSON session may be told by its name
         return claims(head, name)
     if not head.lstrip().startswith(b"{"):
         return False
