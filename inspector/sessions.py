@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import formats
-from .io import InputError, atomic_write, display_name, read_bytes, write_new
+from .io import InputError, atomic_stream, atomic_write, display_name, read_bytes, write_new
 from .pipeline import parse as parse_bytes, select_session
 
 
@@ -38,34 +38,68 @@ def session_output(path: str, outcome: Any) -> str | None:
 
 
 def in_place(path: str, outcome: Any) -> str:
-    """Replace ``path`` by the repair atomically, keeping the original; returns the backup's name."""
+    """Replace ``path`` by the repair atomically, keeping the original; returns the backup's name.
+
+    A store that is a live database writes the repair into itself (its format's ``replace``,
+    in one transaction under SQLite's own lock). A session file is swapped: the repaired
+    copy is written and synced, the file is checked again right before the rename, and the
+    inode replaced is checked once more after it; an agent line written meanwhile means
+    the original (with that line) stays or is put back, and nothing is replaced."""
     name = display_name(path)
     if not is_session(outcome):
         raise InputError(name, "--in-place is for agent session files; write other formats with -o")
     p = Path(path)
     before = p.stat()
-    original = p.read_bytes()
+    mode = stat.S_IMODE(before.st_mode)
     document = outcome.imported.document
-    now = parse_bytes(original, name, outcome.format)
-    if formats.chosen_session(document) is not None:
-        now = select_session(now, formats.chosen_session(document), name)
-    if now != document:
-        raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
-                               "nothing was written")
+    replace = formats.get(outcome.imported.format).replace
+    if replace is not None:
+        return replace(str(p), document, outcome.exported, lambda data: _backup(p, data, mode))
+    with open(p, "rb") as old:    # the inode the rename replaces, held to see a write into it
+        original = old.read()
+        if _moved(os.fstat(old.fileno()), before):
+            raise InputError(name, _CHANGED + "; nothing was written")
+        now = parse_bytes(original, name, outcome.format)
+        if formats.chosen_session(document) is not None:
+            now = select_session(now, formats.chosen_session(document), name)
+        if now != document:
+            raise InputError(name, _CHANGED + "; nothing was written")
+        backup = _backup(p, original, mode)
+        with atomic_stream(p) as handle:
+            handle.write(outcome.data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            if _moved(p.stat(), before):    # the last look before the rename: a failure here removes the copy
+                raise InputError(name, f"{_CHANGED}; nothing was replaced (the copy {backup} is kept)")
+        late = os.fstat(old.fileno())
+        if _moved(late, before, inode=False):
+            old.seek(0)
+            atomic_write(p, old.read())   # the agent wrote into the old file during the rename: put it back
+            raise InputError(name, f"{_CHANGED}; the original, with what the agent wrote, is back in place "
+                                   f"and nothing was replaced (the copy {backup} is kept)")
+    return str(backup)
+
+
+_CHANGED = "the file changed while it was being repaired (is the agent still writing it?)"
+
+
+def _moved(now: os.stat_result, before: os.stat_result, inode: bool = True) -> bool:
+    """Whether a file is not the one read: another size or modification time (or inode)."""
+    return (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns) \
+        or (inode and (now.st_ino, now.st_dev) != (before.st_ino, before.st_dev))
+
+
+def _backup(p: Path, data: bytes, mode: int) -> str:
+    """``data`` at the first free ``NAME.bak[.N]``: a name taken by anything, a dangling link
+    too, is skipped (never followed)."""
     n = 0
-    while True:  # the first free NAME.bak[.N]: a name taken by anything, a dangling link too, is skipped
+    while True:
         backup = p.with_name(p.name + (f".bak.{n}" if n else ".bak"))
         try:
-            write_new(backup, original, stat.S_IMODE(before.st_mode))
-            break
+            write_new(backup, data, mode)
+            return str(backup)
         except FileExistsError:
             n += 1
-    after = p.stat()
-    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
-        raise InputError(name, f"the file changed while it was being repaired; nothing was replaced "
-                               f"(the copy {backup} is kept)")
-    atomic_write(p, outcome.data)
-    return str(backup)
 
 
 def expand(paths: list[str]) -> Iterator[str]:

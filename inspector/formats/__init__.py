@@ -23,6 +23,7 @@ from .detect import detect, evidence
 from .files import claims, is_session_file, may_hold_sessions, session_files, suffixes, whole_file_suffixes
 from .format import Format, SessionInfo
 from .registry import REGISTRY, get, unknown
+from .sqlite_file import whole_database
 
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
@@ -30,7 +31,8 @@ EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 __all__ = ["EXPORT_CHOICES", "FORMATS", "REGISTRY", "Exported", "Format", "Imported", "Loc", "SessionInfo",
            "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "provider", "select_session",
-           "session_files", "sessions", "suffixes", "whole_file_suffixes", "writes_whole_file"]
+           "session_files", "sessions", "suffixes", "whole_database", "whole_file_suffixes",
+           "writes_whole_file"]
 
 
 def known(fmt: str, name: str = "<input>", same: bool = False) -> str:

@@ -19,12 +19,10 @@ synthesized ``function_call_output`` after its call's turn, dropped rows gone.
 from __future__ import annotations
 
 import copy
-
 import json
 import os
-import shutil
 import sqlite3
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,22 +31,42 @@ from ..io import InputError
 from . import openai_responses, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
+from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
 
 NAME = "agents-sqlite"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
-HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
+    """One row of a session: ``id`` is its rowid (the one identity SQLite guarantees: the
+    ``id`` column need not be unique in a table the SDK did not create)."""
+
     id: int
     created_at: Any
-    data: str
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A repair as SQL: the session's rows deleted by rowid, then ``rows`` inserted in order
+    (each with every column of ``columns``). Applied to a copy for ``-o``, and to the live
+    file itself, inside one write transaction, by ``--in-place``."""
+
+    table: str
+    columns: tuple[str, ...]
+    delete: tuple[int, ...]
+    rows: tuple[tuple[Any, ...], ...]
 
 
 @dataclass(slots=True, eq=False)
 class AgentsDB:
-    """A SQLiteSession database read into memory; ``session`` is the one being repaired."""
+    """A SQLiteSession database read into memory; ``session`` is the one being repaired.
+
+    ``data`` is the database image SQLite reads in memory; ``original`` the file's own bytes
+    when they are the whole database (no ``-wal`` beside it), given back as they are when
+    nothing changes; ``mode`` the header's journal-mode bytes, which a repaired copy keeps;
+    ``plan`` the SQL a repair is (None: nothing to write)."""
 
     data: bytes
     messages_table: str
@@ -57,9 +75,14 @@ class AgentsDB:
     session: str | None = None
     format: str = NAME
     notes: list[str] = field(default_factory=list)
+    original: bytes | None = None
+    mode: bytes = b""
+    plan: Plan | None = None
 
     def to_bytes(self) -> bytes:
-        return self.data
+        if self.original is not None:
+            return self.original
+        return with_mode(self.data, self.mode)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AgentsDB) and self.sessions == other.sessions
@@ -119,41 +142,42 @@ def evidence(document: Any) -> list[str]:
         if isinstance(document, AgentsDB) else []
 
 
+def _failed(name: str, exc: sqlite3.Error) -> InputError:
+    return InputError(name, f"{NAME}: cannot read the database ({exc})")
 
 
 def _open(data: bytes, name: str) -> sqlite3.Connection:
-    """An in-memory copy of the database; a ``-wal`` beside a real file is applied from a copy."""
-    wal = f"{name}-wal"
-    if os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0:
-        with tempfile.TemporaryDirectory() as tmp:
-            copy = os.path.join(tmp, "copy.db")
-            with open(copy, "wb") as handle:
-                handle.write(data)
-            shutil.copyfile(wal, copy + "-wal")
-            disk = sqlite3.connect(copy)
-            try:
-                disk.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                disk.execute("PRAGMA journal_mode=DELETE")
-                data = disk.serialize()
-            finally:
-                disk.close()
-    if len(data) > 19 and data[18:20] == b"\x02\x02":
-        data = data[:18] + b"\x01\x01" + data[20:]      # WAL mode is a file property; memory has none
+    """An in-memory copy of the database image, checked whole: a damaged page is refused
+    here, naming what SQLite found, rather than read in part or written back damaged."""
     conn = sqlite3.connect(":memory:")
     try:
-        conn.deserialize(data)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
+        conn.deserialize(in_memory(data))
+        _intact(conn, name)
+    except sqlite3.Error as exc:
         conn.close()
         raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
+    except InputError:
+        conn.close()
+        raise
     return conn
+
+
+def _intact(conn: sqlite3.Connection, name: str, what: str = "the database is damaged") -> None:
+    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
+    if found != ["ok"]:
+        raise InputError(name, f"{NAME}: {what} (SQLite integrity check: {'; '.join(map(str, found))})")
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:
+    """(name, declared type, primary-key position) of each column."""
+    return [(r[1], str(r[2] or ""), int(r[5])) for r in conn.execute(f"PRAGMA table_info({quoted(table)})")]
 
 
 def _tables(conn: sqlite3.Connection) -> tuple[str | None, str | None]:
     names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     messages = sessions = None
     for t in names:
-        cols = {r[1] for r in conn.execute(f'PRAGMA table_info("{t}")')}
+        cols = {c[0] for c in _columns(conn, t)}
         if {"session_id", "message_data"} <= cols:
             if messages is None or t == "agent_messages":
                 messages = t
@@ -163,24 +187,46 @@ def _tables(conn: sqlite3.Connection) -> tuple[str | None, str | None]:
     return messages, sessions
 
 
+def _read(conn: sqlite3.Connection, name: str) -> tuple[str, str | None, dict[str, list[Row]]]:
+    """The sessions of an open database, each in the order the SDK's ``get_items`` reads
+    them (``ORDER BY id``; rowid breaks ties and stands in where there is no ``id``)."""
+    messages, sessions_table = _tables(conn)
+    if messages is None:
+        raise InputError(name, f"{NAME}: no table with session_id and message_data columns; "
+                               f"not an Agents SDK session database")
+    cols = {c[0] for c in _columns(conn, messages)}
+    found: dict[str, list[Row]] = {}
+    if sessions_table:
+        order = "created_at, rowid" if "created_at" in {c[0] for c in _columns(conn, sessions_table)} else "rowid"
+        for (sid,) in conn.execute(f"SELECT session_id FROM {quoted(sessions_table)} ORDER BY {order}"):
+            found.setdefault(str(sid), [])
+    created = quoted("created_at") if "created_at" in cols else "NULL"
+    order = f"{quoted('id')}, rowid" if "id" in cols else "rowid"
+    for rid, sid, text, when in conn.execute(
+            f"SELECT rowid, session_id, message_data, {created} FROM {quoted(messages)} ORDER BY {order}"):
+        found.setdefault(str(sid), []).append(Row(rid, when, text))
+    return messages, sessions_table, found
+
+
 def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
+    """A database from its bytes; for a file with a ``-wal`` beside it, from SQLite's own
+    read of the pair (the main file alone lacks the newest commits)."""
+    original: bytes | None = data
+    try:
+        live = snapshot(name) if name != "<input>" and os.path.isfile(name) else None
+    except (OSError, sqlite3.Error) as exc:
+        raise InputError(name, f"{NAME}: cannot read the database with its -wal ({exc})") from None
+    if live is not None:
+        data, original = live, None
     conn = _open(data, name)
     try:
-        messages, sessions_table = _tables(conn)
-        if messages is None:
-            raise InputError(name, f"{NAME}: no table with session_id and message_data columns; "
-                                   f"not an Agents SDK session database")
-        found: dict[str, list[Row]] = {}
-        if sessions_table:
-            for (sid,) in conn.execute(f'SELECT session_id FROM "{sessions_table}" ORDER BY created_at, rowid'):
-                found.setdefault(str(sid), [])
-        for rid, sid, text, created in conn.execute(
-                f'SELECT id, session_id, message_data, created_at FROM "{messages}" ORDER BY created_at, id'):
-            found.setdefault(str(sid), []).append(Row(rid, created, text))
-        data = conn.serialize()
+        messages, sessions_table, found = _read(conn, name)
+        image = conn.serialize()
+    except sqlite3.Error as exc:
+        raise _failed(name, exc) from None
     finally:
         conn.close()
-    db = AgentsDB(data, messages, sessions_table, found)
+    db = AgentsDB(image, messages, sessions_table, found, original=original, mode=bytes(data[18:20]))
     if len(found) == 1:
         db.session = next(iter(found))
     return db
@@ -224,38 +270,93 @@ def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     out = openai_responses.export_same(state.inner, result, notes)
     if session.unchanged(im.history, out):
         return db
-    rows = {r.id: r for r in db.rows()}
-    new_rows: list[tuple[Any, str]] = []
+    conn = _open(db.data, "<memory>")
+    try:
+        plan = _plan(conn, db, state, out, session.origins(im.history, out), notes)
+        _apply(conn, plan)
+        _intact(conn, "<repaired>", "the repaired database does not pass SQLite's check")
+        conn.commit()
+        data = conn.serialize()
+    except sqlite3.Error as exc:
+        raise InputError("<repaired>", f"{NAME}: cannot write the repaired rows ({exc})") from None
+    finally:
+        conn.close()
+    repaired = parse(data, "<repaired>").select(db.session)
+    repaired.mode, repaired.plan, repaired.original = db.mode, plan, None
+    return repaired
+
+
+def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[Any],
+          origin: list[int | None], notes: Exported) -> Plan:
+    """The session's rows in their new order, each row whole: a kept row with every column
+    as it was (the session value keeps its own type, an extra column its value); a new row
+    copies the row before it (or the first), with the synthesized item as its message_data."""
+    table = db.messages_table
+    columns = _columns(conn, table)
+    alias = [c[0] for c in columns if c[2] == 1 and c[1].upper() == "INTEGER"]
+    alias = alias if sum(1 for c in columns if c[2]) == 1 else []   # the rowid's own name, renumbered
+    keep = tuple(c[0] for c in columns if c[0] not in alias)
+    select = f"SELECT {', '.join(map(quoted, keep))} FROM {quoted(table)} WHERE rowid = ?"
+    whole = {r.id: conn.execute(select, (r.id,)).fetchone() for r in db.rows()}
+    at = keep.index("message_data")
+    rows: list[tuple[Any, ...]] = []
     kept: set[int] = set()
-    last_time: Any = db.rows()[0].created_at if db.rows() else None
-    previous = None
-    for item, k in zip(out, session.origins(im.history, out)):
+    ids = state.ids
+    first = previous = ids[0] if ids else None
+    for item, k in zip(out, origin):
         if k is not None:
-            row = rows[ids[k]]
-            new_rows.append((row.created_at, row.data))
-            kept.add(ids[k])
-            last_time, previous = row.created_at, row.id
+            previous = ids[k]
+            rows.append(whole[previous])
+            kept.add(previous)
         else:
-            new_rows.append((last_time, json.dumps(item)))
+            base = whole.get(previous, whole.get(first))
+            text = json.dumps(item)
+            rows.append(tuple(text if n == at else v for n, v in enumerate(base)) if base is not None else ())
             notes.note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
-                                         f"{item.get('call_id')}.")
+                                      f"{item.get('call_id')}.")
     for rid in ids:
         if rid not in kept:
             notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
-    # Rows the SDK could not read stay, after the rest.
-    for rid in state.skipped:
-        new_rows.append((rows[rid].created_at, rows[rid].data))
-    conn = _open(db.data, "<memory>")
+    rows.extend(whole[rid] for rid in state.skipped)   # rows the SDK could not read stay, after the rest
+    return Plan(table, keep, tuple(r.id for r in db.rows()), tuple(rows))
+
+
+def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
+    table = quoted(plan.table)
+    conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(rid,) for rid in plan.delete])
+    conn.executemany(f"INSERT INTO {table} ({', '.join(map(quoted, plan.columns))}) "
+                     f"VALUES ({', '.join('?' * len(plan.columns))})", plan.rows)
+
+
+def replace(path: str, before: AgentsDB, after: AgentsDB, keep: Callable[[bytes], str]) -> str:
+    """``--in-place`` for a live database: inside one write transaction on the file itself
+    (the agent waits for it, as for any writer), check the sessions are still the ones
+    repaired, keep the whole database as it is (``-wal`` included) through ``keep``, apply
+    the repair's SQL and commit. SQLite itself writes the journal or WAL, so the next open
+    sees the repair and the file keeps its journal mode. Returns the backup's name."""
+    name = str(path)
     try:
-        table = db.messages_table
-        conn.execute(f'DELETE FROM "{table}" WHERE session_id = ?', (db.session,))
-        conn.executemany(f'INSERT INTO "{table}" (session_id, message_data, created_at) VALUES (?, ?, ?)',
-                         [(db.session, text, created) for created, text in new_rows])
-        conn.commit()
-        data = conn.serialize()
+        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _failed(name, exc) from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        _, _, now = _read(conn, name)
+        if now != before.sessions:
+            raise InputError(name, "the database changed while it was being repaired (is the agent still "
+                                   "writing it?); nothing was written")
+        backup = keep(conn.serialize())
+        if after.plan is not None:
+            _apply(conn, after.plan)
+            _intact(conn, name, "the repaired database does not pass SQLite's check; nothing was written")
+        conn.execute("COMMIT")
+        return backup
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{NAME}: cannot write the repair; nothing was written ({exc})") from None
     finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         conn.close()
-    return parse(data, "<repaired>").select(db.session)
 
 
 SCHEMA = """
@@ -301,9 +402,11 @@ def _first_user(rows: list[Row]) -> str:
 
 def listing(db: AgentsDB) -> list[SessionInfo]:
     """Every session of the database: id, item count, first user message, last activity."""
-    return [SessionInfo(sid, len(rows), _first_user(rows),
-                        str(max(r.created_at for r in rows)) if rows else None)
-            for sid, rows in db.sessions.items()]
+    def last(rows: list[Row]) -> str | None:
+        times = [r.created_at for r in rows if r.created_at is not None]
+        return str(max(times, key=lambda t: (type(t).__name__, t))) if times else None
+
+    return [SessionInfo(sid, len(rows), _first_user(rows), last(rows)) for sid, rows in db.sessions.items()]
 
 
 def select(db: AgentsDB, session: str, name: str = "<input>") -> AgentsDB:
@@ -321,5 +424,5 @@ FORMAT = Format(
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
     sessions=listing, select=select, chosen=chosen,
-    kinds=session.EMITS + openai_responses.FORMAT.kinds,
+    kinds=session.EMITS + openai_responses.FORMAT.kinds, replace=replace,
 )

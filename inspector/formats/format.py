@@ -64,6 +64,9 @@ class Format:
     of a JSONL output; ``sessions(document)`` lists the sessions of a file holding several,
     ``select(document, id, name)`` chooses one, ``chosen(document)`` says which one is.
     ``kinds`` are the event kinds only this format emits (declared to the engine's table).
+    ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
+    to swap (a live SQLite database): it writes the repair into the file itself, calling
+    ``keep(bytes)`` to store the backup, and returns the backup's name.
     """
 
     name: str
@@ -88,6 +91,7 @@ class Format:
     select: Callable[[Any, str, str], Any] | None = None
     chosen: Callable[[Any], str | None] | None = None
     kinds: tuple[Kind, ...] = ()
+    replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
 
     @property
     def is_session(self) -> bool:
