@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from ..engine import Result
 from ..io import InputError
 from . import gemini, session
@@ -199,12 +201,8 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             tc["result"] = [p for k, p in enumerate(result_value) if k not in parts]
         else:
             tc["result"] = None
-    for i, calls in drop_calls.items():
-        if i in gone:
-            continue
-        msg = record(i)
-        msg["toolCalls"] = [tc for j, tc in enumerate(msg["toolCalls"]) if j not in calls]
-    # Synthesized results: the call's own record gets the result it never had.
+    # Synthesized results: the call's own record gets the result it never had, found by the
+    # call's own index in the record, before any dropped call leaves the list.
     where: dict[str, tuple[int, int]] = {}
     for o, locs in enumerate(im.calls):
         if o not in kept:
@@ -220,6 +218,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
         tc["result"] = [{"functionResponse": {"id": msg_row["tool_call_id"], "name": tc.get("name"),
                                               "response": {"error": msg_row["content"]}}}]
         tc["status"] = "cancelled"
+    for i, calls in drop_calls.items():
+        if i in gone:
+            continue
+        msg = record(i)
+        msg["toolCalls"] = [tc for j, tc in enumerate(msg["toolCalls"]) if j not in calls]
     if not changed and not gone:
         return im.document
     out = []
@@ -238,6 +241,13 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     return body
 
 
+def dump(document: Any, compact: bool = False) -> bytes:
+    """The CLI's own spelling, ``JSON.stringify(record, null, 2)`` with no newline after it
+    (``chatRecordingService.ts``, ``logger.ts`` for checkpoints): a record with nothing to
+    change comes back as the bytes the CLI wrote."""
+    return orjson.dumps(document, option=0 if compact else orjson.OPT_INDENT_2) + (b"\n" if compact else b"")
+
+
 def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     """A checkpoint (``{"history": [...]}``) from another format's history."""
     return {"history": CHECKPOINT.export_new(im, result, notes)[CHECKPOINT.container]}
@@ -248,6 +258,6 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
-    kind=SESSION, suffixes=(".json",), provider="gemini",
+    dump=dump, kind=SESSION, suffixes=(".json",), provider="gemini",
     kinds=session.EMITS + gemini.FORMAT.kinds,
 )
