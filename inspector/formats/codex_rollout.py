@@ -147,12 +147,14 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     places, items = state.places, state.items
     out_items = openai_responses.export_same(state.inner, result, notes)
 
+    origin = session.origins(items, out_items)
+    stay = _staying(origin)                         # the most original items that keep their order
     kept: list[int] = []                            # original items, in output order
     after: dict[int, list[Any]] = {}                # item index -> new items written after it
     moved: set[int] = set()
     last = -1
-    for item, k in zip(out_items, session.origins(items, out_items)):
-        if k is not None and k > last:
+    for n, (item, k) in enumerate(zip(out_items, origin)):
+        if n in stay:
             kept.append(k)
             last = k
             continue
@@ -193,16 +195,49 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     for k, added in after.items():
         anchor = places[k][0] if k >= 0 else _first_line(entries)
         for item, j in zip(added, session.origins(items, added)):
-            if j is not None:
+            if j is not None and places[j][1] is None:
                 line = places[j][0]
                 new_after_line.setdefault(anchor, []).append((doc.raw[line], entries[line]))
                 notes.note("entry-moved", f"Line {line + 1} moves after line {anchor + 1}.")
+            elif j is not None:     # an item of a compaction's list: never the compaction line again
+                new_after_line.setdefault(anchor, []).append((None, _wrap(entries, anchor, item)))
+                notes.note("entry-moved", f"Item {places[j][1]} of line {places[j][0] + 1}'s replacement_history "
+                                          f"moves to a new line after line {anchor + 1}.")
             else:
                 new_after_line.setdefault(anchor, []).append((None, _wrap(entries, anchor, item)))
                 notes.note("entry-added", f"A new line after line {anchor + 1} holds a "
                                           f"{item.get('type')} for {item.get('call_id')}.")
     # Rollouts are rewritten with plain line ends, as they always were.
     return session.rewrite_lines(doc, NAME, removed_lines, rewrite, new_after_line, keep_cr=False)
+
+
+def _staying(origin: list[int | None]) -> set[int]:
+    """Positions of the output whose original items stay where they are: the longest run
+    of them in their original order (so the fewest move; a result moved next to its call
+    moves, not everything between them). Patience sorting, O(n log n)."""
+    tails: list[int] = []           # per length, the output position ending the best run
+    back: dict[int, int | None] = {}
+    for n, k in enumerate(origin):
+        if k is None:
+            continue
+        lo, hi = 0, len(tails)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if origin[tails[mid]] < k:  # type: ignore[operator]
+                lo = mid + 1
+            else:
+                hi = mid
+        back[n] = tails[lo - 1] if lo else None
+        if lo == len(tails):
+            tails.append(n)
+        else:
+            tails[lo] = n
+    stay: set[int] = set()
+    at = tails[-1] if tails else None
+    while at is not None:
+        stay.add(at)
+        at = back[at]
+    return stay
 
 
 def _first_line(entries: list[Any]) -> int:

@@ -61,3 +61,35 @@ def test_a_record_with_nothing_to_change_comes_back_byte_identical(tmp_path):
     code, _, err = cli_run("normalize", str(path), "-o", str(tmp_path / "out.json"), "-q")
     assert code == 0, err
     assert (tmp_path / "out.json").read_bytes() == path.read_bytes()
+
+
+def _line(kind: str, payload: dict) -> str:
+    return json.dumps({"timestamp": "2025-10-12T09:14:01.000Z", "type": kind, "payload": payload})
+
+
+def test_codex_strict_across_a_compaction_is_a_fixed_point_that_resumes(tmp_path):
+    """R2-24: two calls kept by a compaction's ``replacement_history`` are answered after it;
+    ``--strict`` moved the compaction line itself (everything between call and result moved,
+    not the results), so the output still resumed with a call without output."""
+    call = lambda cid: {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": cid}  # noqa: E731
+    out = lambda cid: {"type": "function_call_output", "call_id": cid, "output": f"out {cid}"}  # noqa: E731
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go on"}]}
+    lines = [_line("session_meta", {"id": "sess", "cwd": "/w"}),
+             _line("response_item", user),
+             _line("compacted", {"message": "summary", "replacement_history": [call("a"), call("b"), user]}),
+             _line("turn_context", {"cwd": "/w"}),
+             _line("response_item", user),
+             _line("response_item", call("c")),
+             _line("response_item", out("a")),
+             _line("response_item", out("b")),
+             _line("response_item", out("c"))]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    first, second = tmp_path / "s1.jsonl", tmp_path / "s2.jsonl"
+    assert cli_run("normalize", str(path), "--strict", "-o", str(first), "-q")[0] == 0
+    code, text, err = cli_run("check", str(first), "--strict")
+    assert code == 0, (text, err)
+    assert cli_run("normalize", str(first), "--strict", "-o", str(second), "-q")[0] == 0
+    assert second.read_bytes() == first.read_bytes()
+    for cid in "abc":
+        assert first.read_text().count(f'"out {cid}"') == 1
