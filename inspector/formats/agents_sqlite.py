@@ -28,7 +28,7 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import openai_responses, session
+from . import gemini, openai_responses, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
 from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
@@ -115,6 +115,42 @@ class AgentsState:
     inner: Imported
     ids: list[int]
     skipped: list[int]
+    sent: list[Any] = field(default_factory=list)      # the items as read, ids derived where empty
+    derived: set[str] = field(default_factory=set)
+
+
+DERIVED = "inspector-position-"
+
+
+def _positional(items: list[Any], ids: list[int]) -> tuple[list[Any], list[tuple[int, str, str]]]:
+    """Calls and outputs with ``"call_id": ""``, paired by position. The SDK's
+    ``OpenAIChatCompletionsModel`` stores every ``function_call`` and
+    ``function_call_output`` of an OpenAI-compatible endpoint that way (and ``"id":
+    "__fake_id__"``), and the endpoint pairs a turn's tool messages with its calls in order.
+    Each such call gets a derived name; the next empty output before any other item takes
+    the oldest unanswered one. Returns the items to read (copies where named) and what was
+    derived (item index, name, "call" or "output")."""
+    sent = list(items)
+    derived: list[tuple[int, str, str]] = []
+    pending: list[str] = []
+    for k, item in enumerate(items):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind not in ("function_call", "function_call_output"):
+            pending.clear()            # a message or reasoning ends the turn's run of calls
+            continue
+        if item.get("call_id") != "":
+            continue
+        if kind == "function_call":
+            cid = f"{DERIVED}{ids[k]}"
+            pending.append(cid)
+            derived.append((k, cid, "call"))
+        elif pending:
+            cid = pending.pop(0)
+            derived.append((k, cid, "output"))
+        else:
+            continue
+        sent[k] = {**item, "call_id": cid}
+    return sent, derived
 
 
 class RowLoc(Loc):
@@ -247,8 +283,13 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             ids.append(row.id)
         except (TypeError, ValueError):
             skipped.append(row.id)         # the SDK skips a row it cannot read, and so does a resume
-    inner = openai_responses.import_(items, name)
+    sent, derived = _positional(items, ids)
+    inner = openai_responses.import_(sent, name)
     im = Imported(NAME, inner.messages, document, container=None, history=items)
+    for k, cid, what in derived:
+        im.note(None, "id-derived", f"Row {ids[k]}: a {what} with an empty call_id (as OpenAIChatCompletionsModel "
+                                    f"writes them); paired by position, as the endpoint read them, under the "
+                                    f"name {cid!r}, which is never written back.", tool_call_id=cid)
     im.events.extend(inner.events)
     for rid in skipped:
         im.note(None, "entry-skipped", f"Row {rid} is not JSON; the SDK skips it, and it is kept as it is.")
@@ -256,7 +297,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         span = src.items or (src.message,)
         im.sources.append(RowLoc(span[0], None, tuple(ids[k] for k in span), tuple(span) if len(span) > 1 else None))
         im.calls.append([RowLoc(c.message, None, (ids[c.message],)) for c in calls])
-    im.state = AgentsState(inner, ids, skipped)
+    im.state = AgentsState(inner, ids, skipped, sent, {cid for _, cid, _ in derived})
     im.notes.append(f"session {document.session!r}: {len(rows)} rows in {document.messages_table}; "
                     f"{len(document.sessions) - 1} other session{'s' if len(document.sessions) != 2 else ''} "
                     f"left as they are")
@@ -268,11 +309,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     state: AgentsState = im.state
     ids = state.ids
     out = openai_responses.export_same(state.inner, result, notes)
-    if session.unchanged(im.history, out):
+    if session.unchanged(state.sent, out):
         return db
     conn = _open(db.data, "<memory>")
     try:
-        plan = _plan(conn, db, state, out, session.origins(im.history, out), notes)
+        plan = _plan(conn, db, state, out, session.origins(state.sent, out), notes)
         _apply(conn, plan)
         _intact(conn, "<repaired>", "the repaired database does not pass SQLite's check")
         conn.commit()
@@ -310,10 +351,13 @@ def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[
             kept.add(previous)
         else:
             base = whole.get(previous, whole.get(first))
+            answers = item.get("call_id") if isinstance(item, dict) else None
+            if answers in state.derived:
+                item = {**item, "call_id": ""}    # the store's own spelling: paired by position again
             text = json.dumps(item)
             rows.append(tuple(text if n == at else v for n, v in enumerate(base)) if base is not None else ())
             notes.note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
-                                      f"{item.get('call_id')}.")
+                                      f"{answers}.")
     for rid in ids:
         if rid not in kept:
             notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
@@ -424,5 +468,5 @@ FORMAT = Format(
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
     sessions=listing, select=select, chosen=chosen,
-    kinds=session.EMITS + openai_responses.FORMAT.kinds, replace=replace,
+    kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
 )

@@ -79,3 +79,28 @@ def items(path: Path, session: str) -> list[Any]:
     finally:
         conn.close()
     return [json.loads(r[0]) for r in rows]
+
+
+def empty_call_ids(crashed: bool = True) -> list[Any]:
+    """A session written by the SDK's ``OpenAIChatCompletionsModel`` against an
+    OpenAI-compatible endpoint that sends no tool-call ids: every ``function_call`` keeps
+    the ``"call_id": ""`` and ``"id": "__fake_id__"`` the stream handler starts it with
+    (openai/openai-agents-python, ``src/agents/models/chatcmpl_stream_handler.py`` and
+    ``fake_id.py`` at 7f7a44f8), and each output copies that empty id. With ``crashed``,
+    the last call of the session never got its output."""
+    call = lambda args: {"arguments": args, "call_id": "", "name": "get_weather",  # noqa: E731
+                         "type": "function_call", "id": "__fake_id__"}
+    out = lambda text: {"call_id": "", "output": text, "type": "function_call_output"}  # noqa: E731
+    said = lambda text: {"id": "__fake_id__", "content": [{"annotations": [], "text": text,  # noqa: E731
+                                                            "type": "output_text"}],
+                         "role": "assistant", "status": "completed", "type": "message"}
+    items = [{"content": "Weather in Lisbon and Porto?", "role": "user"},
+             call('{"city":"Lisbon"}'), call('{"city":"Porto"}'),
+             out("Lisbon: 21C"), out("Porto: 17C"),
+             said("Lisbon 21C, Porto 17C."),
+             {"content": "And Faro?", "role": "user"},
+             call('{"city":"Faro"}'), out("Faro: 24C"), said("Faro is 24C.")]
+    if crashed:
+        items += [{"content": "And Braga?", "role": "user"}, call('{"city":"Braga"}'),
+                  {"content": "Hello?", "role": "user"}]
+    return items
