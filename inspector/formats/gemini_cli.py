@@ -203,13 +203,13 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             tc["result"] = None
     # Synthesized results: the call's own record gets the result it never had, found by the
     # call's own index in the record, before any dropped call leaves the list.
-    where: dict[str, tuple[int, int]] = {}
-    for o, locs in enumerate(im.calls):
-        if o not in kept:
+    where: dict[Any, tuple[int, int]] = {}
+    for msg_row, o in d.rows:     # each kept call by the id the engine wrote it with (a cast id too)
+        if o is None or msg_row.get("role") != "assistant":
             continue
-        for j, loc in enumerate(locs):
-            cid = im.messages[o]["tool_calls"][j].get("tool_call_id")
-            where.setdefault(str(cid), (loc.message, loc.blocks[0]))
+        for call, j in zip(msg_row.get("tool_calls") or (), d.kept_calls(o, len(im.calls[o]))):
+            loc = im.calls[o][j]
+            where.setdefault(call.get("tool_call_id"), (loc.message, loc.blocks[0]))
     for msg_row, o in d.rows:
         if o is not None or msg_row["tool_call_id"] not in where:
             continue
