@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from ..engine import Result
-from ..io import InputError
+from ..io import InputError, parse_json
 from . import gemini, session
 from .base import Decisions, Exported, Imported, Loc, as_text, join_text, kind_of
 from .gemini import Gemini
@@ -236,16 +236,45 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             out.append(new)
         else:
             out.append(msg)
-    body = dict(im.document)
+    body = RecordFile(im.document, None, isinstance(im.document, RecordFile) and im.document.newline)
     body["messages"] = out
     return body
 
 
+class RecordFile(dict):
+    """A saved session read from its bytes: the record, with the file's own bytes (``raw``,
+    written back as they are while nothing changes) and whether it ended with a newline."""
+
+    __slots__ = ("raw", "newline")
+
+    def __init__(self, record: Mapping, raw: bytes | None, newline: bool) -> None:
+        super().__init__(record)
+        self.raw, self.newline = raw, newline
+
+
+def sniff(data: bytes, name: str = "<input>") -> bool:
+    """A saved session's own keys at the top of the file (the CLI writes ``sessionId`` first)."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and b'"sessionId"' in head and b'"messages"' in data[:1 << 16] \
+        and (b'"projectHash"' in head or b'"startTime"' in head)
+
+
+def parse(data: bytes, name: str = "<input>") -> Any:
+    document = parse_json(data, name)
+    if is_record(document):
+        return RecordFile(document, data, data.rstrip(b" \t\r").endswith(b"\n"))
+    return document
+
+
 def dump(document: Any, compact: bool = False) -> bytes:
-    """The CLI's own spelling, ``JSON.stringify(record, null, 2)`` with no newline after it
-    (``chatRecordingService.ts``, ``logger.ts`` for checkpoints): a record with nothing to
-    change comes back as the bytes the CLI wrote."""
-    return orjson.dumps(document, option=0 if compact else orjson.OPT_INDENT_2) + (b"\n" if compact else b"")
+    """A record read from a file and left unchanged is its own bytes; any other is written in
+    the CLI's own spelling, ``JSON.stringify(record, null, 2)`` with no newline after it
+    (``chatRecordingService.ts`` and ``logger.ts`` for checkpoints), unless the file it came
+    from ended with one."""
+    if isinstance(document, RecordFile) and document.raw is not None and not compact:
+        return document.raw
+    newline = compact or (isinstance(document, RecordFile) and document.newline)
+    return orjson.dumps(document, option=0 if compact else orjson.OPT_INDENT_2) + (b"\n" if newline else b"")
 
 
 def export_new(im: Imported, result: Result, notes: Exported) -> Any:
@@ -258,6 +287,6 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
-    dump=dump, kind=SESSION, suffixes=(".json",), provider="gemini",
+    sniff=sniff, parse=parse, dump=dump, kind=SESSION, suffixes=(".json",), provider="gemini",
     kinds=session.EMITS + gemini.FORMAT.kinds,
 )
