@@ -22,17 +22,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import EXPORT_CLAUSE, Kind, Result, declare
+from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
 from . import openai_responses, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
-from .format import SESSION, Format
+from .format import SESSION, Format, OnResume, SelfRepair
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
     Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
          "A line was moved with the result it holds, next to its call.", "change"),
+    Kind("call-aborted-on-resume", IMPORT_CLAUSE, False, "Codex answers it on resume",
+         "A call has no output in the rollout; Codex itself sends an \"aborted\" output after it on resume.",
+         "note", "call"),
+    Kind("orphan-dropped-on-resume", IMPORT_CLAUSE, False, "Codex drops it on resume",
+         "An output answers no call in the rollout; Codex itself leaves it out of what it sends on resume.", "note"),
 )
+
+# What Codex does by itself to the history it sends (codex-rs/core/src/context_manager/normalize.rs
+# in openai/codex at 0803cc58789f6445cd3829bc33c6ca21fde17fac: ensure_call_outputs_present and
+# remove_orphan_outputs, run on the history before every request, resumed or not).
+SOURCE = ("openai/codex codex-rs/core/src/context_manager/normalize.rs (0803cc5), "
+          "ensure_call_outputs_present / remove_orphan_outputs")
+SELF_REPAIRS = (
+    SelfRepair("call-aborted-on-resume", None, "answers a call left without output with \"aborted\"", "",
+               SOURCE),
+    SelfRepair("orphan-dropped-on-resume", None, "leaves out an output that answers no call", "", SOURCE),
+)
+CALLS = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
+         "custom_tool_call": "custom_tool_call_output"}
 
 
 NAME = "codex-rollout"
@@ -133,11 +151,57 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             im.sources.append(LineLoc(lines[0], None, None, lines) if len(lines) > 1 else loc(spans[0]))
         im.calls.append([loc(c.message) for c in calls])
     im.state = CodexState(inner, places, items)
+    _what_codex_does(im, items, inner)
     sent = sum(1 for p in places if p[1] is None and compaction(entries[p[0]]) is None)
     other = sum(1 for e in entries if isinstance(e, Mapping)) - sent
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
                     f"what a compaction replaced) carried unchanged")
     return im
+
+
+def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
+    """One import note per case Codex repairs itself in what it sends (see SELF_REPAIRS):
+    a call without its output, an output without its call. Notes only: the repair still
+    writes the output into the rollout, which the API then gets as Codex would send it."""
+    calls: dict[str, set[str]] = {}
+    outputs: dict[str, set[str]] = {}
+    for item in items:
+        if isinstance(item, Mapping) and isinstance(item.get("call_id"), str):
+            kind = item.get("type")
+            if kind in CALLS:
+                calls.setdefault(CALLS[kind], set()).add(item["call_id"])
+            elif kind in ("function_call_output", "custom_tool_call_output"):
+                outputs.setdefault(kind, set()).add(item["call_id"])
+    row = {c.message: (o, j) for o, cs in enumerate(inner.calls) for j, c in enumerate(cs)}
+    for k, item in enumerate(items):
+        if not isinstance(item, Mapping) or not isinstance(item.get("call_id"), str):
+            continue
+        kind, cid = item.get("type"), item["call_id"]
+        line = im.state.places[k][0] + 1
+        if kind in CALLS and cid not in outputs.get(CALLS[kind], ()):
+            o, j = row.get(k, (None, None))
+            im.note(o, "call-aborted-on-resume", f"Line {line}: {kind} {cid} has no output; Codex sends an "
+                                                 f"\"aborted\" output after it itself on resume.", call=j,
+                    tool_call_id=cid)
+        elif kind in ("function_call_output", "custom_tool_call_output") and cid not in calls.get(kind, ()):
+            im.note(None, "orphan-dropped-on-resume", f"Line {line}: the {kind} for {cid} answers no call; Codex "
+                                                      f"leaves it out of what it sends on resume.", tool_call_id=cid)
+
+
+def on_resume(im: Imported) -> OnResume:
+    """What Codex does itself when it resumes this rollout; the version is the session_meta's
+    ``cli_version`` (what Codex does here is the same in every version the source shows)."""
+    version = None
+    for entry in im.history:
+        if isinstance(entry, Mapping) and entry.get("type") == "session_meta" and isinstance(entry.get("payload"), Mapping):
+            v = entry["payload"].get("cli_version")
+            version = v if isinstance(v, str) and v else None
+            break
+    counts = {r.kind: 0 for r in SELF_REPAIRS}
+    for e in im.events:
+        if e.kind in counts:
+            counts[e.kind] += 1
+    return OnResume("Codex", version, tuple((r, counts[r.kind]) for r in SELF_REPAIRS if counts[r.kind]))
 
 
 def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
@@ -264,5 +328,5 @@ FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
-    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds,
+    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume,
 )
