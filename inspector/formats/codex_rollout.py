@@ -173,6 +173,7 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
             elif kind in ("function_call_output", "custom_tool_call_output"):
                 outputs.setdefault(kind, set()).add(item["call_id"])
     row = {c.message: (o, j) for o, cs in enumerate(inner.calls) for j, c in enumerate(cs)}
+    flat = {k: o for o, src in enumerate(inner.sources) for k in (src.items or (src.message,))}
     for k, item in enumerate(items):
         if not isinstance(item, Mapping) or not isinstance(item.get("call_id"), str):
             continue
@@ -184,7 +185,7 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
                                                  f"\"aborted\" output after it itself on resume.", call=j,
                     tool_call_id=cid)
         elif kind in ("function_call_output", "custom_tool_call_output") and cid not in calls.get(kind, ()):
-            im.note(None, "orphan-dropped-on-resume", f"Line {line}: the {kind} for {cid} answers no call; Codex "
+            im.note(flat.get(k), "orphan-dropped-on-resume", f"Line {line}: the {kind} for {cid} answers no call; Codex "
                                                       f"leaves it out of what it sends on resume.", tool_call_id=cid)
 
 

@@ -136,3 +136,16 @@ def test_the_verdict_says_codex_answers_an_unanswered_call_itself(tmp_path, caps
     assert "resume fails now" not in line and "would refuse" not in line
     out = run(path.read_bytes(), str(path))
     assert [e.kind for e in out.result.events] == ["result-synthesized"]
+
+
+def test_the_verdict_says_codex_leaves_out_an_orphan_output_itself(tmp_path, capsys):
+    """remove_orphan_outputs (same file): an output whose call a compaction dropped is not
+    sent, so it is no refusal either; the repair still removes its line."""
+    from inspector.cli import main
+
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(codex_builder.orphan_output_after_compaction())
+    assert main(["check", str(path)]) == 1
+    line = capsys.readouterr().out
+    assert "Codex leaves out an output that answers no call itself on resume: 1 case" in line
+    assert "resume fails now" not in line and "would refuse" not in line
