@@ -2,18 +2,26 @@
 
 The SDK keeps sessions in two tables (names configurable, ``agent_sessions`` and
 ``agent_messages`` by default): ``agent_messages(id, session_id, message_data, created_at)``
-holds one Responses input item per row as JSON text, read back ``ORDER BY created_at`` (ties
-in insertion order) and sent as the next run's input. One orphan ``function_call_output``
-there makes every later run fail ("No tool call found for function call output").
+holds one Responses input item per row as JSON text, read back ``ORDER BY id`` and sent as
+the next run's input (openai/openai-agents-python ``src/agents/memory/sqlite_session.py`` at
+7f7a44f8, ``get_items``; it turns on WAL mode). One orphan ``function_call_output`` there
+makes every later run fail ("No tool call found for function call output").
 
-The database is read from its bytes in memory (stdlib ``sqlite3``, ``deserialize``): the
-file is never opened for writing, and a ``-wal`` file beside it is read from a copy. A
-database holds many sessions; one is chosen (``--session ID``, or the only one there is).
-Its items are read with the Responses importer; provenance is the row id (``row 12``).
+Reading never writes: the file's bytes are the database, unless a ``-wal`` beside it holds
+commits not merged yet; then SQLite itself reads the pair (``sqlite_file.py``). The image is
+checked whole (``integrity_check``) before anything is read from it. A row is known by its
+rowid (an ``id`` column need not be unique); a database holds many sessions, one is chosen
+(``--session ID``, or the only one there is). Items are read with the Responses importer;
+provenance is the row (``row 12``). ``OpenAIChatCompletionsModel`` writes ``"call_id": ""``
+on every call and output of an endpoint that sends no ids (``chatcmpl_stream_handler.py``):
+those are paired by position, an import event each, and the names are never written back.
 
-Export is a new database: every other session and table as it was, and the chosen
-session's rows rewritten in order: kept items with their original JSON text and time, a
-synthesized ``function_call_output`` after its call's turn, dropped rows gone.
+A repair is SQL (:class:`Plan`): the session's rows deleted by rowid and written again in
+order, each row whole (kept rows with every column as it was, a synthesized output copying
+the row before it). ``-o`` applies it to a copy, which keeps the input's journal mode;
+``--in-place`` applies it to the live file in one write transaction (:func:`replace`), so the
+next open sees it, and the backup is the whole database as SQLite read it. Nothing to
+change: the input's own bytes.
 """
 
 from __future__ import annotations

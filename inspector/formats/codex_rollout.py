@@ -13,6 +13,14 @@ The items a resume would send are read with the Responses importer; provenance i
 (and the index inside ``replacement_history``). Export keeps every other line byte-identical:
 a dropped item's line goes, a synthesized ``function_call_output`` is a new ``response_item``
 line after its call's turn, and a compaction's list is rewritten only when an event touches it.
+``--strict`` moves the fewest items (the longest run in their original order stays).
+
+Codex repairs two cases itself in every request it sends (openai/codex
+``codex-rs/core/src/context_manager/normalize.rs`` at 0803cc58: ``ensure_call_outputs_present``
+answers a call without output with ``"aborted"``, ``remove_orphan_outputs`` leaves out an
+output without its call); the import notes each such case and :func:`on_resume` declares
+them, so ``check`` says what Codex does instead of "resume fails now". The repair still
+writes them into the rollout.
 """
 
 from __future__ import annotations

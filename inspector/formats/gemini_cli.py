@@ -13,9 +13,19 @@
 - **``/chat save`` checkpoints** (``checkpoint-<tag>.json``) as ``{"history": [Content...]}``.
   A bare ``Content[]`` list is the Gemini API's own shape and is read as ``gemini``.
 
+Current CLIs write a ``user`` record's ``content`` as a list of parts (``[{"text": ...}]``);
+the record's own keys decide the format, before any provider's (detect.py prefers a
+session store's markers). Read from its bytes (``sniff``/``parse``), a record with nothing
+to change is written back as those bytes; otherwise as the CLI writes it,
+``JSON.stringify(record, null, 2)`` (google-gemini/gemini-cli
+``packages/core/src/services/chatRecordingService.ts`` and ``core/logger.ts`` at 5411f113).
+The append-only ``.jsonl`` logs of current CLIs are not read yet.
+
 Export writes the same document; only the records an event touches change: a synthesized
 result becomes the call's ``result`` (a ``functionResponse`` with an error) and its status
-``cancelled``; a dropped call leaves its record's ``toolCalls``; an emptied record goes.
+``cancelled`` (the call found by the id the engine wrote, at its own index, before any
+dropped call leaves the list); a dropped call leaves its record's ``toolCalls``; an emptied
+record goes.
 """
 
 from __future__ import annotations
