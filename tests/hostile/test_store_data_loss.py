@@ -247,3 +247,26 @@ def test_schemas_the_sdk_did_not_write_give_an_answer_not_a_traceback(tmp_path, 
         assert "Traceback" not in err and code in (0, 1), (argv, code, err)
     code, _, err = cli_run("check", str(out))
     assert code == 0, err
+
+
+def test_a_wal_mode_database_comes_back_in_wal_mode_and_unchanged_bytes_when_clean(tmp_path):
+    """Issue 25: a WAL-mode database was written back in rollback-journal mode (header
+    bytes 18-19), even with nothing to change."""
+    for name, items in (("clean.db", turns(1, 2)[:2] + [{"type": "function_call_output", "call_id": "c1",
+                                                          "output": "r1"}]), ("broken.db", turns(0, 3))):
+        db = tmp_path / name
+        conn = sqlite3.connect(db)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+        conn.executemany("INSERT INTO agent_messages (session_id, message_data) VALUES ('s1', ?)",
+                         [(json.dumps(i),) for i in items])
+        conn.commit()
+        conn.close()                     # the last connection merges the -wal and removes it
+        assert not Path(f"{db}-wal").exists()
+        out = tmp_path / f"out-{name}"
+        assert cli_run("normalize", str(db), "-o", str(out), "-q")[0] == 0
+        assert out.read_bytes()[18:20] == b"\x02\x02"
+        if name == "clean.db":
+            assert out.read_bytes() == db.read_bytes()
+        else:
+            assert unanswered(sdk_items(out)[1]) == []
