@@ -65,6 +65,10 @@ class Plan:
     columns: tuple[str, ...]
     delete: tuple[int, ...]
     rows: tuple[tuple[Any, ...], ...]
+    # AdvancedSQLiteSession's message_structure: its columns, and per new row the structure
+    # rows it gets (copies of its own, or of the row before it for a new row), in order.
+    structure: tuple[str, ...] = ()
+    places: tuple[tuple[tuple[Any, ...], ...], ...] = ()
 
 
 @dataclass(slots=True, eq=False)
@@ -349,6 +353,7 @@ def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[
     whole = {r.id: conn.execute(select, (r.id,)).fetchone() for r in db.rows()}
     at = keep.index("message_data")
     rows: list[tuple[Any, ...]] = []
+    sources: list[int | None] = []           # per written row: the rowid it was, None for a new one
     kept: set[int] = set()
     ids = state.ids
     first = previous = ids[0] if ids else None
@@ -356,6 +361,7 @@ def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[
         if k is not None:
             previous = ids[k]
             rows.append(whole[previous])
+            sources.append(previous)
             kept.add(previous)
         else:
             base = whole.get(previous, whole.get(first))
@@ -364,20 +370,81 @@ def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[
                 item = {**item, "call_id": ""}    # the store's own spelling: paired by position again
             text = json.dumps(item)
             rows.append(tuple(text if n == at else v for n, v in enumerate(base)) if base is not None else ())
+            sources.append(None)
             notes.note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
                                       f"{answers}.")
     for rid in ids:
         if rid not in kept:
             notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
-    rows.extend(whole[rid] for rid in state.skipped)   # rows the SDK could not read stay, after the rest
-    return Plan(table, keep, tuple(r.id for r in db.rows()), tuple(rows))
+    for rid in state.skipped:                  # rows the SDK could not read stay, after the rest
+        rows.append(whole[rid])
+        sources.append(rid)
+    structure, places = _structure(conn, alias, keep, rows, sources)
+    return Plan(table, keep, tuple(r.id for r in db.rows()), tuple(rows), structure, places)
+
+
+STRUCTURE = "message_structure"
+
+
+def _structure(conn: sqlite3.Connection, alias: list[str], keep: tuple[str, ...], rows: list[tuple[Any, ...]],
+               sources: list[int | None]) -> tuple[tuple[str, ...], tuple]:
+    """``AdvancedSQLiteSession`` reads a session through ``message_structure`` (``JOIN ... ON
+    m.id = s.message_id ORDER BY s.sequence_number``) and hides, then deletes, a row without
+    an entry there (openai/openai-agents-python #4729;
+    ``src/agents/extensions/memory/advanced_sqlite_session.py`` at 7f7a44f8). So when the table
+    exists, each written row gets the entries its original row had (a new row: those of the
+    row before it, typed as the SDK types it), renumbered in the new order."""
+    if alias != ["id"] or not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                           (STRUCTURE,)).fetchone():
+        return (), ()
+    columns = tuple(c[0] for c in _columns(conn, STRUCTURE) if c[0] != "id")
+    if not {"message_id", "sequence_number"} <= set(columns):
+        return (), ()
+    by_row = {rid: conn.execute(f"SELECT {', '.join(map(quoted, columns))} FROM {quoted(STRUCTURE)} "
+                                f"WHERE message_id = ? ORDER BY sequence_number, rowid", (rid,)).fetchall()
+              for rid in sources if rid is not None}
+    data_at = keep.index("message_data")
+    places: list[tuple[tuple[Any, ...], ...]] = []
+    last: list[tuple[Any, ...]] = []
+    for row, rid in zip(rows, sources):
+        if rid is not None:
+            last = by_row[rid]
+            places.append(tuple(last))
+            continue
+        try:
+            item = json.loads(row[data_at])
+        except (TypeError, ValueError):
+            item = None
+        places.append(tuple(_typed(columns, entry, item) for entry in last))
+    return columns, tuple(places)
+
+
+def _typed(columns: tuple[str, ...], entry: tuple[Any, ...], item: Any) -> tuple[Any, ...]:
+    """A structure entry copied for a new row, with the SDK's ``message_type`` for its item."""
+    kind = "other"
+    if isinstance(item, dict):
+        kind = item.get("role") if item.get("role") in ("user", "assistant") else str(item.get("type") or "other")
+    return tuple(kind if c == "message_type" else v for c, v in zip(columns, entry))
 
 
 def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
     table = quoted(plan.table)
     conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(rid,) for rid in plan.delete])
-    conn.executemany(f"INSERT INTO {table} ({', '.join(map(quoted, plan.columns))}) "
-                     f"VALUES ({', '.join('?' * len(plan.columns))})", plan.rows)
+    insert = f"INSERT INTO {table} ({', '.join(map(quoted, plan.columns))}) VALUES ({', '.join('?' * len(plan.columns))})"
+    if not plan.structure:
+        conn.executemany(insert, plan.rows)
+        return
+    new_ids = [conn.execute(insert, row).lastrowid for row in plan.rows]
+    conn.executemany(f"DELETE FROM {quoted(STRUCTURE)} WHERE message_id = ?", [(rid,) for rid in plan.delete])
+    at, seq = plan.structure.index("message_id"), plan.structure.index("sequence_number")
+    entries = []
+    for n, (new_id, place) in enumerate(zip(new_ids, plan.places)):
+        for entry in place:
+            values = list(entry)
+            values[at], values[seq] = new_id, len(entries) + 1
+            entries.append(values)
+    conn.executemany(f"INSERT INTO {quoted(STRUCTURE)} ({', '.join(map(quoted, plan.structure))}) "
+                     f"VALUES ({', '.join('?' * len(plan.structure))})", entries)
 
 
 def replace(path: str, before: AgentsDB, after: AgentsDB, keep: Callable[[bytes], str]) -> str:

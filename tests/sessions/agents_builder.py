@@ -104,3 +104,55 @@ def empty_call_ids(crashed: bool = True) -> list[Any]:
         items += [{"content": "And Braga?", "role": "user"}, call('{"city":"Braga"}'),
                   {"content": "Hello?", "role": "user"}]
     return items
+
+
+# AdvancedSQLiteSession's structure table, as its _init_structure_tables creates it
+# (openai/openai-agents-python src/agents/extensions/memory/advanced_sqlite_session.py, 7f7a44f8).
+STRUCTURE = """
+CREATE TABLE IF NOT EXISTS message_structure (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    message_id INTEGER NOT NULL,
+    branch_id TEXT NOT NULL DEFAULT 'main',
+    message_type TEXT NOT NULL,
+    sequence_number INTEGER NOT NULL,
+    user_turn_number INTEGER,
+    branch_turn_number INTEGER,
+    tool_name TEXT,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    FOREIGN KEY (session_id) REFERENCES agent_sessions(session_id) ON DELETE CASCADE,
+    FOREIGN KEY (message_id) REFERENCES agent_messages(id) ON DELETE CASCADE
+);
+"""
+
+
+def make_advanced(path: Path, session: str, items: list[Any]) -> Path:
+    """A database as AdvancedSQLiteSession writes it: each row with its structure entry
+    (its _insert_structure_metadata: type by role or item type, turn numbers by user message)."""
+    make(path, {session: items})
+    conn = sqlite3.connect(path)
+    conn.executescript(STRUCTURE)
+    turn = 0
+    for seq, (mid, text) in enumerate(conn.execute(
+            "SELECT id, message_data FROM agent_messages WHERE session_id = ? ORDER BY id", (session,)).fetchall()):
+        item = json.loads(text)
+        turn += item.get("role") == "user"
+        kind = item["role"] if item.get("role") in ("user", "assistant") else str(item.get("type") or "other")
+        conn.execute("INSERT INTO message_structure (session_id, message_id, message_type, sequence_number, "
+                     "user_turn_number, branch_turn_number, tool_name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     (session, mid, kind, seq + 1, turn, turn, item.get("name")))
+    conn.commit()
+    conn.close()
+    return path
+
+
+def advanced_items(path: Path, session: str, branch: str = "main") -> list[Any]:
+    """What AdvancedSQLiteSession.get_items returns (its own query)."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT m.message_data FROM agent_messages m JOIN message_structure s "
+                            "ON m.id = s.message_id WHERE m.session_id = ? AND s.branch_id = ? "
+                            "ORDER BY s.sequence_number ASC", (session, branch)).fetchall()
+    finally:
+        conn.close()
+    return [json.loads(r[0]) for r in rows]

@@ -164,3 +164,25 @@ def test_empty_call_ids_lose_no_row_and_the_derived_names_are_never_written(tmp_
     assert after[12]["type"] == "function_call_output" and after[12]["call_id"] == ""
     assert b"inspector-position" not in out.data
     assert not run_file(target).changed
+
+
+def test_an_advanced_session_keeps_its_structure_rows(tmp_path):
+    """openai/openai-agents-python #4729: AdvancedSQLiteSession hides a row with no
+    message_structure entry (and deletes it on the first pop_item), so a repaired database
+    writes those entries: every row, the synthesized output included, is read through them."""
+    path = ab.make_advanced(tmp_path / "advanced.db", "s", ab.orphan_output())
+    out = run_file(path)
+    assert out.changed
+    target = tmp_path / "out.db"
+    target.write_bytes(out.data)
+    plain = ab.items(target, "s")
+    assert ab.advanced_items(target, "s") == plain
+    assert any(i.get("type") == "function_call_output" and i["call_id"] == "call_Tm03" for i in plain)
+    import sqlite3
+
+    conn = sqlite3.connect(target)
+    kinds = conn.execute("SELECT s.message_type FROM message_structure s JOIN agent_messages m ON m.id = s.message_id "
+                         "WHERE json_extract(m.message_data, '$.call_id') = 'call_Tm03' ORDER BY s.sequence_number"
+                         ).fetchall()
+    conn.close()
+    assert kinds == [("function_call",), ("function_call_output",)]
