@@ -246,7 +246,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             out.append(new)
         else:
             out.append(msg)
-    body = RecordFile(im.document, None, isinstance(im.document, RecordFile) and im.document.newline)
+    body = RecordFile(im.document, None, im.document.newline if isinstance(im.document, RecordFile) else True)
     body["messages"] = out
     return body
 
@@ -278,12 +278,13 @@ def parse(data: bytes, name: str = "<input>") -> Any:
 
 def dump(document: Any, compact: bool = False) -> bytes:
     """A record read from a file and left unchanged is its own bytes; any other is written in
-    the CLI's own spelling, ``JSON.stringify(record, null, 2)`` with no newline after it
-    (``chatRecordingService.ts`` and ``logger.ts`` for checkpoints), unless the file it came
-    from ended with one."""
+    the CLI's own spelling, ``JSON.stringify(record, null, 2)``, with no newline after it
+    (``chatRecordingService.ts`` and ``logger.ts`` for checkpoints) when the file it came
+    from had none."""
     if isinstance(document, RecordFile) and document.raw is not None and not compact:
         return document.raw
-    newline = compact or (isinstance(document, RecordFile) and document.newline)
+    # A document handed over already parsed has no ending of its own: it gets the usual one.
+    newline = compact or not isinstance(document, RecordFile) or document.newline
     return orjson.dumps(document, option=0 if compact else orjson.OPT_INDENT_2) + (b"\n" if newline else b"")
 
 
