@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import gzip
 import os
+import sqlite3
 import stat
 import zlib
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..formats import is_session_file, skip_file, skip_folder, whole_file_suffixes
+from ..formats import is_session_file, skip_file, skip_folder, whole_database, whole_file_suffixes
 from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -511,6 +512,10 @@ def read_file_record(path: Path, name: str, rel: str) -> Record:
         return Record(name, None, f"cannot read: {describe_os_error(exc)}", rel)
     finally:
         os.close(fd)
+    try:   # a live database: its newest commits may still be in its -wal (read as SQLite reads it)
+        data = whole_database(str(path), data)
+    except (OSError, sqlite3.Error) as exc:
+        return Record(name, None, f"cannot read the database with its -wal: {exc}", rel)
     if data[:2] == GZIP_MAGIC:
         try:
             return Record(name, None, gzip.decompress(data), rel)
