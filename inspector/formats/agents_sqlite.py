@@ -319,7 +319,6 @@ def import_(document: Any, name: str = "<input>") -> Imported:
 def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
     state: AgentsState = im.state
-    ids = state.ids
     out = openai_responses.export_same(state.inner, result, notes)
     if session.unchanged(state.sent, out):
         return db
@@ -355,7 +354,6 @@ def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[
     rows: list[tuple[Any, ...]] = []
     sources: list[int | None] = []           # per written row: the rowid it was, None for a new one
     kept: set[int] = set()
-    ids = state.ids
     first = previous = ids[0] if ids else None
     for item, k in zip(out, origin):
         if k is not None:
