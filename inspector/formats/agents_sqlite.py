@@ -354,6 +354,7 @@ def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[
     rows: list[tuple[Any, ...]] = []
     sources: list[int | None] = []           # per written row: the rowid it was, None for a new one
     kept: set[int] = set()
+    ids = state.ids
     first = previous = ids[0] if ids else None
     for item, k in zip(out, origin):
         if k is not None:
