@@ -216,13 +216,17 @@ class Health:
         ]
         if self.seconds:
             lines.append(f"in {self.seconds:.1f} s, {read / self.seconds:,.0f} records/s")
+        shown = [row for row in self.kind_rows() if row["events"] or row["drop"]]
+        # Columns as wide as their longest entry, and a space apart: a clause such as
+        # strict:early-result or import:claude-code never runs into the kind beside it.
+        cw = max([len("clause"), *(len(row["clause"]) for row in shown)]) + 1
+        kw = max([len("kind"), *(len(row["kind"]) for row in shown)]) + 1
         lines += ["", "Events by kind (from the engine's events)",
-                  f"  {'clause':<7}{'kind':<24}{'':<6}{'events':>10}{'histories':>11}  meaning"]
-        for row in self.kind_rows():
-            if not row["events"] and not row["drop"]:
-                continue
+                  f"  {'clause':<{cw}}{'kind':<{kw}}{'':<6}{'events':>10}{'histories':>11}  meaning"]
+        for row in shown:
             tag = "drop" if row["drop"] else ""
-            lines.append(f"  {row['clause']:<7}{row['kind']:<24}{tag:<6}{row['events']:>10,}{row['records']:>11,}  {row['meaning']}")
+            lines.append(f"  {row['clause']:<{cw}}{row['kind']:<{kw}}{tag:<6}{row['events']:>10,}"
+                         f"{row['records']:>11,}  {row['meaning']}")
         quiet = [r["kind"] for r in self.kind_rows() if not r["events"] and not r["drop"]]
         if quiet:
             lines.append(f"  (no events of: {', '.join(quiet)})")

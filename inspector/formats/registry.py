@@ -28,11 +28,6 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
 )}
 
 
-def formats() -> tuple[str, ...]:
-    """The registered names, in order (read at call time: tests may register more)."""
-    return tuple(REGISTRY)
-
-
 def unknown(name: str, what: str = "format", extra: tuple[str, ...] = ()) -> str:
     """The one sentence for a format name nobody registered."""
     return f"unknown {what} {name!r}; known: {', '.join((*extra, *REGISTRY))}"

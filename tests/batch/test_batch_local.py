@@ -316,3 +316,22 @@ def test_lines_are_split_and_counted_as_split_would(data, first):
     count = [0]
     got = [(r.line, r.data) for r in _lines("f", data, first, count)]
     assert got == expected and count[0] == len(lines)
+
+
+def test_the_health_tables_columns_never_run_together():
+    """A clause longer than the column (strict:early-result, import:claude-code) once ran into
+    its kind: ``strict:early-resultstrict-early-result``."""
+    from inspector.batch.changes import tally
+    from inspector.batch.report import Health
+    from inspector.pipeline import run_file
+
+    health = Health()
+    for name in ("02-result-before-call.json", "21-claude-code-session.jsonl"):
+        change = tally([run_file(samples_dir() / name, strict=True)])
+        health.add_record(change.dropped, change.kinds, change.changed, name, None)
+    table = health.render()
+    rows = [line for line in table.splitlines() if "strict-early-result" in line or "result-recovered" in line]
+    assert rows
+    for line in rows:
+        clause, kind = line.split()[:2]
+        assert clause.startswith(("strict:", "import:", "1", "2", "3", "4")) and kind[0].isalpha(), line
