@@ -148,6 +148,7 @@ class DiffTable(ScrollView, can_focus=True):
         self.lines = Lines(None, 0, {})
         self._sized: tuple[Size, Size, Size] | None = None  # what the last layout gave (see _size_updated)
         self._base: Style | None = None  # the widget's style during one paint (see render_lines)
+        self.flags: dict[int, str] = {}  # row number -> severity of the chosen provider's problem on it
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -417,6 +418,13 @@ class DiffTable(ScrollView, can_focus=True):
         piece = set_cell_size(shorten(inert(ident), width), width)
         return [(piece, self._style("diff-table--gone") if gone else None)]
 
+    def _mark_cells(self, row: Row) -> list[tuple[str, Style | None]]:
+        """The row's mark, then ``!`` when the chosen provider has a problem with it."""
+        flag = self.flags.get(row.index)
+        if flag is None:
+            return [(row.mark + " ", None)]
+        return [(row.mark, None), ("!", self._style("diff-table--drop" if flag == "error" else "diff-table--change"))]
+
     def _index_text(self, row: Row) -> str:
         return f"#{row.origin}" if row.origin is not None else "new"
 
@@ -442,7 +450,7 @@ class DiffTable(ScrollView, can_focus=True):
         message = row.message
         dim = self._style("diff-table--dim")
         cells: list[tuple[str, Style | None]] = [
-            (row.mark + " ", None),
+            *self._mark_cells(row),
             (set_cell_size(self._index_text(row).rjust(index - 1) + " ", index), dim),
             (" ", None),
             (fit(inert(role_of(message)), role), None),
@@ -507,7 +515,7 @@ class DiffTable(ScrollView, can_focus=True):
         else:
             left = side(row.before, row.entered, "(not there before: created by this stage)", half)
             right = side(row.after, row.left, "(dropped)", right_width)
-        cells = [(row.mark + " ", None), *left, (" │ ", dim), *right]
+        cells = [*self._mark_cells(row), *left, (" │ ", dim), *right]
         if ids:
             cells += [(" ", None), *self._ids_cells(row, ids)]
         if tag:
