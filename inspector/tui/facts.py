@@ -71,3 +71,8 @@ def files_under(root: str | os.PathLike) -> Iterator[str]:
             if f.endswith(".json") and not f.startswith(".") and ".repaired." not in f:
                 found.add(os.path.join(folder, f))
     yield from sorted(found)
+
+
+def is_session_format(fmt: str) -> bool:
+    """Whether a format is an agent's own session record (a line or row per entry)."""
+    return fmt in sessions.SESSION_FORMATS

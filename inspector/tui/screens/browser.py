@@ -109,10 +109,12 @@ class BrowserScreen(Screen[str | None]):
             cached = self.cache.get((p, self.mtimes[p]))
             self.verdicts[p] = cached if cached is not None else FileVerdict(PENDING)
         table = self.query_one(DataTable)
+        widest = max((len(os.path.relpath(p, self.root)) for p in found), default=10)
+        name_width = min(widest, max(self.app.size.width // 3, 20))
         table.add_column("verdict", key="verdict", width=12)
-        table.add_column("file", key="file")
+        table.add_column("file", key="file", width=name_width)
         table.add_column("changed", key="time", width=16)
-        table.add_column("what check says", key="detail")
+        table.add_column("what check says", key="detail", width=max(self.app.size.width - name_width - 38, 20))
         for p in found:
             table.add_row(*self._cells(p), key=p)
         self._title()
@@ -165,7 +167,7 @@ class BrowserScreen(Screen[str | None]):
         self.sorted_by = by
         table = self.query_one(DataTable)
         if by == "verdict":
-            table.sort("verdict", "file", key=lambda status, name: (ORDER.get(status.plain, 9), name.plain))
+            table.sort("verdict", "file", key=lambda cells: (ORDER.get(cells[0].plain, 9), cells[1].plain))
         elif by == "time":
             table.sort("time", key=lambda when: when.plain, reverse=True)
         else:

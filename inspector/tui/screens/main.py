@@ -33,7 +33,7 @@ from .. import confine, loader
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
-from .. import facts, verdict
+from .. import causes, facts, verdict
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
@@ -145,6 +145,7 @@ class MainScreen(Screen[None]):
         self.target_option = target  # --target: a target name, or auto (the provider the format speaks)
         self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
         self.verdicts: verdict.Verdicts | None = None
+        self.caused: dict[int, list[Any]] = {}  # input entry -> the later events it made necessary
         self.browse_root: str | None = None  # the folder `inspector DIR` (or b) lists
         self._browse_cache: dict[Any, Any] = {}  # its files' verdicts, kept across visits
         self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
@@ -376,6 +377,9 @@ class MainScreen(Screen[None]):
             last = len(doc.model.views) - 1
             self.set_reactive(MainScreen.view, last if doc.strict and toggled else min(self.view, last))
         self._kind_keys()
+        self.caused = causes.caused(doc.result.events)
+        table = self.query_one(DiffTable)
+        table.later = {o: causes.tag(evs) for o, evs in self.caused.items()}
         self.verdicts = None
         if not reload or self.target is None and self.target_option == "auto":
             self.target = (facts.provider_of(doc.imported.format) if self.target_option == "auto"
@@ -550,9 +554,10 @@ class MainScreen(Screen[None]):
         row = self._pane_row
         model = self.doc.model if self.doc is not None else None
         if tab == "tab-details":
+            later = self.caused.get(row.origin, []) if row is not None and row.origin is not None and not self.view else []
             self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
                                          model.imported if model is not None else None,
-                                         model.import_at if model is not None else None)
+                                         model.import_at if model is not None else None, later)
         elif tab == "tab-journey":
             steps = model.journey(row.key) if (row is not None and model is not None) else []
             where = None
@@ -626,6 +631,9 @@ class MainScreen(Screen[None]):
         shown here, else in the latest earlier view that shows it."""
         row = self.query_one(DiffTable).current
         cause = first_cause(row.events) if row is not None else None
+        if cause is None and row is not None and self.view == 0 and self.caused.get(row.origin):
+            self._go_to_effect(self.caused[row.origin][0])
+            return
         if cause is None or self.doc is None:
             self.notify("The selected row names no cause (only events that another message made "
                         "necessary do: → #N in the table).")
@@ -643,6 +651,22 @@ class MainScreen(Screen[None]):
                 self.minimize()
                 return
         self.notify(f"#{cause} is not shown in any view.", severity="warning")
+
+    def _go_to_effect(self, event: Any) -> None:
+        """From an input entry to the stage and row of what it causes (``f`` on view 0)."""
+        assert self.doc is not None
+        view = next((v for v in range(1, len(self.views)) if self.views[v] == event.stage), None)
+        if view is None:
+            return
+        rows = self.doc.model.rows(view)
+        key: Any = event.origin
+        if key is None:  # a synthesized row: the one whose event this is
+            key = next((("+", ident) for ident, e in rows.synth.items() if e is event), None)
+        if self.changed_only or self.kind or self.query_text:
+            self.clear_filters()
+        self._change(key, moved=True, view=view)
+        self.query_one(DiffTable).focus()
+        self.minimize()
 
     def action_changed_only(self) -> None:
         self.changed_only = not self.changed_only

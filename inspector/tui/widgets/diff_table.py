@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .. import layout
+from .. import facts, layout
 from ..adapter import describe_block
 from ..layout import ROLE_WIDTH
 from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, import_tag, original_part, role_of, tag_text
@@ -149,6 +149,7 @@ class DiffTable(ScrollView, can_focus=True):
         self._sized: tuple[Size, Size, Size] | None = None  # what the last layout gave (see _size_updated)
         self._base: Style | None = None  # the widget's style during one paint (see render_lines)
         self.flags: dict[int, str] = {}  # row number -> severity of the chosen provider's problem on it
+        self.later: dict[int, str] = {}  # input entry -> what it causes later (the input view's fate)
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -433,7 +434,9 @@ class DiffTable(ScrollView, can_focus=True):
         text = tag_of(row, view)
         if not text and row.origin is not None and self.rows is not None:
             text = import_tag(self.rows.import_at.get(row.origin, []))
-        if cell_len(text) > width:
+        if not text and view == 0 and row.origin is not None:
+            text = self.later.get(row.origin, "")
+        if cell_len(text) > width and row.events:
             text = tag_of(row, view, full=False)
         if cell_len(text) > width and "(" in text:  # narrow: the rule panel names the clause
             head, _, rest = text.partition("(")
@@ -527,6 +530,9 @@ class DiffTable(ScrollView, can_focus=True):
         names them; a plain message by its text)."""
         imported = self.rows.imported
         shown = describe_block(imported.format, original_part(imported, row.origin))
+        if shown is not None and facts.is_session_format(imported.format):
+            text = self._preview(row.after)  # a session's line is named by its type: its text says which turn
+            return f"{text} · {preview(shown)}" if text else preview(shown)
         return preview(shown) if shown is not None else self._preview(row.after)
 
     @staticmethod

@@ -112,7 +112,7 @@ class VerdictBar(Static):
                 if fixed and stage != "strict":
                     text.append(f"; strict (t) repairs {len(fixed)}", "$text-muted")
                 if v.problems:
-                    text.append("  (x: next problem, v: providers)", "$text-muted")
+                    text.append(" · x next, v providers", "$text-muted")
         self.update(text.content())
 
 
