@@ -14,9 +14,9 @@ from typing import IO
 import orjson
 
 from .formats import REGISTRY
-from .io import InputError, describe_error, display_name, dump_messages
+from .io import EXIT_ERROR, InputError, describe_error, display_name
 
-EXIT_OK, EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_CHANGED, EXIT_INTERRUPTED = 0, 1, 130  # EXIT_ERROR (2) is io's
 
 STRICT_HELP = "also move separated results next to their calls and drop early ones (an extension beyond MEM-5)"
 
@@ -44,7 +44,7 @@ def from_option(help: str = "input format (default: detect)") -> argparse.Argume
 def to_option(documents_only: bool = False) -> argparse.ArgumentParser:
     """``--to``; ``documents_only`` leaves out formats written as whole files of their own
     (JSONL sessions, databases), which cannot be one line of a JSONL output."""
-    names = [n for n, f in REGISTRY.items() if not documents_only or f.dump is dump_messages]
+    names = [n for n, f in REGISTRY.items() if not documents_only or not f.whole_file]
     p = _parent()
     p.add_argument("--to", default="same", choices=("same", *names), help="output format (default: same as the input)")
     return p

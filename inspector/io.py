@@ -19,9 +19,14 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from .engine import gc_paused
+
 BOM = b"\xef\xbb\xbf"
 # orjson reads 1,024 levels of nesting but writes at most 255.
 MAX_WRITE_DEPTH = 255
+TOO_DEEP = f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists and objects"
+# What a command ends with when its input or output is at fault (bad JSON, too deep, full disk).
+EXIT_ERROR = 2
 _BLANK = re.compile(rb"\s*")
 
 
@@ -63,6 +68,32 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         raise InputError(name, exc.strerror or str(exc)) from None
 
 
+HEAD_LIMIT = 64 << 20  # a first line longer than this is sniffed by its start only
+
+
+def read_head(path: str | os.PathLike, size: int = 1 << 16) -> bytes:
+    """The file's first ``size`` bytes, extended to the end of the line they cut (up to
+    :data:`HEAD_LIMIT`), so a sniffer sees whole lines: a session whose first prompt is long
+    still starts with one whole record. Opened without blocking, so a FIFO cannot hang the
+    caller (it reads as empty). Raises ``OSError`` when the file cannot be read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        head = handle.read(size)
+        if len(head) < size or head.startswith(b"SQLite format 3\0"):
+            return head
+        parts = [head]
+        total = len(head)
+        while b"\n" not in parts[-1] and total < HEAD_LIMIT:
+            block = handle.read(1 << 16)
+            if not block:
+                break
+            parts.append(block)
+            total += len(block)
+        return b"".join(parts)
+
+
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     line = data.count(b"\n", 0, offset) + 1
     start = data.rfind(b"\n", 0, offset) + 1
@@ -77,7 +108,10 @@ def parse_json(data: bytes, name: str) -> Any:
     if _BLANK.fullmatch(data):  # scans in place; data.strip() would copy a large file
         raise InputError(name, "empty file: expected a JSON array of messages")
     try:
-        return orjson.loads(data)
+        # A large document is millions of new objects: with the collector running, each
+        # collection the allocator triggers walks all of them again (it doubles the parse).
+        with gc_paused():
+            return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         try:
             data.decode("utf-8")
@@ -88,10 +122,6 @@ def parse_json(data: bytes, name: str) -> Any:
         if reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]
         raise InputError(name, reason, exc.lineno, exc.colno) from None
-
-
-def load_json(path: str | os.PathLike) -> Any:
-    return parse_json(read_bytes(path), display_name(path))
 
 
 def dump_messages(messages: list[Any], compact: bool = False) -> bytes:
@@ -219,6 +249,51 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) ->
         handle.write(data)
 
 
+def write_new(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
+    """Create ``path`` holding ``data``, whole or not at all, only if nothing is there: not
+    even a symlink, dangling or not, which is never followed (a backup beside a file in a
+    shared folder must not land where a planted link points). Raises ``FileExistsError``
+    when the name is taken, :class:`OutputError` on any other failure. ``mode``: the new
+    file's permission bits (a private file's backup stays private); default as ``umask`` says."""
+    mode = new_file_mode() if mode is None else mode
+    name = str(path)
+    folder = os.path.dirname(os.path.abspath(name))
+    with _failing_as(name, "cannot write here"):
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=folder)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+        try:
+            os.link(tmp, name, follow_symlinks=False)  # fails on any existing name, links included
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+                raise OutputError(name, f"cannot write: {describe_os_error(exc)}") from None
+            _write_exclusive(name, data, mode)  # a file system without hard links
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _write_exclusive(name: str, data: bytes, mode: int) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(name, flags, mode)
+    try:
+        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(name)
+        raise
+
+
 @contextmanager
 def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content to, in as many pieces as needed; it
@@ -322,17 +397,25 @@ def describe_os_error(exc: OSError) -> str:
     return _OS_REASONS.get(exc.errno) or exc.strerror or str(exc) or type(exc).__name__
 
 
+def write_failure(exc: BaseException) -> str | None:
+    """Why a value could not be written as JSON (nested deeper than orjson writes, or not
+    JSON at all), or None for any other exception."""
+    if isinstance(exc, RecursionError) or (
+            isinstance(exc, orjson.JSONEncodeError) and "recursion" in str(exc).lower()):
+        return TOO_DEEP
+    if isinstance(exc, orjson.JSONEncodeError):
+        return f"cannot write the result as JSON: {exc}"
+    return None
+
+
 def describe_error(exc: BaseException, where: str) -> str:
     """One line the user can act on, for any exception a view catches while working on
     ``where``: the reason for what they can fix, a plain note for what is a bug."""
     if isinstance(exc, InputError):
         return str(exc)
-    if isinstance(exc, RecursionError) or (
-            isinstance(exc, orjson.JSONEncodeError) and "recursion" in str(exc).lower()):
-        return (f"{where}: nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} "
-                "levels of lists and objects")
-    if isinstance(exc, orjson.JSONEncodeError):
-        return f"{where}: cannot write the result as JSON: {exc}"
+    reason = write_failure(exc)
+    if reason is not None:
+        return f"{where}: {reason}"
     if isinstance(exc, MemoryError):
         return f"{where}: not enough memory to process it"
     if isinstance(exc, OSError):

@@ -17,15 +17,15 @@ module only wires them together. No step edits what an earlier step returned.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import EXTENSIONS, Event, Result, normalize
-from .formats import REGISTRY, Imported, export_history, import_history
-from .io import InputError, display_name, parse_json, read_bytes
+from . import formats
+from .formats import REGISTRY, Imported, export_history, import_history, known
+from .io import display_name, parse_json, read_bytes
 
 __all__ = ["Exported", "Outcome", "export", "load", "load_file", "outcome", "parse", "read", "repair",
            "run", "run_file", "select_session"]
@@ -39,9 +39,7 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto", sniff: bool = T
     itself; anything else is one JSON document. ``sniff=False`` (a batch record, which is one
     JSON document by construction) skips asking the formats when none is named."""
     if fmt != "auto":
-        if fmt not in REGISTRY:
-            raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(REGISTRY)}")
-        return REGISTRY[fmt].parse(data, name)
+        return REGISTRY[known(fmt, name)].parse(data, name)
     if sniff:
         # Formats sniff the head only: a one-line JSON body of many megabytes is then not
         # parsed once per JSON Lines format before it is parsed as the document it is.
@@ -54,12 +52,9 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto", sniff: bool = T
 
 def select_session(document: Any, session: str, name: str) -> Any:
     """``--session ID``: one session of a file that holds several (an Agents SDK database).
-    The choice is made on a shallow copy, so the document given (an earlier step's export,
-    in batch) is left as it was."""
-    select = getattr(document, "select", None)
-    if not callable(select):
-        raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
-    return copy.copy(document).select(session, name)
+    The format chooses on a copy, so the document given (an earlier step's export, in batch)
+    is left as it was."""
+    return formats.select_session(document, session, name)
 
 
 def read(document: Any, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> Imported:
@@ -94,8 +89,8 @@ def repair(imported: Imported, extensions: Sequence[str] = (), owned: bool = Fal
 # -- export -------------------------------------------------------------------------------
 def _written(imported: Imported, result: Result, to: str) -> tuple[Any, list[Event]]:
     """The formats' export, and what it changed on its own: the one call into it."""
-    document = export_history(imported, result, to)
-    return document, list(imported.export_events)
+    exported = export_history(imported, result, to)
+    return exported.document, exported.events
 
 
 @dataclass(slots=True)

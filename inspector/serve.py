@@ -29,6 +29,10 @@ from urllib.parse import urlsplit
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 EXIT_ERROR = 2
+# Each browser tab is an app process of its own: without bounds one loopback client could
+# open sessions until memory runs out, or ask for a terminal of millions of cells.
+DEFAULT_SESSIONS = 8
+MAX_COLUMNS, MAX_ROWS = 1000, 500
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -41,6 +45,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"address to listen on (default: {DEFAULT_HOST}, this machine only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
+    p.add_argument("--max-sessions", type=int, default=DEFAULT_SESSIONS, metavar="N",
+                   help=f"browser tabs served at once; more are refused (default: {DEFAULT_SESSIONS})")
     return p
 
 
@@ -111,8 +117,31 @@ def request_refusal(headers: Any, hosts: set[str] | None) -> str | None:
     return None
 
 
+def size_refusal(query: Any) -> str | None:
+    """Why a websocket's terminal size (``width`` and ``height`` cells) must be refused."""
+    for key, most in (("width", MAX_COLUMNS), ("height", MAX_ROWS)):
+        text = query.get(key)
+        if text is None:
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            return f"terminal {key} {text[:20]!r} is not a whole number"
+        if not 0 < value <= most:
+            return f"terminal {key} {value} is out of bounds (1 to {most})"
+    return None
+
+
+def bounded(width: Any, height: Any) -> tuple[int, int]:
+    """A resize asked for mid-session, brought within the bounds (a window can grow)."""
+    def clamp(value: Any, most: int) -> int:
+        return min(max(value, 1), most) if isinstance(value, int) and not isinstance(value, bool) else 80
+    return clamp(width, MAX_COLUMNS), clamp(height, MAX_ROWS)
+
+
 def make_server(command: str, host: str, port: int) -> Any:
-    """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request."""
+    """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request, and
+    bounds the sessions open at once (``max_sessions``, set on it) and their terminal size."""
     from aiohttp import web
     from textual_serve.server import Server
 
@@ -125,6 +154,32 @@ def make_server(command: str, host: str, port: int) -> Any:
         return await handler(request)
 
     class GuardedServer(Server):
+        sessions = 0
+        max_sessions = DEFAULT_SESSIONS
+
+        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+            # Refused before the websocket opens: the client sees the status and the sentence.
+            if (reason := size_refusal(request.query)) is not None:
+                raise web.HTTPBadRequest(text=f"inspector serve: {reason}\n")
+            if self.sessions >= self.max_sessions:
+                raise web.HTTPServiceUnavailable(
+                    text=f"inspector serve: {self.max_sessions} sessions are open already (--max-sessions); "
+                         "close a tab and reload\n")
+            self.sessions += 1
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                self.sessions -= 1
+
+        async def _process_messages(self, websocket: Any, app_service: Any) -> None:
+            resize = app_service.set_terminal_size
+
+            async def within_bounds(width: Any, height: Any) -> None:
+                await resize(*bounded(width, height))
+
+            app_service.set_terminal_size = within_bounds
+            await super()._process_messages(websocket, app_service)
+
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
             app.middlewares.append(guard)
@@ -149,6 +204,9 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         print(f"inspector serve: --port {args.port}: not a port number (1-65535)", file=sys.stderr)
         return EXIT_ERROR
+    if args.max_sessions < 1:
+        print(f"inspector serve: --max-sessions {args.max_sessions}: must be at least 1", file=sys.stderr)
+        return EXIT_ERROR
     try:
         import textual_serve  # noqa: F401
     except ImportError:
@@ -159,7 +217,9 @@ def run(args: argparse.Namespace) -> int:
     url = public_url(args.host, args.port)
     print(f"Inspector: serving {root} at {url}" + (f" (opening {file.name})" if file else ""), flush=True)
     try:
-        make_server(app_command(root, file), args.host, args.port).serve()
+        server = make_server(app_command(root, file), args.host, args.port)
+        server.max_sessions = args.max_sessions
+        server.serve()
     except OSError as exc:
         print(f"inspector serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)

@@ -10,23 +10,18 @@ meanwhile.
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from .formats import REGISTRY
-from .io import InputError, atomic_write, display_name, parse_json, read_bytes
+from . import formats
+from .io import InputError, atomic_write, display_name, read_bytes, write_new
 from .pipeline import parse as parse_bytes, select_session
-
-# The agents' session formats (the rest of the registry is request bodies).
-SESSION_FORMATS = ("claude-code", "codex-rollout", "gemini-cli", "agents-sqlite")
-
-SESSION_SUFFIXES = (".jsonl", ".json", ".db", ".sqlite", ".sqlite3")
-SKIP_DIRS = {".git", "node_modules", "__pycache__"}
 
 
 def is_session(outcome: Any) -> bool:
-    return outcome.imported.format in SESSION_FORMATS
+    return formats.is_session_format(outcome.imported.format)
 
 
 def repaired_name(path: str | os.PathLike) -> str:
@@ -36,7 +31,7 @@ def repaired_name(path: str | os.PathLike) -> str:
 
 def session_output(path: str, outcome: Any) -> str | None:
     """Where ``normalize`` writes by default: beside a session file, stdout for anything else."""
-    if str(path) == "-" or not hasattr(outcome.imported.document, "to_bytes") \
+    if str(path) == "-" or not formats.writes_whole_file(outcome.imported.format) \
             or outcome.to not in ("same", outcome.imported.format):
         return None
     return repaired_name(path)
@@ -52,17 +47,19 @@ def in_place(path: str, outcome: Any) -> str:
     original = p.read_bytes()
     document = outcome.imported.document
     now = parse_bytes(original, name, outcome.format)
-    if getattr(document, "session", None) is not None:
-        now = select_session(now, document.session, name)
+    if formats.chosen_session(document) is not None:
+        now = select_session(now, formats.chosen_session(document), name)
     if now != document:
         raise InputError(name, "the file changed while it was being repaired (is the agent still writing it?); "
                                "nothing was written")
-    backup = p.with_name(p.name + ".bak")
     n = 0
-    while backup.exists():
-        n += 1
-        backup = p.with_name(f"{p.name}.bak.{n}")
-    atomic_write(backup, original)
+    while True:  # the first free NAME.bak[.N]: a name taken by anything, a dangling link too, is skipped
+        backup = p.with_name(p.name + (f".bak.{n}" if n else ".bak"))
+        try:
+            write_new(backup, original, stat.S_IMODE(before.st_mode))
+            break
+        except FileExistsError:
+            n += 1
     after = p.stat()
     if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         raise InputError(name, f"the file changed while it was being repaired; nothing was replaced "
@@ -75,7 +72,7 @@ def expand(paths: list[str]) -> Iterator[str]:
     """Files as given; a folder gives the session files under it (recursively, sorted)."""
     for path in paths:
         if path != "-" and Path(path).is_dir():
-            found = list(_sessions_under(Path(path)))
+            found = list(formats.session_files(path))
             if not found:
                 yield path              # read as a file: "is a directory", exit 2
             yield from found
@@ -86,69 +83,27 @@ def expand(paths: list[str]) -> Iterator[str]:
 def each_session(paths: Iterator[str], session: str | None) -> Iterator[tuple[str, str | None, str]]:
     """(path, session, label) per session to check: a database holding several sessions gives
     one per session when no --session is given."""
-    sniff = REGISTRY["agents-sqlite"].sniff
     for path in paths:
         name = display_name(path)
         if session is None and path != "-" and Path(path).is_file():
             try:
                 with open(path, "rb") as handle:
                     head = handle.read(1 << 20)
-                if sniff(head, path):
-                    sessions = getattr(parse_bytes(read_bytes(path), name), "sessions", {})
-                    if len(sessions) > 1:
-                        for sid in sessions:
-                            yield path, sid, f"{name} --session {sid}"
-                        continue
+                sessions = formats.sessions(parse_bytes(read_bytes(path), name)) \
+                    if formats.may_hold_sessions(head, path) else []
+                if len(sessions) > 1:
+                    for s in sessions:
+                        yield path, s.id, f"{name} --session {s.id}"
+                    continue
             except (OSError, InputError):
                 pass                       # reported where it is read
         yield path, session, name if session is None else f"{name} --session {session}"
 
 
-def claims(head: bytes, name: str) -> bool:
-    """Whether a session format claims a file by its first bytes (JSONL or SQLite; the JSON
-    session formats are told by their content, see ``_json_session``)."""
-    return any(REGISTRY[f].sniff(head, name) for f in SESSION_FORMATS)
-
-
-def _sessions_under(root: Path) -> Iterator[str]:
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for f in files:
-            if f.endswith(SESSION_SUFFIXES) and ".repaired." not in f:
-                found.append(os.path.join(folder, f))
-    for path in sorted(found):
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(1 << 16)
-        except OSError:
-            continue                   # unreadable (a broken link...): not a session found here
-        if not path.endswith(".json"):
-            if claims(head, path):
-                yield path
-        elif head.lstrip().startswith(b"{") and _json_session(path):
-            yield path
-
-
-def _json_session(path: str) -> bool:
-    """A JSON file one of the JSON session formats claims (read whole: they are small)."""
-    try:
-        with open(path, "rb") as handle:
-            document = parse_json(handle.read(), path)
-    except (OSError, InputError):
-        return False
-    return any(REGISTRY[f].evidence(document) for f in SESSION_FORMATS)
-
-
-# The API each agent sends its history to: what a resume of the unrepaired session hits.
-RESUME_TARGET = {"claude-code": "anthropic", "codex-rollout": "openai-responses", "gemini-cli": "gemini",
-                 "agents-sqlite": "openai-responses"}
-
-
 def why(imported: Any, result: Any) -> str:
     """Why a session would fail to resume, in a few words: the first thing its API rejects in
     the history as it is (with where it is), and the kinds of change the repair makes."""
-    if imported.format not in SESSION_FORMATS:
+    if not formats.is_session_format(imported.format):
         return ""
     from .targets import check, failed
 
@@ -156,7 +111,7 @@ def why(imported: Any, result: Any) -> str:
     # As the agent sends it today: without the results the import put back on the chain.
     back = {e.origin for e in imported.events if e.kind == "result-recovered"}
     keep = [i for i in range(len(imported.messages)) if i not in back]
-    problems = [p for p in check([imported.messages[i] for i in keep], RESUME_TARGET[imported.format])
+    problems = [p for p in check([imported.messages[i] for i in keep], formats.provider(imported.format))
                 if failed([p])]
     if problems:
         first = problems[0]

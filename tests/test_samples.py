@@ -11,9 +11,8 @@ import pytest
 
 from inspector.bundled import samples_dir
 from inspector.engine import normalize
-from inspector.formats import FORMATS, export_history, import_history
+from inspector.formats import FORMATS, REGISTRY, export_history, import_history
 from inspector.pipeline import parse as parse_bytes
-from inspector.sessions import SESSION_FORMATS
 from inspector.io import read_bytes
 
 SAMPLES = samples_dir()
@@ -27,6 +26,7 @@ def load_json(path):
 
 
 RAW = ("flat", "openai-chat")   # formats whose messages the engine can read as they are
+SESSION_FORMATS = tuple(n for n, f in REGISTRY.items() if f.is_session)
 
 
 def _messages(document):
@@ -104,7 +104,7 @@ def test_provider_sample_is_repaired_in_its_own_format(entry):
     imported = import_history(document, entry["file"])
     result = normalize(imported.messages)
     assert result.events, "a provider sample should show real repairs"
-    written = export_history(imported, result)
+    written = export_history(imported, result).document
     assert written != document
     back = import_history(written, entry["file"])
     assert back.format == entry["format"]

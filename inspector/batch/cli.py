@@ -10,7 +10,7 @@ import orjson
 
 from ..cli_options import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, strict_option, to_option
 from ..io import InputError, atomic_write, describe_os_error
-from ..process import silence_stdout
+from ..process import interruptible, release_interrupts, silence_stdout
 from .job import Job, default_workers, run_local
 from .report import Health
 
@@ -59,26 +59,40 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     job = Job(inputs=args.inputs, output=args.output, workers=args.workers or default_workers(),
               fmt=args.fmt, to=args.to, strict=args.strict, errors=args.errors, report=args.report)
-    try:
-        job.check()
-        if args.dask:
-            try:
-                import distributed  # noqa: F401
+    with interruptible():  # SIGINT and SIGTERM: the CLI's one policy (inspector.process)
+        committed = False
+        try:
+            job.check()
+            if args.dask:
+                try:
+                    import distributed  # noqa: F401
 
-                from .dask_runner import parse_blocksize, run_dask
-            except ImportError:
-                raise InputError("--dask", "Dask is not installed; pip install 'inspector[dask]'") from None
-            health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
-        else:
-            health = run_local(job)
-        if job.report:
-            atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
-                         inputs=tuple(job.inputs))
-    except KeyboardInterrupt:
-        print("batch: interrupted; no output written", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except InputError as exc:
-        return print_error(exc)
+                    from .dask_runner import parse_blocksize, run_dask
+                except ImportError:
+                    raise InputError("--dask", "Dask is not installed; pip install 'inspector[dask]'") from None
+                health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
+            else:
+                health = run_local(job)
+            # The run holds interrupts from its last record on: the outputs are in place now,
+            # and the report follows them before a signal that came meanwhile is raised.
+            if job.report:
+                atomic_write(job.report, orjson.dumps(health.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
+                             inputs=tuple(job.inputs))
+            committed = True
+            release_interrupts()
+        except KeyboardInterrupt:
+            release_interrupts(raising=False)
+            if committed:
+                print("batch: interrupted after the run finished: every output" + (" and the report" if job.report else "")
+                      + " was written; the health table was not printed", file=sys.stderr)
+            else:
+                print("batch: interrupted; no output written", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except InputError as exc:
+            release_interrupts(raising=False)
+            return print_error(exc)
+    for name, reason in job.unreadable:  # per file, even with -q: these were not processed
+        print(f"batch: {name}: {reason}", file=sys.stderr)
     if not args.quiet:
         try:
             show(health, job)
@@ -86,6 +100,11 @@ def run(args: argparse.Namespace) -> int:
             silence_stdout()
             print(f"batch: cannot print the health report: {describe_os_error(exc)}", file=sys.stderr)
             return EXIT_ERROR
+    if health.read == health.failed:
+        what = "no record" if not health.read else f"none of the {health.read:,} records"
+        print(f"batch: nothing was read: {what} of {', '.join(s.name for s in job.sources)} could be "
+              f"processed", file=sys.stderr)
+        return EXIT_ERROR
     if args.fail_on_error and health.failed:
         return EXIT_ERROR
     return EXIT_OK

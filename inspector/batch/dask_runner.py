@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import orjson
 
 from ..io import InputError
-from .job import Job, interrupts_as_keyboard, scratch_folder
+from ..process import hold_interrupts, interrupts_held
+from .job import Job, scratch_folder
 from .progress import ProgressBar
 from .reader import (FILES_PER_TASK, TASK_BYTES, Files, Input, LineCounter, Task, is_gzip, plan_folder,
                      plan_spans, plan_stream)
@@ -47,6 +48,7 @@ class Part:
     files: list[str] = field(default_factory=list)
     size: int = 0
     problems: dict[str, str] = field(default_factory=dict)  # unreadable entries (see reader.Files)
+    skipped: dict[str, str] = field(default_factory=dict)   # files left alone, with why (not sent)
 
 
 @dataclass(slots=True)
@@ -87,7 +89,7 @@ def plan_parts(sources: list[Input], blocksize: int) -> list[Part]:
         else:
             for task in plan_folder(source, FILES_PER_PART):
                 parts.append(Part(len(parts), "files", source.name, path, files=task.relpaths, size=task.size,
-                                  problems=task.problems))
+                                  problems=task.problems, skipped=task.skipped))
     return parts
 
 
@@ -131,7 +133,9 @@ def connect(address: str, workers: int, stack: ExitStack):
     if address == "local":
         cluster = stack.enter_context(LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True,
-            dashboard_address=":0", silence_logs=logging.ERROR))
+            # CRITICAL: a worker losing its scheduler as an interrupted run closes the cluster
+            # logs an ERROR with a traceback; a task that fails reaches the client anyway.
+            dashboard_address=":0", silence_logs=logging.CRITICAL))
         return stack.enter_context(Client(cluster))
     try:
         return stack.enter_context(Client(address, timeout="20s"))
@@ -144,15 +148,21 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
     from distributed import as_completed
 
     parts = plan_parts(job.sources, blocksize)
+    for part in parts:  # named one by one as a local run names them (batch.cli prints them)
+        job.unreadable.extend((os.path.join(part.name, rel), why) for rel, why in {**part.problems, **part.skipped}.items())
+    job.unreadable.sort()
     health = Health([s.name for s in job.sources])
     with ExitStack() as stack:
-        stack.enter_context(interrupts_as_keyboard())
-        client = connect(address, job.workers, stack)
         inputs = tuple(s.path for s in job.sources)
         out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
         errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
         scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
         mirror = out.temporary if job.mirror else None  # workers write mirrored files straight into it
+        # The cluster is entered last, so it closes first: no worker still writes into the
+        # temporary folders when they are removed. A signal while it starts waits until it
+        # is up (a cluster cut short in its start cannot be closed cleanly).
+        with interrupts_held():
+            client = connect(address, job.workers, stack)
 
         progress = stack.enter_context(ProgressBar(sum(p.size for p in parts), live=live))
         bag = db.from_sequence(parts, npartitions=max(1, len(parts))).map(
@@ -191,4 +201,5 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
                 errors.write(entries)
         progress.update(records, done_bytes, force=True)
         health.seconds = progress.elapsed
+        hold_interrupts()  # as a local run: outputs and report are written whole (see batch.cli)
     return health

@@ -17,7 +17,6 @@ import mmap
 import multiprocessing
 import os
 import shutil
-import signal
 import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
@@ -27,9 +26,11 @@ from pathlib import Path
 import orjson
 
 from ..io import InputError
+from ..process import hold_interrupts
 from .pool import Workers
 from .progress import ProgressBar
-from .reader import TASK_BYTES, Block, Input, LineCounter, Task, classify, plan, total_bytes
+from .reader import (TASK_BYTES, Block, Files, Input, LineCounter, Task, classify, mirror_clash, mirrored_name, plan,
+                     total_bytes)
 from .report import Health, shift_line
 from .worker import ChunkResult, Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
@@ -60,6 +61,7 @@ class Job:
     task_bytes: int = TASK_BYTES  # input per task; small in tests to get many tasks
     sources: list[Input] = field(default_factory=list)
     mirror: bool = False
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # folder entries not read, with why
 
     @property
     def conversion(self) -> Conversion:
@@ -76,6 +78,10 @@ class Job:
                 raise InputError(out, "a folder output mirrors one input folder; for JSONL input "
                                       "give an output file (.jsonl, or .jsonl.gz to compress)")
             check_folder_target(out, self.sources[0].path)
+            if (clash := mirror_clash(self.sources[0].path)) is not None:
+                first, second = (str(Path(self.sources[0].path, rel)) for rel in clash)
+                raise InputError(second, f"its output would have the same name as {first}'s "
+                                         f"({mirrored_name(clash[1])}): rename one of them, or write JSONL")
         else:
             check_target(out, self.inputs)
         extras = [(p, what) for p, what in ((self.errors, "errors file"), (self.report, "report")) if p]
@@ -120,6 +126,8 @@ class Sink:
             if task.name in self._unreadable:
                 return
             self._unreadable.add(task.name)
+        if isinstance(task, Files):
+            self.job.unreadable.extend(unread_entries(task, result))
         base = self.lines.base(task)
         self.lines.advance(task, result.lines)
         part = result.health
@@ -140,6 +148,16 @@ class Sink:
             self.errors.write(b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in result.errors))
 
 
+def unread_entries(task: Files, result: ChunkResult) -> list[tuple[str, str]]:
+    """The entries of a folder's task that were not read at all, each with the reason: those
+    found unreadable while planning and those that failed to open in the worker."""
+    found = [(str(Path(task.name, rel)), reason) for rel, reason in {**task.problems, **task.skipped}.items()]
+    named = {name for name, _ in found}
+    found += [(e["source"], e["reason"]) for e in result.errors
+              if e["reason"].startswith("cannot read") and e["source"] not in named]
+    return sorted(found)
+
+
 @contextmanager
 def scratch_folder(output: str):
     """A hidden folder beside the output (same file system, so copies stay in the kernel)
@@ -152,32 +170,10 @@ def scratch_folder(output: str):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@contextmanager
-def interrupts_as_keyboard():
-    """SIGTERM unwinds like Ctrl-C, so temporary files are removed on either. After the
-    first, both are ignored until the clean-up is over: a second signal (a process group
-    signalled twice, an impatient user) must not cut it short and leave files behind."""
-    def handler(signum, frame):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise KeyboardInterrupt
-    try:
-        previous = signal.signal(signal.SIGTERM, handler), signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous[0])
-        signal.signal(signal.SIGINT, previous[1])
-
-
 def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
     if live is None:
         live = sys.stderr.isatty()
     with ExitStack() as stack:
-        stack.enter_context(interrupts_as_keyboard())
         workers = None
         if job.workers > 1:
             scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
@@ -207,6 +203,10 @@ def run_local(job: Job, *, live: bool | None = None, stdin=None) -> Health:
                          max(1, SLOT_FACTOR * job.task_bytes) if sink.shared is not None else 0)
         progress.update(sink.health.read, sink.bytes_done, force=True)
         sink.health.seconds = progress.elapsed
+        # Every record is in: the outputs are renamed into place as the stack closes, and the
+        # caller writes the report. A signal from here on waits until both are done (the
+        # caller releases it), so a run ends with all of its files or, before this, none.
+        hold_interrupts()
         return sink.health
 
 

@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..io import BOM, InputError, describe_os_error
+from ..formats import claims, whole_file_suffixes
+from ..io import BOM, InputError, describe_os_error, read_head
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
-SESSION_SUFFIXES = (".jsonl", ".db")  # in a folder: one whole file each, when a session format sniffs it
+# In a folder: one whole file each, when a session format claims it (the suffixes are the formats' own).
+SESSION_SUFFIXES = whole_file_suffixes()
 TASK_BYTES = 1 << 20   # about a megabyte of input per task: large pickles, small windows
 FILES_PER_TASK = 64
 SCAN = 1 << 16
@@ -86,6 +88,7 @@ class Files:
     relpaths: list[str] = field(default_factory=list)
     size: int = 0
     problems: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # files left alone (not records), with why
 
 
 Task = Union[Span, Block, Files]
@@ -128,11 +131,12 @@ def classify(paths: list[str]) -> list[Input]:
     return sources
 
 
-def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
+def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> Iterator[tuple[Path, str | None]]:
     """``.json`` and ``.json.gz`` entries and agent session files under ``folder``, depth
     first, sorted at each level, each with the reason it cannot be read (None when it looks
     readable). A subfolder that cannot be listed is an entry too (its path ends in ``/``), so
-    nothing is skipped silently."""
+    nothing is skipped silently; a file with a session suffix that no session format claims
+    (a JSONL dataset, another tool's log) is not a record, and goes to ``skipped`` with why."""
     unreadable: list[tuple[Path, str]] = []
 
     def listing_failed(exc: OSError) -> None:
@@ -152,19 +156,24 @@ def folder_files(folder: str) -> Iterator[tuple[Path, str | None]]:
             elif name.endswith(SESSION_SUFFIXES):
                 path = Path(root, name)
                 problem = _unreadable(path)
-                if problem is not None or is_session_file(path):
-                    yield path, problem
+                if problem is None and not is_session_file(path):
+                    if skipped is not None:
+                        skipped.append((path, NOT_A_SESSION))
+                    continue
+                yield path, problem
     yield from _drain(unreadable)
+
+
+NOT_A_SESSION = "skipped: not a session file Inspector knows (no session format recognises its first line)"
 
 
 def is_session_file(path: Path) -> bool:
     """Whether a session format claims the file by its first bytes (as ``inspector check``
-    finds sessions in a folder). A file that cannot be read is listed, to fail by name."""
-    from ..sessions import claims
-
+    finds sessions in a folder), read at least to the end of the first line: a session
+    whose first prompt is long still starts with one whole record. A file that cannot be
+    read is listed, to fail by name."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(SCAN)
+        head = read_head(path, SCAN)
     except OSError:
         return True
     return claims(head, str(path))
@@ -191,7 +200,11 @@ def _unreadable(path: Path) -> str | None:
         if exc.errno == errno.ELOOP:
             return "a symbolic link loop"
         return f"cannot read: {_os_reason(exc)}"
-    return None if stat.S_ISREG(info.st_mode) else f"not a regular file ({_file_type(info.st_mode)}); skipped"
+    if not stat.S_ISREG(info.st_mode):
+        return f"not a regular file ({_file_type(info.st_mode)}); skipped"
+    if not os.access(path, os.R_OK):
+        return "cannot read: permission denied"
+    return None
 
 
 def _file_type(mode: int) -> str:
@@ -202,6 +215,20 @@ def _file_type(mode: int) -> str:
 
 def _os_reason(exc: OSError) -> str:
     return describe_os_error(exc)
+
+
+def mirror_clash(folder: str) -> tuple[str, str] | None:
+    """Two entries of ``folder`` whose mirrored outputs would have the same name (``x.json``
+    and ``x.json.gz``): the first such pair, in listing order, or None. Names only: nothing
+    is opened."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        names = set(files)
+        for name in sorted(files):
+            if name.endswith(".json.gz") and not name.startswith(".") and name[:-len(".gz")] in names:
+                rel = Path(root, name).relative_to(folder).as_posix()
+                return rel[:-len(".gz")], rel
+    return None
 
 
 def mirrored_name(relpath: str) -> str:
@@ -261,7 +288,11 @@ def plan_spans(name: str, path: str, start: int, end: int, task_bytes: int) -> I
 
 def plan_folder(source: Input, per_task: int) -> Iterator[Files]:
     task = Files(source.name, os.path.abspath(source.path))
-    for path, problem in folder_files(source.path):
+    skipped: list[tuple[Path, str]] = []
+    for path, problem in folder_files(source.path, skipped):
+        for other, why in skipped:
+            task.skipped[other.relative_to(source.path).as_posix()] = why
+        skipped.clear()
         rel = path.relative_to(source.path).as_posix() if path != Path(source.path) else "."
         task.relpaths.append(rel)
         if problem is None:
@@ -271,7 +302,9 @@ def plan_folder(source: Input, per_task: int) -> Iterator[Files]:
         if len(task.relpaths) >= per_task:
             yield task
             task = Files(source.name, task.root)
-    if task.relpaths:
+    for other, why in skipped:
+        task.skipped[other.relative_to(source.path).as_posix()] = why
+    if task.relpaths or task.skipped:
         yield task
 
 

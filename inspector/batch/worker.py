@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
-from .. import pipeline
+from .. import formats, pipeline
 from ..engine import gc_paused
-from ..io import MAX_WRITE_DEPTH, InputError
+from ..io import InputError, write_failure
 from .heap import keep_freed_memory
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
@@ -147,9 +147,7 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
         except (orjson.JSONEncodeError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
-            deep = isinstance(exc, RecursionError) or "recursion" in str(exc).lower()
-            _failed(result, record, f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels "
-                                    "of lists and objects" if deep else f"cannot write the result as JSON: {exc}")
+            _failed(result, record, write_failure(exc))
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch
             _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")
@@ -178,8 +176,8 @@ def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outco
     writing and parsing the bytes in between); the last outcome holds the bytes to write."""
     fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     document = pipeline.parse(data, RECORD, fmt)
-    sessions = list(getattr(document, "sessions", None) or ())
-    if getattr(document, "session", None) is not None or len(sessions) < 2:
+    sessions = [s.id for s in formats.sessions(document)]
+    if formats.chosen_session(document) is not None or len(sessions) < 2:
         return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "

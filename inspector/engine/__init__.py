@@ -23,17 +23,22 @@ from .hoist import hoist
 from .model import Event, Recorder, Result, Stage, summary
 from .pairing import INTERRUPTED, repair
 from .rule import (
-    CLAUSE_BY_STAGE, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, IMPORT_CLAUSE, KINDS, RULE_ID, RULE_SOURCE,
-    RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, Clause, Kind, declare, kind,
+    CLAUSE_BY_STAGE, CLAUSE_STAGES, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, IMPORT_CLAUSE, KINDS, RULE_ID,
+    RULE_SOURCE, RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, STRICT_EXPORT_CLAUSES, STRICT_STAGE, Clause, Kind,
+    KindSet, declare, kind, kinds_of, kinds_with,
 )
 from .strip import strip
 
 __all__ = [
-    "CLAUSES", "CLAUSE_BY_STAGE", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "IMPORT_CLAUSE",
-    "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE", "STAGES",
-    "STAGE_BY_NAME", "STRICT_CLAUSES", "Clause", "Event", "Kind", "Result", "Stage", "StageSpec",
-    "call_id", "declare", "gc_paused", "kind", "kind_of", "normalize", "summary", "to_id",
+    "CLAUSES", "CLAUSE_BY_STAGE", "CLAUSE_STAGES", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS",
+    "IMPORT_CLAUSE", "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE",
+    "STAGES", "STAGE_BY_NAME", "STRICT_CLAUSES", "STRICT_EXPORT_CLAUSES", "STRICT_KINDS", "STRICT_STAGE",
+    "Clause", "Event", "Kind", "KindSet", "Result", "Stage", "StageSpec", "call_id", "declare", "gc_paused",
+    "kind", "kind_of", "kinds_of", "kinds_with", "normalize", "summary", "to_id",
 ]
+
+# The kinds the strict stage records: what a view lists as the extension's own.
+STRICT_KINDS: KindSet = kinds_of(STRICT_STAGE)
 
 StageFunction = Callable[[list[Any], list[Any], Recorder, list[Stage]], tuple[list[Any], list[Any]]]
 
@@ -61,7 +66,7 @@ STAGES: tuple[StageSpec, ...] = (
     _mem5("hoist", lambda msgs, origins, rec, done: hoist(msgs, origins, rec)),
     _mem5("repair", lambda msgs, origins, rec, done: repair(msgs, origins, rec)),
     _mem5("strip", lambda msgs, origins, rec, done: strip(msgs, origins, rec)),
-    StageSpec(strict.STAGE, strict.STAGE, "Inspector's extension beyond MEM-5: results right after their calls",
+    StageSpec(STRICT_STAGE, STRICT_STAGE, "Inspector's extension beyond MEM-5: results right after their calls",
               "Moves a result that other messages separate from its call next to it, and drops a result "
               "that comes before its call (restoring a later real result, or the interrupted one). "
               "Its clauses are Inspector's own: " + ", ".join(STRICT_CLAUSES) + ".",
@@ -100,6 +105,7 @@ def normalize(messages: list[Any], extensions: Iterable[str] = (), *, copy: bool
             if spec.extension and spec.name not in wanted:
                 continue
             mark = len(rec.events)
+            rec.stage = spec.name
             msgs, origins = spec.function(msgs, origins, rec, stages)
             stages.append(Stage(spec.name, msgs, origins, rec.events[mark:]))
     return Result(msgs, rec.dropped, rec.events, stages)

@@ -8,8 +8,6 @@ from typing import Any
 from .cast import WHITESPACE, fresh, kind_of, to_id, to_text
 from .model import Recorder
 
-STAGE = "coerce"
-CLAUSE = "1"
 # Roles that are already exact, trimmed strings: the hot loop skips trimming them.
 _PLAIN_ROLES = frozenset(("user", "assistant", "tool", "system"))
 
@@ -64,7 +62,7 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             mark(i)
             continue
         if type(entry) is not dict and not isinstance(entry, Mapping):
-            record(STAGE, CLAUSE, "not-a-map", True, i,
+            record("not-a-map", i,
                    f"Dropped entry {i}: it is {kind_of(entry)}, "
                    "not a message object.")
             continue
@@ -73,11 +71,11 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             if not isinstance(role, str) or not (trimmed := role.strip(WHITESPACE)):
                 why = "has no role" if role is None else (
                     "has a blank role" if isinstance(role, str) else f"has {kind_of(role)} as its role")
-                record(STAGE, CLAUSE, "no-role", True, i,
+                record("no-role", i,
                        f"Dropped entry {i}: it {why}, so no provider could tell who said it.")
                 continue
             if trimmed != role:
-                record(STAGE, CLAUSE, "role-trimmed", False, i,
+                record("role-trimmed", i,
                        f"Trimmed the whitespace around the role {role!r}, leaving {trimmed!r}.")
                 role = trimmed
             elif type(role) is not str:
@@ -88,7 +86,7 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
             raw = content
             content, how = to_text(raw)
             if how is not None:
-                record(STAGE, CLAUSE, how, False, i,
+                record(how, i,
                        "Content: " + _HOW[how].format(what=kind_of(raw), text=_short(content)) + ".")
 
         if role == "assistant":
@@ -107,7 +105,7 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
                 raw_id = _lift(entry, "tool_call_id", i, rec)
             tool_call_id = raw_id if type(raw_id) is str else to_id(raw_id)
             if raw_id is not None and type(raw_id) is not str:
-                record(STAGE, CLAUSE, "id-cast", False, i,
+                record("id-cast", i,
                        f"Cast the result's tool_call_id, {_shown(raw_id)}, to the string {_short(tool_call_id)}.",
                        tool_call_id=tool_call_id)
             msg = {"role": role, "content": content, "tool_call_id": tool_call_id}
@@ -116,7 +114,7 @@ def coerce(entries: list[Any], rec: Recorder) -> tuple[list[dict[str, Any]], lis
 
         if not entry.keys() <= msg.keys():
             extra = [_field(k) for k in entry if k not in msg]
-            record(STAGE, CLAUSE, "field-discarded", False, i,
+            record("field-discarded", i,
                    "Left out fields the flat shape has no place for: " + ", ".join(extra) + ".")
         push(msg)
         mark(i)
@@ -143,6 +141,6 @@ def _lift(entry: Mapping, key: str, index: int, rec: Recorder) -> Any:
     value = meta.get(key)
     used = value is not None if key == "tool_call_id" else isinstance(value, list) and bool(value)
     if used:
-        rec.record(STAGE, CLAUSE, "metadata-lifted", False, index,
+        rec.record("metadata-lifted", index,
                    f"Read {key} from the stored row's metadata, where the buffer keeps it.")
     return value

@@ -6,9 +6,6 @@ from typing import Any
 
 from .model import Recorder
 
-STAGE = "hoist"
-CLAUSE = "2"
-
 
 def hoist(
     messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder
@@ -18,7 +15,7 @@ def hoist(
         return list(messages), list(origins)
     for rank, i in enumerate(system):
         if i != rank:
-            rec.record(STAGE, CLAUSE, "system-hoisted", False, origins[i],
+            rec.record("system-hoisted", origins[i],
                        f"Moved this system message to the front, from position {i} to {rank}; "
                        "system messages keep their order among themselves.")
     # The rest keeps its order: splice the runs between system rows rather than

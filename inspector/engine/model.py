@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rule import kind
+from .rule import KINDS, kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,16 @@ class Result:
     def moved(self) -> int:
         return self.count("move")
 
+    def dropped_calls(self) -> dict[int, frozenset[int]]:
+        """The calls each turn lost: input index of the turn -> positions in its original
+        ``tool_calls`` that a call-scoped drop removed (the one rule every exporter and
+        target reads)."""
+        lost: dict[int, set[int]] = {}
+        for e in self.events:
+            if e.drop and e.origin is not None and e.call is not None and kind(e.kind).scope == "call":
+                lost.setdefault(e.origin, set()).add(e.call)
+        return {origin: frozenset(calls) for origin, calls in lost.items()}
+
     def summary(self, sep: str = ", ") -> str:
         """The one wording of what changed, for every view's one-line summary."""
         return summary(self.dropped, self.synthesized, self.moved, sep)
@@ -97,24 +107,28 @@ def summary(dropped: int, synthesized: int, moved: int, sep: str = ", ") -> str:
 class Recorder:
     """Collects events as the passes work; the drop count is kept here, by the passes.
     ``copy`` is the run's ownership of its input: True (the default) gives the output call
-    objects of its own; False (``normalize(..., copy=False)``) shares them with the input."""
+    objects of its own; False (``normalize(..., copy=False)``) shares them with the input.
+    ``stage`` is the stage running (set by ``normalize``), so that a procedure one stage
+    reruns for another (strip reruns repair) records its events under the stage that ran it."""
 
     events: list[Event] = field(default_factory=list)
     dropped: int = 0
     copy: bool = True
+    stage: str | None = None
 
     def record(
         self,
-        stage: str,
-        clause: str,
-        kind: str,
-        drop: bool,
+        name: str,
         origin: int | None,
         message: str,
         call: int | None = None,
         tool_call_id: str | None = None,
         cause: int | None = None,
     ) -> None:
-        if drop:
+        """Record one event of kind ``name``: its clause, stage and whether it drops are the
+        kind table's (``rule.KINDS``), never the caller's."""
+        k = KINDS[name]
+        if k.drop:
             self.dropped += 1
-        self.events.append(Event(stage, clause, kind, drop, origin, call, tool_call_id, message, cause))
+        self.events.append(Event(self.stage or k.stage, k.clause, name, k.drop, origin, call, tool_call_id,
+                                 message, cause))

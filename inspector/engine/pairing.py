@@ -12,7 +12,6 @@ from typing import Any
 from .cast import UNUSABLE, WHITESPACE, call_id
 from .model import Recorder
 
-CLAUSE = "3"
 INTERRUPTED = "Tool call was interrupted; no result."
 
 
@@ -20,7 +19,6 @@ def repair(
     messages: list[dict[str, Any]],
     origins: list[int | None],
     rec: Recorder,
-    stage: str = "repair",
 ) -> tuple[list[dict[str, Any]], list[int | None]]:
     """Return new lists; message objects that need no change are shared, not copied.
 
@@ -31,7 +29,7 @@ def repair(
     record = rec.record
     replaced: dict[int, dict[str, Any] | None] = {}  # position -> new message, or None if dropped
     tool_rows: list[int] = []
-    call_rows: list[int] = []                       # turns that keep at least one call
+    tool_ids: list[Any] = []                        # each tool row's id, read while the row is at hand
 
     # A: declarations. The first declaration of an id owns the pairing; each id maps to
     # the position of the turn that declared it first (the cause of later events).
@@ -40,6 +38,7 @@ def repair(
         role = msg["role"]
         if role == "tool":
             tool_rows.append(pos)
+            tool_ids.append(msg["tool_call_id"])
             continue
         if role != "assistant":
             continue
@@ -58,7 +57,6 @@ def repair(
                     continue
             break
         else:
-            call_rows.append(pos)
             continue
         kept = calls[:first]
         lost = changed = False
@@ -66,7 +64,7 @@ def repair(
         for j in range(first, len(calls)):
             call = calls[j]
             if type(call) is not dict and not isinstance(call, Mapping):
-                record(stage, CLAUSE, "call-malformed", True, origins[pos],
+                record("call-malformed", origins[pos],
                        f"Dropped call {j} of this turn: it is not an object, so it has no id to pair.",
                        call=j)
                 lost = True
@@ -74,7 +72,7 @@ def repair(
             fresh = type(call.get("tool_call_id")) is not str  # the resolved id gets written in
             cid = call_id(call)
             if cid in UNUSABLE:
-                record(stage, CLAUSE, "call-unusable-id", True, origins[pos],
+                record("call-unusable-id", origins[pos],
                        f"Dropped call {j}: its id {cid!r} is empty or '0', which the runtime treats "
                        "as no id, so no result could ever be paired with it.",
                        call=j, tool_call_id=cid)
@@ -82,7 +80,7 @@ def repair(
                 continue
             if cid in declared:
                 owner = origins[declared[cid]]
-                record(stage, CLAUSE, "call-redeclared", True, origins[pos],
+                record("call-redeclared", origins[pos],
                        f"Dropped call {j} ({cid!r}): {_at(owner, 'that id was already declared')}, and "
                        "the first declaration owns the pairing.",
                        call=j, tool_call_id=cid, cause=owner)
@@ -93,35 +91,31 @@ def repair(
                 call = {**call, "tool_call_id": cid}
                 changed = True
             kept.append(call)
-        if lost or changed:
-            if kept:
+        if kept:
+            if lost or changed:
                 replaced[pos] = {"role": role, "content": msg["content"], "tool_calls": kept}
-            elif msg["content"].strip(WHITESPACE):
-                replaced[pos] = {"role": role, "content": msg["content"]}
-                continue
-            else:
-                record(stage, CLAUSE, "turn-emptied", True, origins[pos],
-                       "Dropped this assistant turn: it lost every call and has no text, "
-                       "so nothing of it is left to send.", cause=owner)
-                replaced[pos] = None
-                continue
-        call_rows.append(pos)
+        elif msg["content"].strip(WHITESPACE):
+            replaced[pos] = {"role": role, "content": msg["content"]}
+        else:
+            record("turn-emptied", origins[pos],
+                   "Dropped this assistant turn: it lost every call and has no text, "
+                   "so nothing of it is left to send.", cause=owner)
+            replaced[pos] = None
 
     # B: results. Each declared id is answered once; the first result wins.
     answered: dict[str, int] = {}                  # id -> position of its first result
-    for pos in tool_rows:
-        cid = messages[pos]["tool_call_id"]
+    for pos, cid in zip(tool_rows, tool_ids):
         if cid in UNUSABLE:
-            record(stage, CLAUSE, "result-unusable-id", True, origins[pos],
+            record("result-unusable-id", origins[pos],
                    f"Dropped this result: its id {cid!r} is empty or '0', so it can answer no call.",
                    tool_call_id=cid)
         elif cid not in declared:
-            record(stage, CLAUSE, "result-orphan", True, origins[pos],
+            record("result-orphan", origins[pos],
                    f"Dropped the result for call {cid!r}: no turn declares that id (orphan result).",
                    tool_call_id=cid)
         elif cid in answered:
             first_result = origins[answered[cid]]
-            record(stage, CLAUSE, "result-duplicate", True, origins[pos],
+            record("result-duplicate", origins[pos],
                    f"Dropped this result for call {cid!r}: {_at(first_result, 'an earlier result already answers it')} "
                    "(duplicate; the first result wins).",
                    tool_call_id=cid, cause=first_result)
@@ -130,10 +124,11 @@ def repair(
             continue
         replaced[pos] = None
 
-    # C: heal. An unanswered call gets a synthetic result right after its turn.
+    # C: heal. An unanswered call gets a synthetic result right after its turn: only the
+    # turns that declared an unanswered id are visited, in order, each call in its order.
     inserts: dict[int, list[dict[str, Any]]] = {}
     if len(answered) != len(declared):
-        for pos in call_rows:
+        for pos in sorted({declared[cid] for cid in declared.keys() - answered.keys()}):
             msg = replaced.get(pos) or messages[pos]
             for call in msg["tool_calls"]:
                 cid = call["tool_call_id"]
@@ -141,7 +136,7 @@ def repair(
                     inserts.setdefault(pos, []).append(
                         {"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
                     turn = origins[pos]
-                    record(stage, CLAUSE, "result-synthesized", False, None,
+                    record("result-synthesized", None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after "
                            f"{_at(turn, 'its turn', 'the turn')}: no result answers it, and every call needs one.",
                            tool_call_id=cid, cause=turn)

@@ -1,12 +1,16 @@
 """MEM-5 in this project's own words: clause summaries and what each event kind means.
 
 Every view (CLI report, TUI rule panel and tags, batch report) reads these tables; none
-keeps its own. The wording is ours, written to be faithful to the rule; the rule itself
+keeps its own. A stage records an event by its kind's name alone: the clause, the stage
+(from the clause, :data:`CLAUSE_STAGES`) and whether it drops are read from :data:`KINDS`,
+and a kind whose clause no table defines cannot be declared. The wording is ours, written to be faithful to the rule; the rule itself
 is cited by id and address, never quoted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 RULE_ID = "MEM-5"
@@ -76,14 +80,29 @@ EFFECTS = ("drop", "add", "restore", "move", "change", "note")
 SCOPES = ("row", "call")
 
 # Clause names of the kinds that are not MEM-5 clause numbers.
+STRICT_STAGE = "strict"
 STRICT_CLAUSES = {
     "strict:adjacent": "A result must sit in the block of results right after the turn that made its call.",
     "strict:early-result": "A result placed before the turn that declares its call answers nothing a provider can see.",
     "strict:restore": "With the early result gone, a later real result for the call is no longer a duplicate.",
     "strict:heal": "A call left without a result gets the interrupted result, right after its turn.",
 }
+# What ``--strict`` asks of an export (not of the strict stage, which sees only flat rows).
+STRICT_EXPORT_CLAUSES = {
+    "strict:text-after-tool-use": "In a target whose provider requires it (Anthropic), nothing of an assistant "
+                                  "message follows its first tool_use block.",
+}
 IMPORT_CLAUSE = "import"   # events carry "import:<format>"
 EXPORT_CLAUSE = "export"
+
+# The stage that records each clause's events: the one definition every kind's stage reads.
+CLAUSE_STAGES: dict[str, str] = {
+    **{number: c.stage for number, c in CLAUSES.items()},
+    **dict.fromkeys(STRICT_CLAUSES, STRICT_STAGE),
+    IMPORT_CLAUSE: IMPORT_CLAUSE,
+    EXPORT_CLAUSE: EXPORT_CLAUSE,
+    **dict.fromkeys(STRICT_EXPORT_CLAUSES, EXPORT_CLAUSE),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +123,12 @@ class Kind:
     meaning: str
     effect: str = "change"
     scope: str = "row"
+
+    @property
+    def stage(self) -> str:
+        """The stage that records this kind, read from its clause ("" for an unknown clause).
+        A stage that reruns another's procedure (strip reruns repair) records it as its own."""
+        return CLAUSE_STAGES.get(self.clause, "")
 
     def __post_init__(self) -> None:
         if self.drop and self.effect != "drop":
@@ -143,46 +168,10 @@ _KINDS = [
          "(strict, beyond MEM-5).", "restore"),
     Kind("strict-healed", "strict:heal", False, "result synthesized",
          "The call that lost its early result got an interrupted result (strict, beyond MEM-5).", "add"),
-    # import: how a provider document was read (the document itself is unchanged)
-    Kind("id-derived", IMPORT_CLAUSE, False, "id derived",
-         "A call or response had no id, so one was derived from its position to pair them.", "note", "call"),
-    Kind("item-carried", IMPORT_CLAUSE, False, "item carried",
-         "An item with no flat equivalent rides along with its turn and is written back as it was.", "note"),
-    Kind("result-server-call", IMPORT_CLAUSE, False, "server-held call",
-         "A result answers a call the server holds (previous_response_id, conversation or item_reference); "
-         "it is kept as it is.", "note"),
-    Kind("result-builtin-call", IMPORT_CLAUSE, False, "built-in call result",
-         "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
-    # export: what writing the output changed beyond the engine's decisions
-    Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
-         "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
-    Kind("export-omitted", EXPORT_CLAUSE, False, "omitted on export",
-         "Blocks or items with no counterpart in the target format were not written.", "change"),
-    Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
-         "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
-         "(strict, beyond MEM-5)."),
-    # agent session files (formats/claude_code.py, codex_rollout.py, gemini_cli.py, agents_sqlite.py)
-    Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
-         "A result that is in the session file but off the chain a resume reads was put back right after "
-         "its call's turn, before MEM-5 ran.", "restore"),
-    Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
-         "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
-         "follows it.", "note"),
-    Kind("entry-skipped", IMPORT_CLAUSE, False, "entry skipped",
-         "A line or row the agent cannot read either (not JSON, or no message in it); it is kept as it is.", "note"),
-    Kind("entry-removed", EXPORT_CLAUSE, False, "entry removed",
-         "A line or row of the session lost everything in it, so it is removed.", "change"),
-    Kind("entry-added", EXPORT_CLAUSE, False, "entry added",
-         "A new line or row holds a synthesized result, placed after its call's turn.", "change"),
-    Kind("entry-rewritten", EXPORT_CLAUSE, False, "entry rewritten",
-         "A line or record keeps the rest of its content after some of it was dropped.", "change"),
-    Kind("entry-relinked", EXPORT_CLAUSE, False, "entry re-linked",
-         "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
-    Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
-         "A line was moved with the result it holds, next to its call.", "change"),
+    # what formats emit on import and export is declared by each format (``declare`` below)
 ]
 
-KINDS: dict[str, Kind] = {k.name: k for k in _KINDS}
+KINDS: dict[str, Kind] = {}
 
 
 def declare(*kinds: Kind) -> tuple[Kind, ...]:
@@ -191,11 +180,53 @@ def declare(*kinds: Kind) -> tuple[Kind, ...]:
     event's meaning is written. Declaring the same kind again is a no-op; a different meaning
     under a known name is an error."""
     for k in kinds:
+        if k.clause not in CLAUSE_STAGES:
+            raise ValueError(f"kind {k.name!r} names clause {k.clause!r}, which no table defines")
         known = KINDS.get(k.name)
         if known is not None and known != k:
             raise ValueError(f"kind {k.name!r} is declared twice with different meanings")
         KINDS[k.name] = k
     return kinds
+
+
+declare(*_KINDS)
+
+
+def kinds_with(*effects: str) -> KindSet:
+    """The names of the kinds with one of these effects (``add``, ``restore``, ``move``...),
+    kinds declared later included: what a view asks instead of keeping a list of its own."""
+    return KindSet(lambda k: k.effect in effects)
+
+
+def kinds_of(stage: str) -> KindSet:
+    """The names of the kinds a stage records (``kinds_of("strict")``: the strict stage's)."""
+    return KindSet(lambda k: k.stage == stage)
+
+
+class KindSet(AbstractSet[str]):
+    """A live, read-only set of kind names chosen by a test on their table entries."""
+
+    __slots__ = ("_test",)
+
+    def __init__(self, test: Callable[[Kind], bool]):
+        self._test = test
+
+    def __contains__(self, name: object) -> bool:
+        k = KINDS.get(name) if isinstance(name, str) else None
+        return k is not None and self._test(k)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name, k in KINDS.items() if self._test(k)])
+
+    def __len__(self) -> int:
+        return sum(1 for k in KINDS.values() if self._test(k))
+
+    @classmethod
+    def _from_iterable(cls, names: Iterable[str]) -> frozenset[str]:  # what ``|`` and ``&`` build
+        return frozenset(names)
+
+    def __repr__(self) -> str:
+        return f"KindSet({sorted(self)!r})"
 
 
 UNKNOWN_KIND = Kind("unknown", "", False, "note", "An event kind this version does not know.", "note")

@@ -24,10 +24,6 @@ from typing import Any
 
 from .model import Recorder, Stage
 from .pairing import INTERRUPTED
-from .rule import STRICT_CLAUSES
-
-STAGE = "strict"
-ADJACENT, EARLY, RESTORE, HEAL = STRICT_CLAUSES
 
 
 def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,
@@ -55,7 +51,7 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
         removed.add(q)
         if q < p:
             early.setdefault(p, set()).add(m["tool_call_id"])
-            rec.record(STAGE, EARLY, "strict-early-result", True, origins[q],
+            rec.record("strict-early-result", origins[q],
                        f"Dropped the result for call {m['tool_call_id']!r}: it comes before the turn that "
                        "makes the call, which no provider accepts (strict, beyond MEM-5).",
                        tool_call_id=m["tool_call_id"], cause=origins[p])
@@ -78,7 +74,7 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
             out.append(messages[q])
             orig.append(origins[q])
             if q >= end:
-                rec.record(STAGE, ADJACENT, "strict-moved", False, origins[q],
+                rec.record("strict-moved", origins[q],
                            f"Moved the result for call {messages[q]['tool_call_id']!r} up next to its call: "
                            "other messages separated them (strict, beyond MEM-5).",
                            tool_call_id=messages[q]["tool_call_id"], cause=origins[p])
@@ -91,14 +87,14 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
             if late is not None:
                 out.append(late[1])
                 orig.append(late[0])
-                rec.record(STAGE, RESTORE, "strict-restored", False, late[0],
+                rec.record("strict-restored", late[0],
                            f"Kept this result for call {cid!r} after all: clause 3 dropped it as a duplicate of "
                            "the early result, which this stage dropped (strict, beyond MEM-5).",
                            tool_call_id=cid, cause=turn)
             else:
                 out.append({"role": "tool", "content": INTERRUPTED, "tool_call_id": cid})
                 orig.append(None)
-                rec.record(STAGE, HEAL, "strict-healed", False, None,
+                rec.record("strict-healed", None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after its turn: its only "
                            "result came before it and was dropped (strict, beyond MEM-5).",
                            tool_call_id=cid, cause=turn)

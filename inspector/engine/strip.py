@@ -7,9 +7,6 @@ from typing import Any
 from .model import Recorder
 from .pairing import repair
 
-STAGE = "strip"
-CLAUSE = "4"
-
 
 def strip(
     messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder
@@ -20,7 +17,7 @@ def strip(
     end = start
     while end < len(messages) and messages[end]["role"] == "tool":
         msg = messages[end]
-        rec.record(STAGE, CLAUSE, "leading-tool", True, origins[end],
+        rec.record("leading-tool", origins[end],
                    f"Removed the result for call {msg['tool_call_id']!r}: a tool message cannot open "
                    "the conversation, since no call comes before it.",
                    tool_call_id=msg["tool_call_id"])
@@ -32,4 +29,4 @@ def strip(
     messages = messages[:start] + messages[end:]
     origins = origins[:start] + origins[end:]
     # Stripping can un-answer a call, so the clause-3 procedure runs again.
-    return repair(messages, origins, rec, stage=STAGE)
+    return repair(messages, origins, rec)

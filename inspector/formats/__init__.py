@@ -2,10 +2,14 @@
 engine consumes, recording where each message, block and call came from; exporters apply
 the engine's decisions back to the original objects through that provenance.
 
-Every format is a :class:`Format` in :data:`REGISTRY` (``formats/registry.py``). Entry
-points (the pipeline, and through it the CLI, the TUI and batch):
+Every format is a :class:`Format` in :data:`REGISTRY` (``formats/registry.py``) and declares
+its facts there (kind, suffixes, provider, sessions). Entry points (the pipeline, and
+through it the CLI, the TUI and batch):
 - ``import_history(document, name, fmt="auto") -> Imported``
-- ``export_history(imported, result, to="same") -> document``
+- ``export_history(imported, result, to="same") -> Exported`` (document and its own events)
+and, for views that need a format's facts: :func:`provider`, :func:`is_session_format`,
+:func:`writes_whole_file`, :func:`sessions`, :func:`select_session`, :func:`chosen_session`,
+``suffixes``, ``claims``, ``is_session_file``, ``session_files``.
 """
 
 from __future__ import annotations
@@ -14,39 +18,88 @@ from typing import Any
 
 from ..engine import Result, gc_paused
 from ..io import InputError
-from .base import Imported, Loc, kind_of
+from .base import Exported, Imported, Loc, kind_of
 from .detect import detect, evidence
-from .registry import REGISTRY, Format, get
+from .files import claims, is_session_file, may_hold_sessions, session_files, suffixes, whole_file_suffixes
+from .format import Format, SessionInfo
+from .registry import REGISTRY, get, unknown
 
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
-TARGETS = EXPORT_CHOICES  # the old name, until the TUI's export dialog reads EXPORT_CHOICES
 
-__all__ = ["EXPORT_CHOICES", "FORMATS", "REGISTRY", "Format", "Imported", "Loc", "detect", "evidence",
-           "export_history", "get", "import_history", "kind_of"]
+__all__ = ["EXPORT_CHOICES", "FORMATS", "REGISTRY", "Exported", "Format", "Imported", "Loc", "SessionInfo",
+           "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
+           "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "provider", "select_session",
+           "session_files", "sessions", "suffixes", "whole_file_suffixes", "writes_whole_file"]
+
+
+def known(fmt: str, name: str = "<input>", same: bool = False) -> str:
+    """``fmt`` if it is a registered format (or ``same``, when allowed), else the one
+    "unknown format" error, naming the input."""
+    if fmt in REGISTRY or (same and fmt == "same"):
+        return fmt
+    raise InputError(name, unknown(fmt, extra=("same",) if same else ()))
 
 
 def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> Imported:
-    if fmt != "auto" and fmt not in REGISTRY:
-        raise InputError(name, f"unknown format {fmt!r}; known: {', '.join(REGISTRY)}")
     if fmt == "auto":
         fmt = detect(document, name)
     with gc_paused():
-        return REGISTRY[fmt].import_(document, name)
+        return REGISTRY[known(fmt, name)].import_(document, name)
 
 
-def export_history(imported: Imported, result: Result, to: str = "same") -> Any:
-    """The repaired history as a document in format ``to`` (``same``: the input's format).
+def export_history(imported: Imported, result: Result, to: str = "same") -> Exported:
+    """The repaired history as a document in format ``to`` (``same``: the input's format),
+    with what the export itself changed beyond the engine's decisions.
 
     ``result`` must come from normalizing ``imported.messages``. In the input's own format,
     every message the engine kept is the original object; changed ones keep their other keys
-    and lose only what was dropped. What the export itself changes is recorded in
-    ``imported.export_events`` (reset here, for this export).
+    and lose only what was dropped. The import is not changed: each export has its own events.
     """
-    if to != "same" and to not in REGISTRY:
-        raise ValueError(f"unknown export format {to!r}; known: {', '.join(('same', *REGISTRY))}")
-    imported.export_events = []
+    known(to, "--to", same=True)
+    out = Exported()
     with gc_paused():
         if to in ("same", imported.format):
-            return REGISTRY[imported.format].export_same(imported, result)
-        return REGISTRY[to].export_new(imported, result)
+            out.document = REGISTRY[imported.format].export_same(imported, result, out)
+        else:
+            out.document = REGISTRY[to].export_new(imported, result, out)
+    return out
+
+
+def provider(fmt: str) -> str | None:
+    """The provider API a format speaks (a session's resume target), None for none."""
+    return get(fmt).provider
+
+
+def is_session_format(fmt: str) -> bool:
+    return get(fmt).is_session
+
+
+def writes_whole_file(fmt: str) -> bool:
+    """Whether the format's output is a file of its own (JSONL, a database), never a line of JSONL."""
+    return get(fmt).whole_file
+
+
+def _format_of(document: Any) -> Format | None:
+    """The format of a parsed file that holds several sessions (the one that claims it)."""
+    return next((f for f in REGISTRY.values() if f.select is not None and f.evidence(document)), None)
+
+
+def sessions(document: Any) -> list[SessionInfo]:
+    """The sessions of a parsed file that holds several (empty for any other document)."""
+    f = _format_of(document)
+    return f.sessions(document) if f is not None and f.sessions is not None else []
+
+
+def chosen_session(document: Any) -> str | None:
+    """The session chosen in a parsed file that holds several (None: none, or not such a file)."""
+    f = _format_of(document)
+    return f.chosen(document) if f is not None and f.chosen is not None else None
+
+
+def select_session(document: Any, session: str, name: str) -> Any:
+    """``--session ID``: one session of a file that holds several (an Agents SDK database)."""
+    f = _format_of(document)
+    if f is None or f.select is None:
+        raise InputError(name, "--session is for files that hold several sessions (an Agents SDK database)")
+    return f.select(document, session, name)

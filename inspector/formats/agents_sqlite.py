@@ -18,6 +18,8 @@ synthesized ``function_call_output`` after its call's turn, dropped rows gone.
 
 from __future__ import annotations
 
+import copy
+
 import json
 import os
 import shutil
@@ -28,11 +30,11 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import openai_responses
-from .base import Imported, Loc, kind_of
+from . import openai_responses, session
+from .base import Exported, Imported, Loc
+from .format import SESSION, Format, SessionInfo
 
 NAME = "agents-sqlite"
-LABEL = "OpenAI Agents SDK SQLite session"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
 HEADER = b"SQLite format 3\x00"
 
@@ -70,14 +72,26 @@ class AgentsDB:
         return self.sessions[self.session]
 
     def select(self, session: str, name: str = "<input>") -> "AgentsDB":
-        """Choose the session to repair (``--session ID``)."""
+        """The database with the session to repair chosen (``--session ID``): a shallow copy,
+        so the database given keeps its own choice."""
         if session not in self.sessions:
             raise InputError(name, f"{NAME}: no session {session!r}; sessions: " + (", ".join(self.sessions) or "none"))
-        self.session = session
-        return self
+        picked = copy.copy(self)
+        picked.session = session
+        return picked
 
     def listing(self) -> str:
         return ", ".join(f"{sid} ({len(rows)} item{'s' if len(rows) != 1 else ''})" for sid, rows in self.sessions.items())
+
+
+@dataclass(slots=True)
+class AgentsState:
+    """What export needs of a session's import: the Responses import of its items, the row
+    id of each item, and the rows the SDK cannot read (kept, after the rest)."""
+
+    inner: Imported
+    ids: list[int]
+    skipped: list[int]
 
 
 class RowLoc(Loc):
@@ -173,10 +187,7 @@ def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
-    if isinstance(document, (bytes, bytearray)):
-        document = parse(bytes(document), name)
-    if not isinstance(document, AgentsDB):
-        raise InputError(name, f"{NAME}: expected an SQLite session database, got {kind_of(document)}")
+    document = session.open_store(document, name, NAME, parse, AgentsDB, "an SQLite session database")
     if document.session is None:
         raise InputError(name, f"{NAME}: the database holds {len(document.sessions)} sessions; choose one with "
                                f"--session ID: {document.listing()}")
@@ -199,28 +210,26 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         span = src.items or (src.message,)
         im.sources.append(RowLoc(span[0], None, tuple(ids[k] for k in span), tuple(span) if len(span) > 1 else None))
         im.calls.append([RowLoc(c.message, None, (ids[c.message],)) for c in calls])
-    im.extra.update(inner=inner, ids=ids, skipped=skipped)
+    im.state = AgentsState(inner, ids, skipped)
     im.notes.append(f"session {document.session!r}: {len(rows)} rows in {document.messages_table}; "
                     f"{len(document.sessions) - 1} other session{'s' if len(document.sessions) != 2 else ''} "
                     f"left as they are")
     return im
 
 
-def export_same(im: Imported, result: Result) -> AgentsDB:
+def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
-    inner: Imported = im.extra["inner"]
-    ids: list[int] = im.extra["ids"]
-    out = openai_responses.export_same(inner, result)
-    index = {id(item): k for k, item in enumerate(im.history)}
-    if len(out) == len(im.history) and all(a is b for a, b in zip(out, im.history)):
+    state: AgentsState = im.state
+    ids = state.ids
+    out = openai_responses.export_same(state.inner, result, notes)
+    if session.unchanged(im.history, out):
         return db
     rows = {r.id: r for r in db.rows()}
     new_rows: list[tuple[Any, str]] = []
     kept: set[int] = set()
     last_time: Any = db.rows()[0].created_at if db.rows() else None
     previous = None
-    for item in out:
-        k = index.get(id(item))
+    for item, k in zip(out, session.origins(im.history, out)):
         if k is not None:
             row = rows[ids[k]]
             new_rows.append((row.created_at, row.data))
@@ -228,13 +237,13 @@ def export_same(im: Imported, result: Result) -> AgentsDB:
             last_time, previous = row.created_at, row.id
         else:
             new_rows.append((last_time, json.dumps(item)))
-            im.export_note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
+            notes.note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
                                          f"{item.get('call_id')}.")
     for rid in ids:
         if rid not in kept:
-            im.export_note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
+            notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
     # Rows the SDK could not read stay, after the rest.
-    for rid in im.extra["skipped"]:
+    for rid in state.skipped:
         new_rows.append((rows[rid].created_at, rows[rid].data))
     conn = _open(db.data, "<memory>")
     try:
@@ -259,9 +268,9 @@ CREATE INDEX idx_agent_messages_session_id ON agent_messages (session_id, create
 """
 
 
-def export_new(im: Imported, result: Result) -> AgentsDB:
+def export_new(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     """A new database with the SDK's schema holding one session (named after the input)."""
-    items = openai_responses.export_new(im, result)
+    items = openai_responses.export_new(im, result, notes)
     session = "imported"
     conn = sqlite3.connect(":memory:")
     try:
@@ -276,10 +285,41 @@ def export_new(im: Imported, result: Result) -> AgentsDB:
     return parse(data, "<new>")
 
 
+def _first_user(rows: list[Row]) -> str:
+    for row in rows:
+        try:
+            item = json.loads(row.data)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(item, dict) and item.get("role") == "user":
+            content = item.get("content")
+            if isinstance(content, list):
+                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return content if isinstance(content, str) else ""
+    return ""
+
+
+def listing(db: AgentsDB) -> list[SessionInfo]:
+    """Every session of the database: id, item count, first user message, last activity."""
+    return [SessionInfo(sid, len(rows), _first_user(rows),
+                        str(max(r.created_at for r in rows)) if rows else None)
+            for sid, rows in db.sessions.items()]
+
+
+def select(db: AgentsDB, session: str, name: str = "<input>") -> AgentsDB:
+    return db.select(session, name)
+
+
+def chosen(db: AgentsDB) -> str | None:
+    return db.session
+
+
 # -- registration --------------------------------------------------------------------------
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
+    sessions=listing, select=select, chosen=chosen,
+    kinds=session.EMITS + openai_responses.FORMAT.kinds,
 )

@@ -9,8 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, as_text, call_args, call_name, join_text
+from ..engine import Kind, declare
+from . import base, blocks
+from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
+from .format import Format
+from .shape import messages_body, shape_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
+         "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
+         "(strict, beyond MEM-5)."),
+)
+
 
 NAME = "anthropic"
 # Detection: block types only Anthropic uses. A ``thinking`` block counts only as Anthropic
@@ -72,7 +84,7 @@ class Anthropic(BlockSpec):
             blocks.extend(item if isinstance(item, list) else [self.text_block(item)])
         return {"system": blocks}
 
-    def arrange(self, im, origin, blocks, kept, strict):
+    def arrange(self, im, origin, blocks, kept, strict, notes):
         """Anthropic rejects anything but more ``tool_use`` after a message's first ``tool_use``.
         With ``--strict`` the blocks that follow it move ahead of it, in their order."""
         uses = [k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"]
@@ -83,7 +95,7 @@ class Anthropic(BlockSpec):
         if not late:
             return kept
         where = ", ".join(f"{im.container or 'messages'}[{im.sources[origin].message}].content[{k}]" for k in late)
-        im.export_note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
+        notes.note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
                        "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks.",
                        origin=origin, clause="strict:text-after-tool-use")
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
@@ -96,9 +108,6 @@ export_new = SPEC.export_new
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import messages_body, shape_of  # noqa: E402
 
 
 def _is_marker(kind: str, block: Mapping, keys: set[str]) -> bool:
@@ -130,4 +139,6 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     parts=PARTS,
+    provider="anthropic",
+    kinds=EMITS + blocks.EMITS + base.EMITS,
 )

@@ -14,13 +14,19 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..engine import EXPORT_CLAUSE, KINDS, Event, Result, kind_of
+from ..engine import EXPORT_CLAUSE, Event, Kind, Result, declare, kind_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("export-omitted", EXPORT_CLAUSE, False, "omitted on export",
+         "Blocks or items with no counterpart in the target format were not written.", "change"),
+)
+
 
 IMPORT_STAGE = "import"
 EXPORT_STAGE = "export"
 # Drop events that remove one call from its turn (``call`` indexes the flat turn's
 # tool_calls): read from each kind's scope in the engine's table, never listed here.
-CALL_DROPS = frozenset(name for name, k in KINDS.items() if k.drop and k.scope == "call")
 
 
 class Loc(NamedTuple):
@@ -82,9 +88,11 @@ class Imported:
 
     ``sources[i]`` is where flat message ``i`` came from, ``calls[i][j]`` where call ``j`` of
     its ``tool_calls`` came from. ``events`` are import-step notes (stage ``import``), e.g.
-    how Gemini calls without ids were paired; ``export_events`` are what the last export
-    changed beyond the engine's decisions (stage ``export``), reset by each export. ``container`` is the document key holding the
+    how Gemini calls without ids were paired. ``container`` is the document key holding the
     history list (``messages``, ``input``, ``contents``), None when the document is the list.
+    ``unconverted`` lists, as ``(index, key, k)``, the blocks, parts and items of the original
+    the flat form does not carry (what converting leaves behind). ``state`` is what a format
+    keeps for its own export: a dataclass of the format's own, never read by another.
     """
 
     format: str
@@ -96,8 +104,8 @@ class Imported:
     events: list[Event] = field(default_factory=list)
     container: str | None = None
     history: list[Any] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-    export_events: list[Event] = field(default_factory=list)
+    unconverted: list[tuple[Any, Any, Any]] = field(default_factory=list)
+    state: Any = None
 
     def add(self, flat: Any, source: Loc, calls: list[Loc] | None = None) -> int:
         self.messages.append(flat)
@@ -109,14 +117,6 @@ class Imported:
              tool_call_id: str | None = None) -> None:
         self.events.append(Event(IMPORT_STAGE, f"import:{self.format}", kind, False, index, call,
                                  tool_call_id, message))
-
-    def export_note(self, kind: str, message: str, origin: int | None = None,
-                    cause: int | None = None, clause: str = EXPORT_CLAUSE) -> None:
-        """Record a change the export makes on its own (e.g. two same-role messages written as
-        one); ``kind`` is a ``rule.KINDS`` entry with clause ``export`` (or a ``strict:`` clause
-        for a repair that only ``--strict`` asks for). It counts as a change."""
-        self.export_events.append(Event(EXPORT_STAGE, clause, kind, False, origin, None, None,
-                                        message, cause))
 
     def original(self, index: int) -> Any:
         """The original object flat message ``index`` came from (for showing side by side)."""
@@ -132,16 +132,33 @@ class Imported:
         return self.sources[index].describe(self.container)
 
 
-def note_unconverted(im: Imported, target: str) -> None:
+@dataclass(slots=True)
+class Exported:
+    """One export: the document written and what the export changed on its own, beyond the
+    engine's decisions (stage ``export``). An exporter is handed a fresh one and notes into
+    it, so the import it reads is never changed and each export has its own events."""
+
+    document: Any = None
+    events: list[Event] = field(default_factory=list)
+
+    def note(self, kind: str, message: str, origin: int | None = None,
+             cause: int | None = None, clause: str = EXPORT_CLAUSE) -> None:
+        """Record a change the export makes on its own (e.g. two same-role messages written as
+        one); ``kind`` is a declared kind with clause ``export`` (or a ``strict:`` clause for a
+        repair that only ``--strict`` asks for). It counts as a change."""
+        self.events.append(Event(EXPORT_STAGE, clause, kind, False, origin, None, None, message, cause))
+
+
+def note_unconverted(im: Imported, target: str, notes: Exported) -> None:
     """Converting writes only what the flat form carries: one export event lists the blocks,
     parts and items of the original (recorded at import as ``(index, key, k)``) left behind."""
-    lost = im.extra.get("unconverted")
+    lost = im.unconverted
     if not lost:
         return
     base = im.container or "history"
     shown = [f"{base}[{i}]" + (f".{key}[{k}]" if key is not None else "") for i, key, k in lost[:5]]
     more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
-    im.export_note("export-omitted", f"{len(lost)} block(s) or item(s) of the {im.format} history have no "
+    notes.note("export-omitted", f"{len(lost)} block(s) or item(s) of the {im.format} history have no "
                    f"counterpart in {target} and are not written: {', '.join(shown)}{more}.")
 
 
@@ -250,20 +267,20 @@ class Decisions:
 
     rows: list[tuple[dict[str, Any], int | None]]
     dropped_calls: dict[int, frozenset[int]]
-    calls_by_id: dict[str, Any]
+    _calls: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, result: Result) -> "Decisions":
-        dropped: dict[int, set[int]] = {}
-        for e in result.events:
-            if e.drop and e.kind in CALL_DROPS and e.origin is not None and e.call is not None:
-                dropped.setdefault(e.origin, set()).add(e.call)
-        calls: dict[str, Any] = {}
-        for msg in result.messages:
-            for call in msg.get("tool_calls") or ():
-                calls[call["tool_call_id"]] = call
-        return cls(list(zip(result.messages, result.origins)),
-                   {k: frozenset(v) for k, v in dropped.items()}, calls)
+        return cls(list(zip(result.messages, result.origins)), result.dropped_calls())
+
+    @property
+    def calls_by_id(self) -> dict[str, Any]:
+        """Each final call by its id, built on first use (exporters that pair by id)."""
+        if self._calls is None:
+            calls = {call["tool_call_id"]: call for msg, _ in self.rows for call in msg.get("tool_calls") or ()}
+            object.__setattr__(self, "_calls", calls)   # frozen: a cache, not a decision
+            return calls
+        return self._calls
 
     def kept_calls(self, origin: int, count: int) -> list[int]:
         gone = self.dropped_calls.get(origin, frozenset())

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import args_object, as_text, call_args, call_name, join_text
+from . import base, blocks
+from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
+from .format import Format
+from .shape import messages_body, shape_of
 
 NAME = "bedrock"
 # Detection: Converse blocks are keyed by kind, with no ``type``; these keys are its alone.
@@ -83,9 +86,6 @@ export_new = SPEC.export_new
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import messages_body, shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
@@ -112,4 +112,6 @@ FORMAT = Format(
     "Amazon Bedrock Converse: messages of toolUse / toolResult blocks keyed by kind",
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("toolUseId",), ("text", "content", "input")),
+    provider="bedrock",
+    kinds=blocks.EMITS + base.EMITS,
 )

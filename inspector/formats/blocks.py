@@ -18,9 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Result
+from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
-from .base import Decisions, Imported, Loc, join_text, kind_of, note_unconverted, split_body
+from .base import Decisions, Exported, Imported, Loc, join_text, kind_of, note_unconverted, split_body
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
+         "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
+)
+
 
 
 @dataclass(slots=True)
@@ -78,7 +85,8 @@ class BlockSpec:
         string content or its original blocks, carried as they are."""
         raise NotImplementedError
 
-    def arrange(self, im: Imported, origin: int, blocks: list[Any], kept: list[int], strict: bool) -> list[int]:
+    def arrange(self, im: Imported, origin: int, blocks: list[Any], kept: list[int], strict: bool,
+                notes: Exported) -> list[int]:
         """The order to write an assistant message's kept blocks in (a format may repair it)."""
         return kept
 
@@ -90,7 +98,7 @@ class BlockSpec:
                                    f"{self.container!r} array, got {kind_of(document)}")
         im = Imported(self.name, [], document, container=self.container if body is not None else None,
                       history=history)
-        im.extra["unconverted"] = lost = []      # (message, key, block) the flat form does not carry
+        lost = im.unconverted                    # (message, key, block) the flat form does not carry
         if body is not None:
             for fld in self.system_fields:
                 if body.get(fld) is not None:
@@ -149,7 +157,7 @@ class BlockSpec:
         results by position (Gemini without ids)."""
         return rows
 
-    def export_same(self, im: Imported, result: Result) -> Any:
+    def export_same(self, im: Imported, result: Result, notes: Exported) -> Any:
         d = Decisions.of(result)
         strict = any(s.name == "strict" for s in result.stages)
         pieces: list[Piece] = []
@@ -177,7 +185,7 @@ class BlockSpec:
                     and loc.blocks is None:
                 gone = {im.calls[o][j].blocks[0] for j in d.dropped_calls.get(o, ())}
                 kept = [k for k in range(len(orig[self.key])) if k not in gone]
-                kept = self.arrange(im, o, orig[self.key], kept, strict)
+                kept = self.arrange(im, o, orig[self.key], kept, strict, notes)
                 pieces.append(Piece("assistant", loc.message, kept, origin=o))
                 continue
             if loc.blocks is None:
@@ -186,7 +194,7 @@ class BlockSpec:
             else:
                 pieces.append(Piece("user", loc.message, list(loc.blocks), result=msg["role"] == "tool", origin=o))
         groups = self._group(pieces, cross=False)
-        self._note_merges(im, groups, lambda q: f"{self.container}[{q.src}]", self.merge_reason)
+        self._note_merges(notes, groups, lambda q: f"{self.container}[{q.src}]", self.merge_reason)
         messages = [self._build(g, history) for g in groups]
         top = {}
         if folded:
@@ -198,9 +206,9 @@ class BlockSpec:
         body[im.container] = messages
         return body
 
-    def export_new(self, im: Imported, result: Result) -> Any:
+    def export_new(self, im: Imported, result: Result, notes: Exported) -> Any:
         """Write the engine's flat output in this format (from another format)."""
-        note_unconverted(im, self.name)
+        note_unconverted(im, self.name, notes)
         d = Decisions.of(result)
         pieces: list[Piece] = []
         systems: list[str] = []
@@ -219,7 +227,7 @@ class BlockSpec:
             else:
                 pieces.append(Piece("user", None, None, [self.text_block(msg["content"])], origin=o))
         groups = self._group(pieces, cross=True)
-        self._note_merges(im, groups, lambda q: f"row {q.origin}",
+        self._note_merges(notes, groups, lambda q: f"row {q.origin}",
                           "what follows one turn goes in one user message",
                           "consecutive assistant rows are one turn, its text ahead of its calls")
         messages = [self._build(g, []) for g in groups]
@@ -258,7 +266,7 @@ class BlockSpec:
         return p.src is not None and prev.src is not None and p.src == prev.src + 1 and p.idx is not None \
             and (not p.idx or p.idx[0] == 0)
 
-    def _note_merges(self, im: Imported, groups: list[list[Piece]], name, reason: str,
+    def _note_merges(self, notes: Exported, groups: list[list[Piece]], name, reason: str,
                      assistant_reason: str = "") -> None:
         """One export event for each written message that joins rows from separate messages."""
         for group in groups:
@@ -272,7 +280,7 @@ class BlockSpec:
             where = ", ".join(name(q) for q in parts)
             turn = group[0].role == "assistant"
             why = assistant_reason if turn else reason
-            im.export_note("export-merged",
+            notes.note("export-merged",
                            f"{where} are written as one {self.assistant if turn else self.user} message"
                            f"{': ' + why if why else ''}.", origin=parts[1].origin, cause=parts[0].origin)
 

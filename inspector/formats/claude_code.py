@@ -29,14 +29,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Result
-from ..io import InputError
+from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
+from . import session
 from .anthropic import result_text
-from .base import Decisions, Imported, args_object, as_text, call_args, call_name, join_text, kind_of
+from .base import Decisions, Exported, Imported, args_object, as_text, call_args, call_name, join_text
+from .base import describe_block as _describe
+from .format import SESSION, Format
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
+         "A result that is in the session file but off the chain a resume reads was put back right after "
+         "its call's turn, before MEM-5 ran.", "restore"),
+    Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
+         "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
+         "follows it.", "note"),
+    Kind("entry-relinked", EXPORT_CLAUSE, False, "entry re-linked",
+         "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
+)
+
+
 NAME = "claude-code"
-LABEL = "Claude Code session"
 SUMMARY = "a Claude Code session file (JSON Lines under ~/.claude/projects/)"
 CONVERSATION = ("user", "assistant")
 CHAINED = ("user", "assistant", "system", "progress", "attachment")
@@ -101,6 +115,15 @@ class Chain:
         return self.lines[self.start:]
 
 
+@dataclass(slots=True)
+class ClaudeState:
+    """What export needs of a Claude Code import: the chain a resume walks, and the off-chain
+    result lines the import put back (line -> the last line of its call's turn)."""
+
+    chain: Chain
+    recovered: dict[int, int] = field(default_factory=dict)
+
+
 def walk(entries: list[Any]) -> Chain:
     by_uuid: dict[str, int] = {}
     leaf = None
@@ -154,16 +177,12 @@ def walk(entries: list[Any]) -> Chain:
 # -- import ------------------------------------------------------------------------------
 
 def import_(document: Any, name: str = "<input>") -> Imported:
-    if isinstance(document, (bytes, bytearray)):
-        document = parse(bytes(document), name)
-    if not isinstance(document, Lines):
-        raise InputError(name, f"{NAME}: expected a session file (JSON Lines), got {kind_of(document)}")
+    document = session.open_store(document, name, NAME, parse, Lines, "a session file (JSON Lines)")
     entries = document.entries
     im = Imported(NAME, [], document, container=None, history=entries)
     chain = walk(entries)
-    im.extra["chain"] = chain
-    for i in document.bad:
-        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
+    im.state = state = ClaudeState(chain)
+    session.skipped_lines(im, document)
     if chain.why:
         im.note(None, "chain-broken", f"The chain stops: {chain.why}.")
 
@@ -204,7 +223,6 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     by_unit: dict[int, list[int]] = {}
     for line, u in recovered.items():
         by_unit.setdefault(u, []).append(line)
-    im.extra["recovered"] = {}
 
     for u, (kind, lines) in enumerate(units):
         if kind == "assistant":
@@ -212,7 +230,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             for line in by_unit.get(u, ()):
                 first = len(im.messages)
                 _add_user(im, line)
-                im.extra["recovered"][line] = lines[-1]
+                state.recovered[line] = lines[-1]
                 for o in range(first, len(im.messages)):
                     im.note(o, "result-recovered",
                             f"Line {line + 1} holds the result for {im.messages[o]['tool_call_id']} but is off the "
@@ -317,11 +335,11 @@ def _lines_of(loc: LineLoc) -> tuple[int, ...]:
     return loc.items or (loc.message,)
 
 
-def export_same(im: Imported, result: Result) -> Lines:
+def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     doc: Lines = im.document
     entries = doc.entries
-    chain: Chain = im.extra["chain"]
-    recovered: dict[int, int] = im.extra.get("recovered", {})
+    state: ClaudeState = im.state
+    chain, recovered = state.chain, state.recovered
     d = Decisions.of(result)
 
     # 1. Which blocks each line loses, and the final position of every surviving row.
@@ -357,10 +375,10 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = dict(entries[i])
             entry["message"] = {**entries[i]["message"], "content": keep}
             rewrite[i] = entry
-            im.export_note("entry-rewritten", f"Line {i + 1} loses content block"
+            notes.note("entry-rewritten", f"Line {i + 1} loses content block"
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
-        im.export_note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+        notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
 
     # 2. The new order of the sent part of the chain (rows in the engine's order).
     key_of_line: dict[int, int] = {}
@@ -389,7 +407,7 @@ def export_same(im: Imported, result: Result) -> Lines:
     parent_uuid: dict[int, Any] = {}     # line -> wanted parentUuid
     new_lines: dict[int, list[dict[str, Any]]] = {}    # existing line -> new entries written after it
     made: dict[tuple, dict[str, Any]] = {}
-    first_parent = _start_parent(entries, chain, removed)
+    first_parent = _start_parent(entries, chain)
     prev_uuid: Any = first_parent
     anchor: int | None = None
     for node in order:
@@ -400,7 +418,7 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"])
             made[node] = entry
             new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
-            im.export_note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
+            notes.note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
                         f"{msg['tool_call_id']} as interrupted (is_error tool_result).")
             prev_uuid = entry["uuid"]
             continue
@@ -431,29 +449,14 @@ def export_same(im: Imported, result: Result) -> Lines:
                 target = chain.by_uuid.get(value) if isinstance(value, str) else None
                 named = (f"line {target + 1}" if target is not None
                          else "the new line" if value is not None else "none (the root)")
-                im.export_note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
+                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
 
     # 5. Write: untouched lines as their bytes, changed ones re-serialized, new ones in place.
-    raw: list[bytes] = []
-    entries_out: list[Any] = []
-    for entry in new_lines.get(-1, ()):
-        raw.append(dump_line(entry))
-        entries_out.append(entry)
-    for i, line in enumerate(doc.raw):
-        if i not in removed:
-            if i in rewrite:
-                raw.append(dump_line(rewrite[i]) + (b"\r" if line.endswith(b"\r") else b""))
-                entries_out.append(rewrite[i])
-            else:
-                raw.append(line)
-                entries_out.append(entries[i])
-        for entry in new_lines.get(i, ()):
-            raw.append(dump_line(entry) + (b"\r" if line.endswith(b"\r") else b""))
-            entries_out.append(entry)
-    return Lines(NAME, raw, entries_out, doc.final_newline or not doc.raw, doc.bom)
+    after = {i: [(None, entry) for entry in made_here] for i, made_here in new_lines.items()}
+    return session.rewrite_lines(doc, NAME, removed, rewrite, after)
 
 
-def _start_parent(entries: list[Any], chain: Chain, removed: set[int]) -> Any:
+def _start_parent(entries: list[Any], chain: Chain) -> Any:
     """What the first sent line hangs from: the first sent line's own parent (a boundary's is null)."""
     sent = chain.sent
     if not sent:
@@ -499,7 +502,7 @@ def _result_line(base: Mapping, parent: Any, cid: str, text: str) -> dict[str, A
     return entry
 
 
-def export_new(im: Imported, result: Result) -> Lines:
+def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     """A fresh session file from another format's history: one line per message, chained."""
     session = str(uuidlib.uuid5(NAMESPACE, f"session/{len(result.messages)}/{id(im)}"))
     out: list[dict[str, Any]] = []
@@ -528,11 +531,11 @@ def export_new(im: Imported, result: Result) -> Lines:
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block as _describe  # noqa: E402
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
+    kinds=EMITS + session.EMITS,
 )

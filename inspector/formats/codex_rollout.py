@@ -19,16 +19,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Result
-from ..io import InputError
-from . import openai_responses
-from .base import Imported, kind_of
+from ..engine import EXPORT_CLAUSE, Kind, Result, declare
+from . import openai_responses, session
+from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
+from .format import SESSION, Format
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
+         "A line was moved with the result it holds, next to its call.", "change"),
+)
+
 
 NAME = "codex-rollout"
-LABEL = "Codex CLI rollout"
 SUMMARY = "a Codex CLI session rollout (JSON Lines under ~/.codex/sessions/)"
 LINE_TYPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
 # Item types a bare line of the older layout may hold.
@@ -50,6 +57,16 @@ sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evide
 
 
 
+@dataclass(slots=True)
+class CodexState:
+    """What export needs of a rollout import: the Responses import of the items a resume
+    sends, where each item is (line, index in a compaction's list), and the items."""
+
+    inner: Imported
+    places: list[tuple[int, int | None]]
+    items: list[Any]
+
+
 def item_of(entry: Any) -> Any:
     """The Responses item a line holds, or None for a line that is not one."""
     if not isinstance(entry, Mapping):
@@ -69,10 +86,7 @@ def compaction(entry: Any) -> Mapping | None:
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
-    if isinstance(document, (bytes, bytearray)):
-        document = parse(bytes(document), name)
-    if not isinstance(document, Lines):
-        raise InputError(name, f"{NAME}: expected a rollout file (JSON Lines), got {kind_of(document)}")
+    document = session.open_store(document, name, NAME, parse, Lines, "a rollout file (JSON Lines)")
     entries = document.entries
     start = 0
     places: list[tuple[int, int | None]] = []      # per sent item: (line, index in replacement_history)
@@ -103,8 +117,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             places.append((i, None))
     inner = openai_responses.import_(items, name)
     im = Imported(NAME, inner.messages, document, notes=notes, container=None, history=entries)
-    for i in document.bad:
-        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; a resume skips it, and it is kept as it is.")
+    session.skipped_lines(im, document)
     im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}") for e in inner.events)
 
     def loc(k: int) -> LineLoc:
@@ -119,7 +132,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         else:
             im.sources.append(LineLoc(lines[0], None, None, lines) if len(lines) > 1 else loc(spans[0]))
         im.calls.append([loc(c.message) for c in calls])
-    im.extra.update(inner=inner, places=places, items=items)
+    im.state = CodexState(inner, places, items)
     sent = sum(1 for p in places if p[1] is None and compaction(entries[p[0]]) is None)
     other = sum(1 for e in entries if isinstance(e, Mapping)) - sent
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
@@ -127,21 +140,18 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> Lines:
+def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     doc: Lines = im.document
     entries = doc.entries
-    inner: Imported = im.extra["inner"]
-    places: list[tuple[int, int | None]] = im.extra["places"]
-    items: list[Any] = im.extra["items"]
-    out_items = openai_responses.export_same(inner, result)
-    index = {id(item): k for k, item in enumerate(items)}
+    state: CodexState = im.state
+    places, items = state.places, state.items
+    out_items = openai_responses.export_same(state.inner, result, notes)
 
     kept: list[int] = []                            # original items, in output order
     after: dict[int, list[Any]] = {}                # item index -> new items written after it
     moved: set[int] = set()
     last = -1
-    for item in out_items:
-        k = index.get(id(item))
+    for item, k in zip(out_items, session.origins(items, out_items)):
         if k is not None and k > last:
             kept.append(k)
             last = k
@@ -154,7 +164,7 @@ def export_same(im: Imported, result: Result) -> Lines:
     for k, (line, r) in enumerate(places):
         if k not in survive and k not in moved and r is None and compaction(entries[line]) is None:
             removed_lines.add(line)
-            im.export_note("entry-removed", f"Line {line + 1} is removed: the engine dropped its item.")
+            notes.note("entry-removed", f"Line {line + 1} is removed: the engine dropped its item.")
         elif k in moved and r is None:
             removed_lines.add(line)
 
@@ -175,38 +185,24 @@ def export_same(im: Imported, result: Result) -> Lines:
             entry = dict(entries[comp_line])
             entry["payload"] = {**entry["payload"], "replacement_history": new_list}
             rewrite[comp_line] = entry
-            im.export_note("entry-rewritten", f"Line {comp_line + 1}: the compaction's replacement_history is "
+            notes.note("entry-rewritten", f"Line {comp_line + 1}: the compaction's replacement_history is "
                                               f"rewritten ({len(old)} items in, {len(new_list)} out).")
 
     # New items (and moved ones) are written after the line of the item before them.
-    new_after_line: dict[int, list[tuple[bytes, Any]]] = {}
-    for k, extra in after.items():
+    new_after_line: dict[int, list[tuple[bytes | None, Any]]] = {}
+    for k, added in after.items():
         anchor = places[k][0] if k >= 0 else _first_line(entries)
-        for item in extra:
-            j = index.get(id(item))
+        for item, j in zip(added, session.origins(items, added)):
             if j is not None:
-                raw, entry = doc.raw[places[j][0]], entries[places[j][0]]
-                im.export_note("entry-moved", f"Line {places[j][0] + 1} moves after line {anchor + 1}.")
+                line = places[j][0]
+                new_after_line.setdefault(anchor, []).append((doc.raw[line], entries[line]))
+                notes.note("entry-moved", f"Line {line + 1} moves after line {anchor + 1}.")
             else:
-                entry = _wrap(entries, anchor, item)
-                raw = dump_line(entry)
-                im.export_note("entry-added", f"A new line after line {anchor + 1} holds a "
-                                              f"{item.get('type')} for {item.get('call_id')}.")
-            new_after_line.setdefault(anchor, []).append((raw, entry))
-    raw_out: list[bytes] = []
-    entries_out: list[Any] = []
-    for i, line in enumerate(doc.raw):
-        if i not in removed_lines:
-            if i in rewrite:
-                raw_out.append(dump_line(rewrite[i]))
-                entries_out.append(rewrite[i])
-            else:
-                raw_out.append(line)
-                entries_out.append(entries[i])
-        for raw, entry in new_after_line.get(i, ()):
-            raw_out.append(raw)
-            entries_out.append(entry)
-    return Lines(NAME, raw_out, entries_out, doc.final_newline or not doc.raw, doc.bom)
+                new_after_line.setdefault(anchor, []).append((None, _wrap(entries, anchor, item)))
+                notes.note("entry-added", f"A new line after line {anchor + 1} holds a "
+                                          f"{item.get('type')} for {item.get('call_id')}.")
+    # Rollouts are rewritten with plain line ends, as they always were.
+    return session.rewrite_lines(doc, NAME, removed_lines, rewrite, new_after_line, keep_cr=False)
 
 
 def _first_line(entries: list[Any]) -> int:
@@ -221,16 +217,17 @@ def _wrap(entries: list[Any], anchor: int, item: Any) -> Any:
     return {"timestamp": stamp, "type": "response_item", "payload": item}
 
 
-def export_new(im: Imported, result: Result) -> Lines:
-    items = openai_responses.export_new(im, result)
+def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
+    items = openai_responses.export_new(im, result, notes)
     out = [{"timestamp": None, "type": "response_item", "payload": item} for item in items]
     return Lines(NAME, [dump_line(e) for e in out], out)
 
 
 # -- registration --------------------------------------------------------------------------
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
+    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds,
 )

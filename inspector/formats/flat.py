@@ -11,9 +11,9 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Imported, Loc, PerMessage, describe_block, kind_of
-from .registry import Format
+from .base import Exported, Imported, Loc, PerMessage, describe_block, kind_of
 from .shape import shape_of
+from .format import Format
 
 NAME = "flat"
 # Evidence of the flat shape alone: stored rows keep pairing in metadata, and calls spell
@@ -51,7 +51,7 @@ def _calls_of(index: int, message: Any) -> list[Loc]:
     return [Loc(index, "tool_calls", (j,)) for j in range(len(calls))] if isinstance(calls, list) else []
 
 
-def export_same(im: Imported, result: Result) -> Any:
+def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     if im.container is None:
         return result.messages
     body = dict(im.document)
@@ -59,7 +59,7 @@ def export_same(im: Imported, result: Result) -> Any:
     return body
 
 
-def export_new(im: Imported, result: Result) -> Any:
+def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     """The engine's output is already flat. A body keeps its other fields; the history list
     and the top-level fields that were read into messages (e.g. ``system``) are replaced by
     ``messages``."""
@@ -87,4 +87,5 @@ FORMAT = Format(
     "FlowDrop's flat messages and stored buffer rows, as MEM-5 reads them",
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("tool_call_id", "id"), ("content", "arguments")),
+    suffixes=(".json",),
 )

@@ -18,10 +18,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Imported, args_object, as_text, call_args, call_name, join_text, kind_of
+from ..engine import IMPORT_CLAUSE, Kind, declare
+from . import base, blocks
+from .base import Imported, args_object, as_text, call_args, call_name, describe_block, join_text, kind_of
 from .blocks import BlockSpec
+from .format import Format
+from .shape import shape_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("id-derived", IMPORT_CLAUSE, False, "id derived",
+         "A call or response had no id, so one was derived from its position to pair them.", "note", "call"),
+)
+
 
 NAME = "gemini"
 # Detection: the body's own keys, and part keys only Gemini uses (both spellings).
@@ -29,6 +41,23 @@ BODY_MARKERS = ("systemInstruction", "system_instruction")
 PART_MARKERS = frozenset({"functionCall", "functionResponse", "function_call", "function_response", "inlineData",
                           "inline_data", "fileData", "file_data", "executableCode", "codeExecutionResult",
                           "thoughtSignature"})
+
+
+@dataclass(slots=True)
+class GeminiState:
+    """What export needs of a Gemini import: the call ids the import derived (written back
+    without an id, as they came), and whether the parts are spelled in snake_case."""
+
+    derived: set[str] = field(default_factory=set)
+    snake: bool = False
+
+
+_NO_STATE = GeminiState()
+
+
+def _state(im: Imported) -> GeminiState:
+    """A Gemini import's own state; a history from another format has none."""
+    return im.state if isinstance(im.state, GeminiState) else _NO_STATE
 
 
 def _get(part: Mapping, camel: str, snake: str) -> Any:
@@ -76,8 +105,8 @@ class Gemini(BlockSpec):
 
     def import_(self, document: Any, name: str) -> Imported:
         im = super().import_(document, name)
-        im.extra["derived"] = derived = set()
-        im.extra["snake"] = _uses_snake(im.history)
+        im.state = GeminiState(snake=_uses_snake(im.history))
+        derived = im.state.derived
         pending: list[list[Any]] = []      # [name, id, answered] for the latest model content
         for o, flat in enumerate(im.messages):
             if not isinstance(flat, dict):
@@ -129,7 +158,7 @@ class Gemini(BlockSpec):
         """Without ids Gemini pairs responses with calls by name and order, so a synthetic
         response for an id-less call (the engine puts it ahead of the real ones) is written in
         its call's place among the turn's responses. Runs without one keep their order."""
-        derived = im.extra.get("derived", ())
+        derived = _state(im).derived
         out = list(rows)
         i = 0
         while i < len(out):
@@ -146,14 +175,14 @@ class Gemini(BlockSpec):
         return out
 
     def _keys(self, im: Imported) -> tuple[str, str]:
-        return ("function_call", "function_response") if im.extra.get("snake") else ("functionCall", "functionResponse")
+        return ("function_call", "function_response") if _state(im).snake else ("functionCall", "functionResponse")
 
     def text_block(self, text: str) -> Any:
         return {"text": text}
 
     def call_block(self, cid, call, im):
         fc = {"name": call_name(call), "args": args_object(call_args(call))}
-        if cid not in im.extra.get("derived", ()):
+        if cid not in _state(im).derived:
             fc["id"] = cid
         return {self._keys(im)[0]: fc}
 
@@ -162,7 +191,7 @@ class Gemini(BlockSpec):
         # response named otherwise would be an orphan on the next run.
         name = call.get("name") if isinstance(call, Mapping) and "name" in call else call_name(call)
         fr = {"name": name, "response": {"error" if synthetic else "output": text}}
-        if cid not in im.extra.get("derived", ()):
+        if cid not in _state(im).derived:
             fr["id"] = cid
         return {self._keys(im)[1]: fr}
 
@@ -217,9 +246,6 @@ export_new = SPEC.export_new
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
@@ -241,4 +267,6 @@ FORMAT = Format(
     "Google Gemini generateContent: contents of parts with functionCall / functionResponse",
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("id",), ("text", "args", "response")),
+    provider="gemini",
+    kinds=EMITS + blocks.EMITS + base.EMITS,
 )

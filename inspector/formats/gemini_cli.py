@@ -25,13 +25,14 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import Decisions, Imported, Loc, as_text, join_text, kind_of
+from . import gemini, session
+from .base import Decisions, Exported, Imported, Loc, as_text, join_text, kind_of
 from .gemini import Gemini
+from .base import describe_block as _describe
+from .format import SESSION, Format
 
 NAME = "gemini-cli"
-LABEL = "Gemini CLI session"
 SUMMARY = "a Gemini CLI saved session (chats/session-*.json) or /chat save checkpoint"
-SKIPPED_TYPES = ("info", "error", "warning")
 
 
 class RecordLoc(Loc):
@@ -107,15 +108,12 @@ def responses(result: Any) -> list[tuple[int | None, Mapping | str]]:
 
 def import_(document: Any, name: str = "<input>") -> Imported:
     if is_checkpoint(document):
-        im = CHECKPOINT.import_(document, name)
-        im.extra["shape"] = "checkpoint"
-        return im
+        return CHECKPOINT.import_(document, name)
     if not is_record(document):
         raise InputError(name, f"{NAME}: expected a saved session ({{\"sessionId\", \"messages\"}}) or a "
                                f"checkpoint ({{\"history\": [...]}}), got {kind_of(document)}")
     messages = document["messages"]
     im = Imported(NAME, [], document, container="messages", history=messages)
-    im.extra["shape"] = "record"
     skipped = 0
     for i, msg in enumerate(messages):
         if not isinstance(msg, Mapping):
@@ -165,9 +163,9 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> Any:
-    if im.extra.get("shape") == "checkpoint":
-        return CHECKPOINT.export_same(im, result)
+def export_same(im: Imported, result: Result, notes: Exported) -> Any:
+    if is_checkpoint(im.document):
+        return CHECKPOINT.export_same(im, result, notes)
     d = Decisions.of(result)
     kept = {o for o in result.origins if o is not None}
     messages = im.history
@@ -240,16 +238,16 @@ def export_same(im: Imported, result: Result) -> Any:
     return body
 
 
-def export_new(im: Imported, result: Result) -> Any:
+def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     """A checkpoint (``{"history": [...]}``) from another format's history."""
-    return {"history": CHECKPOINT.export_new(im, result)[CHECKPOINT.container]}
+    return {"history": CHECKPOINT.export_new(im, result, notes)[CHECKPOINT.container]}
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block as _describe  # noqa: E402
-from .registry import Format  # noqa: E402
 
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
+    kind=SESSION, suffixes=(".json",), provider="gemini",
+    kinds=session.EMITS + gemini.FORMAT.kinds,
 )

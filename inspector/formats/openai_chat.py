@@ -13,8 +13,11 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from .base import (Decisions, Imported, Loc, PerMessage, args_string, call_args, call_name, join_text, kind_of,
-                   note_unconverted, rebuild, split_body)
+from . import base
+from .base import (Decisions, Exported, Imported, Loc, PerMessage, args_string, call_args, call_name, describe_block,
+                   join_text, kind_of, note_unconverted, rebuild, split_body)
+from .format import Format
+from .shape import shape_of
 
 NAME = "openai-chat"
 # Detection: content part types only Chat Completions uses, and calls spelled
@@ -63,7 +66,7 @@ def import_(document: Any, name: str) -> Imported:
     # One message is one flat message: provenance is the identity, computed when asked.
     im.sources = PerMessage(history, _source_of)
     im.calls = PerMessage(history, _calls_of)
-    im.extra["unconverted"] = lost = []          # parts the flat text does not carry
+    lost = im.unconverted                        # parts the flat text does not carry
     push = messages.append
     for i, m in enumerate(history):
         if type(m) is not dict and not isinstance(m, Mapping) or not isinstance(role := m.get("role"), str):
@@ -102,7 +105,7 @@ def _calls_of(index: int, message: Any) -> list[Loc]:
     return [Loc(index, "tool_calls", (j,)) for j in range(len(calls))] if isinstance(calls, list) else []
 
 
-def export_same(im: Imported, result: Result) -> Any:
+def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     d = Decisions.of(result)
     out = []
     history = im.history            # provenance is the identity: origin o is history[o]
@@ -124,8 +127,8 @@ def export_same(im: Imported, result: Result) -> Any:
     return rebuild(im, out)
 
 
-def export_new(im: Imported, result: Result) -> Any:
-    note_unconverted(im, NAME)
+def export_new(im: Imported, result: Result, notes: Exported) -> Any:
+    note_unconverted(im, NAME, notes)
     out = []
     for msg in result.messages:
         role = msg["role"]
@@ -145,9 +148,6 @@ def export_new(im: Imported, result: Result) -> Any:
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
@@ -164,4 +164,6 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("id", "tool_call_id"), ("text", "refusal", "function")),
     parts=PARTS,
+    provider="openai-chat",
+    kinds=base.EMITS,
 )

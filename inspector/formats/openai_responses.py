@@ -20,13 +20,29 @@ rejects reasoning without its following item. A synthetic result is a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Result, to_id
+from ..engine import IMPORT_CLAUSE, Kind, Result, declare, to_id
 from ..io import InputError
-from .base import (Decisions, Imported, Loc, args_string, as_text, call_args, call_name, kind_of, note_unconverted,
-                   rebuild)
+from . import base
+from .base import (Decisions, Exported, Imported, Loc, args_string, as_text, call_args, call_name, describe_block,
+                   kind_of, note_unconverted, rebuild)
 from .openai_chat import TEXT_PARTS, content_text
+from .format import Format
+from .shape import shape_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("item-carried", IMPORT_CLAUSE, False, "item carried",
+         "An item with no flat equivalent rides along with its turn and is written back as it was.", "note"),
+    Kind("result-server-call", IMPORT_CLAUSE, False, "server-held call",
+         "A result answers a call the server holds (previous_response_id, conversation or item_reference); "
+         "it is kept as it is.", "note"),
+    Kind("result-builtin-call", IMPORT_CLAUSE, False, "built-in call result",
+         "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
+)
+
 
 NAME = "openai-responses"
 # Detection: input item types and content part types only Responses uses (``input_audio``
@@ -45,6 +61,15 @@ KNOWN = frozenset({"message", "reasoning", *CALLS, *OUTPUTS, "web_search_call", 
                    "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
                    "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
                    "mcp_approval_response", "item_reference"})
+
+
+@dataclass(slots=True)
+class ResponsesState:
+    """What export needs of a Responses import: the items carried past the engine (written
+    back in place), and whether ``input`` was a one-line prompt string."""
+
+    carried: list[int] = field(default_factory=list)
+    input_string: bool = False
 
 
 def item_type(item: Mapping) -> str | None:
@@ -88,14 +113,15 @@ def import_(document: Any, name: str) -> Imported:
         raise InputError(name, f"openai-responses: expected an array of input items or a request body with an "
                                f"\"input\" array, got {kind_of(document)}")
     im = Imported(NAME, [], document, container=container, history=history)
+    im.state = own = ResponsesState()
     if isinstance(history, str):           # a one-line prompt: nothing to pair, nothing to repair
         im.history = [{"role": "user", "content": history}]
-        im.extra["input-string"] = True
+        own.input_string = True
         history = im.history
     # Items kept out of the flat list and written back in place: server-held results and
     # turns with nothing the engine pairs.
-    im.extra["carried"] = carried = []
-    im.extra["unconverted"] = lost = []          # items and parts the flat form does not carry
+    carried = own.carried
+    lost = im.unconverted                        # items and parts the flat form does not carry
     state = server_state(document, history)
     declared: set[Any] = set()      # call ids of function calls in the input
     builtin: dict[str, int] = {}     # call ids of other items (a client-run tool_search_call...)
@@ -174,7 +200,7 @@ def import_(document: Any, name: str) -> Imported:
     return im
 
 
-def export_same(im: Imported, result: Result) -> Any:
+def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     d = Decisions.of(result)
     out: list[tuple[int | None, Any]] = []       # (input index or None for a new item, item)
     for msg, o in d.rows:
@@ -194,8 +220,9 @@ def export_same(im: Imported, result: Result) -> Any:
             if item_type(im.history[k]) == "reasoning" and k + 1 in gone:
                 continue                 # reasoning must be followed by the item it produced
             out.append((k, im.history[k]))
-    items = _with_carried(out, im.extra.get("carried") or [], im.history)
-    if im.extra.get("input-string") and len(items) == 1 and items[0] is im.history[0]:
+    own = im.state if isinstance(im.state, ResponsesState) else ResponsesState()
+    items = _with_carried(out, own.carried, im.history)
+    if own.input_string and len(items) == 1 and items[0] is im.history[0]:
         return im.document
     return rebuild(im, items)
 
@@ -232,8 +259,8 @@ def _with_carried(out: list[tuple[int | None, Any]], carried: list[int], history
     return items
 
 
-def export_new(im: Imported, result: Result) -> Any:
-    note_unconverted(im, NAME)
+def export_new(im: Imported, result: Result, notes: Exported) -> Any:
+    note_unconverted(im, NAME, notes)
     out = []
     for msg, o in zip(result.messages, result.origins):
         role = msg["role"]
@@ -251,9 +278,6 @@ def export_new(im: Imported, result: Result) -> Any:
 
 
 # -- registration --------------------------------------------------------------------------
-from .base import describe_block  # noqa: E402
-from .registry import Format  # noqa: E402
-from .shape import shape_of  # noqa: E402
 
 
 def evidence(document: Any) -> list[str]:
@@ -274,4 +298,6 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("call_id", "id"), ("text", "output", "arguments", "content")),
     parts=PARTS,
+    provider="openai-responses",
+    kinds=EMITS + base.EMITS,
 )

@@ -337,13 +337,7 @@ class View:
 
     def dropped_calls(self, origin: int) -> frozenset[int]:
         """Import call positions of row ``origin`` that the engine dropped."""
-        def build() -> dict[int, set[int]]:
-            gone: dict[int, set[int]] = {}
-            for e in self.outcome.result.events:
-                if e.drop and e.call is not None and e.origin is not None:
-                    gone.setdefault(e.origin, set()).add(e.call)
-            return gone
-        return frozenset(self.memo("dropped-calls", build).get(origin, ()))
+        return self.memo("dropped-calls", self.outcome.result.dropped_calls).get(origin, frozenset())
 
     def where(self, index: int, call: int | None = None) -> str | None:
         """Native location of flat row ``index`` (and of its call ``call``), if known."""

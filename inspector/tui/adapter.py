@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import formats
-from ..engine import KINDS, STAGE_BY_NAME, STRICT_CLAUSES, Kind
+from ..engine import KINDS, STAGE_BY_NAME, STRICT_CLAUSES, STRICT_KINDS, Kind
 
 STRICT = "strict"  # the one extension the TUI offers (t, --strict)
 
@@ -28,7 +28,7 @@ def is_extension(stage: str) -> bool:
 
 def extension_kinds() -> list[Kind]:
     """Kinds whose clause belongs to an extension stage (the strict stage's own)."""
-    return [k for k in KINDS.values() if k.clause in STRICT_CLAUSES]
+    return [KINDS[name] for name in STRICT_KINDS]
 
 
 def extension_clauses() -> Mapping[str, str]:

@@ -6,6 +6,12 @@ resolve (symlinks followed) inside the served folder, or inside the bundled samp
 ship with Inspector and hold nothing private; standard input is never read; and an export
 is sent to the browser as a download instead of being written on the server.
 
+A check by name and an open by name are two steps, and a link swapped between them would
+lead out. So a file is read through :meth:`Confinement.open`: it walks the path one
+component at a time from a descriptor of the allowed folder (``openat`` with
+``O_NOFOLLOW``), reading any symlink it meets and walking its target the same way, so what
+is read is the file that was checked.
+
 The TUI screens call the small functions at the bottom (each a no-op outside served mode),
 so the rules live here and the hooks in the screens stay one or two lines each.
 No textual import: the checks are plain path logic, tested without an app.
@@ -13,8 +19,11 @@ No textual import: the checks are plain path logic, tested without an app.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import stat
+from dataclasses import replace
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,7 +50,10 @@ class Confinement:
     def inside(self, path: str | os.PathLike) -> bool:
         """Whether ``path`` (relative paths count from the root) really lies in an allowed folder."""
         p = Path(path)
-        real = (p if p.is_absolute() else self.root / p).resolve()
+        try:
+            real = (p if p.is_absolute() else self.root / p).resolve()
+        except (OSError, RuntimeError):  # a symlink loop: leads nowhere, so not inside
+            return False
         return any(real == folder or real.is_relative_to(folder) for folder in self.allowed)
 
     def check(self, path: str | os.PathLike) -> str:
@@ -55,6 +67,101 @@ class Confinement:
                                 "here (symlinks that lead out of it are not followed)")
         p = Path(text)
         return str((p if p.is_absolute() else self.root / p).resolve())
+
+
+    def open(self, path: str | os.PathLike) -> int:
+        """A descriptor of the regular file ``path`` names, opened inside an allowed folder
+        without following any link out of it, or :class:`Refused`. The caller closes it."""
+        text = os.fspath(path)
+        self.check(text)  # the quick answer, with the usual sentence; the walk below is the proof
+        p = Path(text)
+        try:
+            absolute = (p if p.is_absolute() else self.root / p).resolve()  # which components to walk
+        except (OSError, RuntimeError):
+            raise Refused(text, "a symbolic link loop") from None
+        for folder in self.allowed:
+            parts = _under(absolute, folder)
+            if parts is not None:
+                return _walk(folder, parts, text)
+        raise Refused(text, "outside the served folder")
+
+
+MAX_LINKS = 40  # as the kernel allows when it resolves a path
+
+
+def _under(path: Path, folder: Path) -> list[str] | None:
+    """``path``'s components below ``folder`` (lexically, ``..`` kept for the walk), or None."""
+    try:
+        return list(path.relative_to(folder).parts) if path.is_absolute() else None
+    except ValueError:
+        return None
+
+
+def _walk(folder: Path, parts: list[str], name: str) -> int:
+    """Open ``parts`` below ``folder`` component by component, never leaving it."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    out = Refused(name, "outside the served folder: only files under it can be opened here "
+                        "(symlinks that lead out of it are not followed)")
+    stack = [os.open(folder, flags | os.O_DIRECTORY)]  # descriptors of the folders walked down
+    links = 0
+    try:
+        todo = list(reversed(parts))
+        while todo:
+            part = todo.pop()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if len(stack) == 1:
+                    raise out
+                os.close(stack.pop())
+                continue
+            last = not todo
+            try:
+                fd = os.open(part, flags | os.O_NONBLOCK | (0 if last else os.O_DIRECTORY), dir_fd=stack[-1])
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise InputError(name, exc.strerror or str(exc)) from None
+                try:
+                    target = os.readlink(part, dir_fd=stack[-1])
+                except OSError:
+                    raise InputError(name, exc.strerror or str(exc)) from None
+                links += 1
+                if links > MAX_LINKS:
+                    raise InputError(name, "too many levels of symbolic links") from None
+                if os.path.isabs(target):
+                    inner = _under(Path(target), folder)
+                    if inner is None:
+                        raise out from None
+                    while len(stack) > 1:
+                        os.close(stack.pop())
+                    todo.extend(reversed(inner))
+                else:
+                    todo.extend(reversed(Path(target).parts))
+                continue
+            if last:
+                info = os.fstat(fd)
+                if stat.S_ISDIR(info.st_mode):
+                    os.close(fd)
+                    raise InputError(name, "is a directory, not a file")
+                if not stat.S_ISREG(info.st_mode):
+                    os.close(fd)
+                    raise InputError(name, "not a regular file")
+                return fd
+            stack.append(fd)
+        raise InputError(name, "is a directory, not a file")
+    finally:
+        for fd in stack:
+            os.close(fd)
+
+
+def read(confinement: Confinement, path: str | os.PathLike) -> bytes:
+    """The bytes of ``path``, read through :meth:`Confinement.open`."""
+    fd = confinement.open(path)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise InputError(os.fspath(path), exc.strerror or str(exc)) from None
 
 
 def attach(app: Any, root: str | os.PathLike) -> Confinement:
@@ -81,6 +188,17 @@ def refusal(app: Any, path: str | None) -> str | None:
     except Refused as exc:
         return str(exc)
     return None
+
+
+def opened(app: Any, source: Any) -> Any:
+    """In served mode, ``source`` with its bytes read through the confinement (a
+    :class:`Refused` if its path leads out), so the loader reads what was checked and
+    never opens the name again; ``source`` itself outside served mode or without a path.
+    Call from the loading worker: it reads the whole file."""
+    confinement = of(app)
+    if confinement is None or getattr(source, "path", None) is None:
+        return source
+    return replace(source, data=read(confinement, source.path))
 
 
 def visible(app: Any, paths: Iterable[Path]) -> list[Path]:

@@ -23,7 +23,7 @@ from ..engine import Result, gc_paused
 from ..formats import Imported
 from ..io import InputError, describe_error, read_bytes
 from ..pipeline import Exported
-from . import facts
+from . import confine, facts
 from .adapter import STRICT
 from .messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered
 from .rows import Model
@@ -63,7 +63,7 @@ class Source:
 class ChooseSession(Exception):
     """The file holds several sessions and none was named: the user picks one."""
 
-    def __init__(self, source: Source, sessions: list[facts.SessionEntry]) -> None:
+    def __init__(self, source: Source, sessions: list[facts.SessionInfo]) -> None:
         super().__init__(f"{source.name}: {len(sessions)} sessions")
         self.source = source
         self.sessions = sessions
@@ -171,7 +171,10 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
             if not worker.is_cancelled:
                 node.post_message(LoadProgress(phase, fraction))
 
+        nonlocal source
         try:
+            if again is None:
+                source = confine.opened(node.app, source)  # served mode: read what was checked, by descriptor
             doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
         except ChooseSession as choice:
             if not worker.is_cancelled:

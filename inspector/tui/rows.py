@@ -17,16 +17,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import CLAUSES, KINDS, MEM5_STAGES, Event, Result, call_id, kind_of, to_id
+from ..engine import CLAUSES, MEM5_STAGES, Event, Result, call_id, kind_of, kinds_with, to_id
 
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
 # extension): read from the engine's own description of each kind.
-SYNTH_KINDS = frozenset(k for k, v in KINDS.items() if v.effect == "add")
-RESTORE_KINDS = frozenset(k for k, v in KINDS.items() if v.effect == "restore")
-ADD_KINDS = SYNTH_KINDS | RESTORE_KINDS
-MOVE_KINDS = frozenset(k for k, v in KINDS.items() if v.effect == "move")
+SYNTH_KINDS = kinds_with("add")
+RESTORE_KINDS = kinds_with("restore")
+ADD_KINDS = kinds_with("add", "restore")
+MOVE_KINDS = kinds_with("move")
 
 
 def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:

@@ -133,3 +133,24 @@ def test_session_file_into_a_jsonl_output_is_one_failure(tmp_path):
     assert {f["reason"] for f in failures} == {SESSION_NEEDS_FOLDER}
     assert (health.read, health.failed) == (4, 3)
     assert (tmp_path / "out.jsonl").read_bytes() == normalized(src / "01-falsy-id.json", tmp_path, "--compact")
+
+
+def test_batch_and_check_of_a_folder_find_the_same_session_files(tmp_path, capsys):
+    """An Agents SDK database named ``*.sqlite`` is a session file for both (batch once
+    skipped it: "0 records read", exit 0)."""
+    src = tmp_path / "in"
+    (src / "sub").mkdir(parents=True)
+    shutil.copyfile(samples_dir() / "24-agents-sdk-session.db", src / "sub" / "agent.sqlite")
+    shutil.copyfile(samples_dir() / "21-claude-code-session.jsonl", src / "a.jsonl")
+    shutil.copyfile(samples_dir() / "24-agents-sdk-session.db", src / "b.sqlite3")
+    (src / "sub" / "records.jsonl").write_bytes(b'{"messages": [{"role": "user", "content": "hi"}]}\n')
+    (src / "notes.sqlite").write_text("not a database")
+    assert cli.main(["check", str(src)]) == 1
+    checked = sorted(line.split(": ", 1)[0] for line in capsys.readouterr().out.splitlines())
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    assert cli.main(["batch", "-q", str(src), "-o", str(out) + "/", "--report", str(report), "--workers", "1"]) == 0
+    written = sorted(str(src / p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert checked == written == sorted(str(p) for p in (src / "a.jsonl", src / "b.sqlite3", src / "sub" / "agent.sqlite"))
+    counts = orjson.loads(report.read_bytes())["records"]
+    assert (counts["read"], counts["failed"]) == (3, 0)
+    assert (out / "sub" / "agent.sqlite").read_bytes() == normalized(src / "sub" / "agent.sqlite", tmp_path)

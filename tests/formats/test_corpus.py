@@ -83,7 +83,7 @@ def test_body_is_detected_and_comes_back_unchanged_but_for_mem5(file):
     doc, outcome = _outcome(file)
     assert outcome.imported.format == SOURCES[file]["format"]
     engine = {e.kind for e in outcome.result.events}
-    export = {e.kind for e in outcome.imported.export_events}
+    export = {e.kind for e in outcome.export_events}
     notes = {e.kind for e in outcome.imported.events}
     if file in KNOWN_REPAIRS:
         assert engine == KNOWN_REPAIRS[file][0] and outcome.exported != doc

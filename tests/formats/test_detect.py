@@ -28,7 +28,7 @@ def test_gemini_bare_contents_and_snake_case_are_recognized():
     assert import_history(contents, "x").format == "gemini"
     snake = [{"role": "model", "parts": [{"function_call": {"name": "f", "args": {}}}]}]
     im = import_history(snake, "x")
-    assert im.format == "gemini" and im.extra["snake"]
+    assert im.format == "gemini" and im.state.snake
 
 
 def test_plain_messages_are_flat():

@@ -125,7 +125,7 @@ def test_provider_side_tools_are_carried_untouched():
                      ("openai-responses", RESPONSES_BUILTINS)):
         out = run(copy.deepcopy(doc), "t.json", fmt)
         assert out.exported == doc, fmt
-        assert not out.result.events and not out.imported.export_events, fmt
+        assert not out.result.events and not out.export_events, fmt
         assert not target_errors(out, fmt), fmt
         calls = [c["tool_call_id"] for m in out.imported.messages for c in m.get("tool_calls") or ()]
         assert calls == (["call_fn"] if fmt == "openai-responses" else []), fmt
@@ -157,7 +157,7 @@ def test_gemini_one_response_contents_are_not_merged():
         {"role": "user", "parts": [{"functionResponse": {"name": "a", "response": {"r": 1}}}]},
         {"role": "user", "parts": [{"functionResponse": {"name": "b", "response": {"r": 2}}}]}]}
     out = run(copy.deepcopy(doc), "t.json", "gemini")
-    assert out.exported == doc and not out.imported.export_events
+    assert out.exported == doc and not out.export_events
 
 
 def test_bedrock_merging_consecutive_user_messages_is_an_export_event():
@@ -165,7 +165,7 @@ def test_bedrock_merging_consecutive_user_messages_is_an_export_event():
                         {"role": "assistant", "content": [{"text": "c"}]}]}
     out = run(copy.deepcopy(doc), "t.json", "bedrock")
     assert out.exported["messages"][0] == {"role": "user", "content": [{"text": "a"}, {"text": "b"}]}
-    event, = out.imported.export_events
+    event, = out.export_events
     assert (event.stage, event.clause, event.kind) == ("export", "export", "export-merged")
     assert "messages[0], messages[1]" in event.message and "alternate" in event.message
     assert (event.origin, event.cause) == (1, 0)
@@ -173,17 +173,17 @@ def test_bedrock_merging_consecutive_user_messages_is_an_export_event():
 
 def test_export_to_a_block_format_says_which_rows_it_merged():
     out = run(clone(CLEAN["openai-chat"]), "t.json", "openai-chat", to="anthropic")
-    event, = out.imported.export_events
+    event, = out.export_events
     assert event.kind == "export-merged" and "row 3, row 4" in event.message
     assert len(out.exported["messages"][2]["content"]) == 2
 
 
 def test_converting_names_what_the_target_cannot_hold():
     out = run(clone(CLEAN["anthropic"]), "t.json", "anthropic", to="openai-chat")
-    event, = out.imported.export_events
+    event, = out.export_events
     assert event.kind == "export-omitted" and "messages[1].content[0]" in event.message   # the thinking block
     builtins = run(copy.deepcopy(RESPONSES_BUILTINS), "t.json", "openai-responses", to="anthropic")
-    lost = [e for e in builtins.imported.export_events if e.kind == "export-omitted"]
+    lost = [e for e in builtins.export_events if e.kind == "export-omitted"]
     assert len(lost) == 1 and lost[0].message.startswith("5 block(s) or item(s)")
     assert "input[1], input[2], input[3], input[4], input[5]" in lost[0].message
 
@@ -207,11 +207,11 @@ def test_strict_moves_text_after_the_first_tool_use_ahead_of_it():
     out = run(copy.deepcopy(TEXT_AFTER), "t.json", "anthropic", strict=True)
     blocks = out.exported["messages"][1]["content"]
     assert [b.get("text") or b["id"] for b in blocks] == ["Checking.", "One moment.", "toolu_1", "toolu_2"]
-    event, = out.imported.export_events
+    event, = out.export_events
     assert (event.clause, event.kind, event.origin) == ("strict:text-after-tool-use", "text-after-tool-use", 1)
     assert "messages[1].content[2]" in event.message
     again = run(out.exported, "t.json", "anthropic", strict=True)
-    assert again.exported == out.exported and not again.imported.export_events
+    assert again.exported == out.exported and not again.export_events
 
 
 def test_export_to_anthropic_never_writes_text_after_tool_use():

@@ -56,9 +56,9 @@ def _noting(monkeypatch, kind="export-merged"):
     """Make the openai-chat exporter record one export event, as a merging exporter would."""
     original = REGISTRY["openai-chat"].export_same
 
-    def noting(im, result):
-        im.export_note(kind, "Two user messages were written as one.", origin=3, cause=2)
-        return original(im, result)
+    def noting(im, result, notes):
+        notes.note(kind, "Two user messages were written as one.", origin=3, cause=2)
+        return original(im, result, notes)
 
     monkeypatch.setitem(REGISTRY, "openai-chat", dataclasses.replace(REGISTRY["openai-chat"], export_same=noting))
 
@@ -71,7 +71,8 @@ def test_export_events_count_as_changes_and_belong_to_their_export(monkeypatch):
     event = outcome.events[-1]
     assert (event.stage, event.clause, event.kind, event.origin, event.cause) == ("export", "export", "export-merged", 3, 2)
     flat = export_history(outcome.imported, outcome.result, "flat")    # another export starts afresh
-    assert outcome.imported.export_events == [] and flat["messages"] and len(outcome.export_events) == 1
+    assert flat.events == [] and flat.document["messages"] and len(outcome.export_events) == 1
+    assert not hasattr(outcome.imported, "export_events")      # the export never writes into the import
 
 
 def test_explain_shows_export_events_in_text_and_json(tmp_path, capsys, monkeypatch):

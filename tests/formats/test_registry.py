@@ -54,7 +54,7 @@ def _import(document: Any, name: str) -> Imported:
     return im
 
 
-def _export_same(im: Imported, result: Result) -> Any:
+def _export_same(im: Imported, result: Result, notes: Any) -> Any:
     d = Decisions.of(result)
     out = []
     for msg, o in d.rows:
@@ -69,7 +69,7 @@ def _export_same(im: Imported, result: Result) -> Any:
 
 
 TOY = Format("toy", "Toy session rows", "A session file with one row per line", _evidence, _import,
-             _export_same, lambda im, result: result.messages, sniff=_sniff, parse=_parse, dump=_dump)
+             _export_same, lambda im, result, notes: result.messages, sniff=_sniff, parse=_parse, dump=_dump)
 
 SESSION = [{"who": "me", "text": "weather?"}, {"who": "bot", "text": "", "call": "c1"},
            {"who": "me", "text": "and tomorrow?"}]

@@ -16,7 +16,7 @@ from .fixtures import CLEAN, GEMINI_IDS, INTERRUPTED, clone
 def roundtrip(doc, fmt="auto", to="same", strict=False):
     im = import_history(doc, "t.json", fmt)
     result = normalize(im.messages, extensions=("strict",) if strict else ())
-    return im, result, export_history(im, result, to)
+    return im, result, export_history(im, result, to).document
 
 
 @pytest.mark.parametrize("fmt", sorted(CLEAN))
@@ -307,7 +307,7 @@ def test_gemini_synthetic_response_without_ids_takes_its_calls_place():
     first_call = next(m for m in back.messages if m.get("tool_calls"))["tool_calls"][0]
     assert oslo["tool_call_id"] == first_call["tool_call_id"]
     # Another format writes the same order.
-    again = export_history(import_history(out, "t"), normalize(import_history(out, "t").messages), "gemini")
+    again = export_history(import_history(out, "t"), normalize(import_history(out, "t").messages), "gemini").document
     assert again == out
 
 
@@ -316,5 +316,5 @@ def test_responses_heals_a_custom_call_with_a_numeric_id_with_its_own_output_typ
     doc = {"input": [{"type": "message", "role": "user", "content": "go"},
                      {"type": "custom_tool_call", "call_id": 5, "name": "grep", "input": "x"}]}
     im = import_history(doc, "h.json")
-    out = export_history(im, normalize(im.messages))["input"][-1]
+    out = export_history(im, normalize(im.messages)).document["input"][-1]
     assert out["type"] == "custom_tool_call_output" and out["call_id"] == "5"

@@ -73,7 +73,7 @@ def test_strict_output_exported_natively_still_passes_after_reading_it_back(hist
     from inspector.formats import export_history, import_history
 
     im = import_history(history, "gen", "flat")
-    document = export_history(im, normalize(im.messages, extensions=("strict",)), target)
+    document = export_history(im, normalize(im.messages, extensions=("strict",)), target).document
     back = import_history(document, "back", target)
     again = normalize(back.messages)
     assert not [e for e in again.events if e.drop]

@@ -51,7 +51,14 @@ def test_odd_inputs_fail_with_one_line(tmp_path):
     dangling.symlink_to(tmp_path / "missing.json")
     for command in (["normalize"], ["explain"], ["check"]):
         for path in (loop, dangling, tmp_path):
+            if command == ["check"] and path == tmp_path:
+                continue
             fails_cleanly(*command, str(path), name=str(path))
+    # check FOLDER names each file it cannot read, one line each (R2-11)
+    code, _, err = cli_run("check", str(tmp_path))
+    RUNS["faults: files"] += 1
+    assert code == 2 and "Traceback" not in err, err
+    assert sorted(line.split(": ", 1)[0] for line in err.splitlines()) == [str(dangling), str(loop)], err
 
 
 def test_a_fifo_input_is_read_like_a_file(tmp_path):

@@ -111,6 +111,6 @@ def duplicate_uuids(data: bytes) -> list[str]:
     return twice
 
 
-def export_notes(imported) -> list[tuple[str, str]]:
+def export_notes(outcome) -> list[tuple[str, str]]:
     """(kind, sentence) of every change the last export made on its own."""
-    return [(e.kind, e.message) for e in imported.export_events]
+    return [(e.kind, e.message) for e in outcome.export_events]

@@ -118,12 +118,12 @@ def test_session_option_on_a_file_with_one_history_is_an_error(tmp_path):
 
 
 def test_a_history_from_another_format_becomes_a_new_database(tmp_path):
-    from inspector.formats import agents_sqlite
+    from inspector.formats import Exported, agents_sqlite
     from inspector.pipeline import run
 
     out = run(b'[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "", '
               b'"tool_calls": [{"tool_call_id": "c1", "name": "f", "arguments": "{}"}]}]', "h.json")
-    db = agents_sqlite.export_new(out.imported, out.result)
+    db = agents_sqlite.export_new(out.imported, out.result, Exported())
     path = tmp_path / "new.db"
     path.write_bytes(db.to_bytes())
     assert [i.get("type", "message") for i in ab.items(path, "imported")] == [

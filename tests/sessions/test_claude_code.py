@@ -36,7 +36,7 @@ def test_only_lines_an_event_touches_change(name, make):
     out = run(data, name)
     before = data.split(b"\n")[:-1]
     after = out.data.split(b"\n")[:-1]
-    notes = simulate.export_notes(out.imported)
+    notes = simulate.export_notes(out)
     touched = {int(n[1].split()[1].rstrip(":")) for n in notes if n[1].startswith("Line ")}
     added = sum(1 for n in notes if n[0] == "entry-added")
     removed = {int(n[1].split()[1]) for n in notes if n[0] == "entry-removed"}
@@ -79,7 +79,7 @@ def test_off_chain_result_is_recovered_by_an_import_event_not_synthesized():
 
 def test_compaction_sends_only_what_follows_the_boundary():
     im = run(scenarios.orphan_after_compaction(), "s").imported
-    chain = im.extra["chain"]
+    chain = im.state.chain
     assert chain.start > 0
     assert im.messages[0]["content"].startswith("This session is being continued")
     assert any("compacted at line" in n for n in im.notes)
@@ -178,7 +178,7 @@ def test_a_dropped_result_leaves_the_rest_of_its_line():
     out = run(data, "s")
     assert out.result.dropped == 1
     assert simulate.problems(out.data) == []
-    kinds = [k for k, _ in simulate.export_notes(out.imported)]
+    kinds = [k for k, _ in simulate.export_notes(out)]
     assert "entry-rewritten" in kinds and "entry-removed" not in kinds
     line = [x for x in out.data.splitlines() if b"Request interrupted" in x][0]
     content = orjson.loads(line)["message"]["content"]

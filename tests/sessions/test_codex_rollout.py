@@ -52,7 +52,7 @@ def test_lines_nothing_touches_are_byte_identical_in_order(name, make):
     data = make()
     out = run(data, name)
     before, after = data.splitlines(), out.data.splitlines()
-    notes = simulate.export_notes(out.imported)
+    notes = simulate.export_notes(out)
     removed = {int(n[1].split()[1]) for n in notes if n[0] == "entry-removed"}
     added = sum(1 for n in notes if n[0] == "entry-added")
     kept = [line for k, line in enumerate(before, 1) if k not in removed]

@@ -13,7 +13,7 @@ from textual.widgets import Button, Input, OptionList
 
 from inspector.cli import main as cli_main
 from inspector.formats import import_history
-from inspector.io import InputError, load_json
+from inspector.io import InputError, parse_json, read_bytes
 from inspector.tui.loader import Source
 from inspector.tui.screens.error import ErrorDialog
 from inspector.tui.screens import export as export_module
@@ -173,7 +173,7 @@ async def test_bad_json_opens_an_error_dialog_with_line_and_column(tmp_path, mon
     bad = Path("bad.json")
     bad.write_text('[\n  {"role": "user",\n   "content": oops}\n]\n')
     with pytest.raises(InputError) as expected:
-        load_json(bad)
+        parse_json(read_bytes(bad), str(bad))
     assert expected.value.line == 3
     async with opened(size=(100, 30), gallery=False) as (app, pilot):
         app.main.load(Source.file(bad))
@@ -199,7 +199,7 @@ async def test_other_unreadable_files(tmp_path, content):
     path = tmp_path / "h.json"
     path.write_bytes(content)
     with pytest.raises(InputError) as expected:  # what the command line would say
-        import_history(load_json(path), str(path))
+        import_history(parse_json(read_bytes(path), str(path)), str(path))
     async with opened(size=(100, 30), gallery=False) as (app, pilot):
         app.main.load(Source.file(path))
         await _wait_error(pilot, app)

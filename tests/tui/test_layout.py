@@ -11,7 +11,7 @@ from textual.theme import BUILTIN_THEMES
 from inspector.bundled import samples_dir
 from inspector.formats import import_history
 from inspector.engine import normalize
-from inspector.io import load_json
+from inspector.io import parse_json, read_bytes
 from inspector.tui.rows import call_ids, role_of, tag_text
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 
@@ -22,7 +22,7 @@ SAMPLE = "17-long-parallel-call-ids.json"
 
 
 def _sample():
-    imported = import_history(load_json(samples_dir() / SAMPLE), SAMPLE)
+    imported = import_history(parse_json(read_bytes(samples_dir() / SAMPLE), SAMPLE), SAMPLE)
     return imported, normalize(imported.messages)
 
 

@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from ... import pipeline
 from ...engine import KINDS, Event, Result
-from ...formats import Imported
+from ...formats import Imported, whole_file_suffixes
 from ...io import InputError, atomic_write, describe_error, same_file
 from ...sessions import repaired_name
 from .. import adapter, confine, facts
@@ -51,7 +51,7 @@ def default_export_path(source: str | None, to: str = "same") -> str:
     if source is None:
         return f"stdin.{suffix}"
     path = Path(source)
-    if to == "same" and path.suffix in (".jsonl", ".db", ".sqlite", ".sqlite3"):
+    if to == "same" and path.suffix in whole_file_suffixes():
         return repaired_name(path)   # a session file: the same name as `inspector normalize` writes
     stem = path.name[:-5] if path.name.endswith(".json") else path.name
     return str(path.with_name(f"{stem}.{suffix}"))

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from ..facts import SessionEntry
+from ..facts import SessionInfo
 from ..text import inert
 
 
@@ -21,7 +21,7 @@ class SessionPicker(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Close", id="sessions.cancel", tooltip="Close without opening")]
 
-    def __init__(self, name: str, sessions: Sequence[SessionEntry]) -> None:
+    def __init__(self, name: str, sessions: Sequence[SessionInfo]) -> None:
         super().__init__()
         self.file_name = name
         self.sessions = list(sessions)

@@ -1,0 +1,74 @@
+"""Which files a format reads: the suffixes every format declares, and whether a file on
+disk is an agent session some session format claims. ``inspector check FOLDER`` and
+``inspector batch FOLDER`` both ask :func:`is_session_file`, so they find the same files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+from ..io import InputError, parse_json, read_head
+from .registry import REGISTRY
+
+HEAD = 1 << 16          # what a session format sees of a file to claim it
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
+
+
+def suffixes(kind: str | None = None) -> tuple[str, ...]:
+    """The file suffixes the registered formats read (``kind``: of that kind only), in order."""
+    found = (s for f in REGISTRY.values() if kind is None or f.kind == kind for s in f.suffixes)
+    return tuple(dict.fromkeys(found))
+
+
+def whole_file_suffixes() -> tuple[str, ...]:
+    """Suffixes of files read as one whole session each (JSONL, databases), not one JSON document."""
+    return tuple(dict.fromkeys(s for f in REGISTRY.values() if f.is_session and f.whole_file
+                               for s in f.suffixes))
+
+
+def claims(head: bytes, name: str) -> bool:
+    """Whether a session format claims a file by its first bytes (JSONL or SQLite; the JSON
+    session formats are told by their content, see :func:`is_session_file`)."""
+    return any(f.sniff(head, name) for f in REGISTRY.values() if f.is_session)
+
+
+def may_hold_sessions(head: bytes, name: str) -> bool:
+    """Whether a format whose files hold several sessions claims these first bytes."""
+    return any(f.sniff(head, name) for f in REGISTRY.values() if f.sessions is not None)
+
+
+def is_session_file(path: str | os.PathLike) -> bool:
+    """Whether a session format claims the file: a whole-file session by its first bytes (read
+    at least to the end of the first line, so a session whose first prompt is long still
+    starts with one whole record), a JSON one by its content (read whole: they are small). A
+    file with a session suffix that cannot be read is listed, to fail by name where it is read."""
+    name = str(path)
+    if not name.endswith(suffixes("session")) or ".repaired." in Path(name).name:
+        return False
+    try:
+        head = read_head(path, HEAD)
+    except OSError:
+        return True
+    if not name.endswith(".json"):
+        return claims(head, name)
+    if not head.lstrip().startswith(b"{"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            document = parse_json(handle.read(), name)
+    except (OSError, InputError):
+        return False
+    return any(f.evidence(document) for f in REGISTRY.values() if f.is_session and not f.whole_file)
+
+
+def session_files(root: str | os.PathLike) -> Iterator[str]:
+    """The session files under a folder, recursively, in sorted order."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        found += [os.path.join(folder, f) for f in files]
+    for path in sorted(found):
+        if is_session_file(path):
+            yield path

@@ -1,0 +1,94 @@
+"""What a format is: the :class:`Format` record every format module fills in, below the
+registry so that format modules and the registry import it without a circle.
+
+A format declares its facts here, and nothing outside ``formats/`` keeps a list of them:
+whether it is a request body (``history``) or an agent's own record (``session``), the file
+suffixes it reads, the provider API it speaks (what a resume of a session hits), whether it
+writes whole files of its own, and, for a file that holds several sessions, how to list
+them and choose one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import Kind, Result
+from ..io import dump_messages, parse_json
+from .base import Exported, Imported, kind_of
+
+HISTORY, SESSION = "history", "session"
+
+
+def _never(data: bytes, name: str) -> bool:
+    return False
+
+
+def _describe(block: Any) -> str:
+    """A block named by its ``type`` (or its one key), else by the kind of value it is."""
+    if isinstance(block, Mapping):
+        kind = block.get("type")
+        if isinstance(kind, str) and kind:
+            return kind
+        if len(block) == 1:
+            return str(next(iter(block)))
+    return kind_of(block)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One session of a file that holds several: what a picker or an error lists."""
+
+    id: str
+    items: int
+    first_user: str = ""
+    last_activity: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """One provider format: what it is called, how it is recognized, read and written.
+
+    ``evidence(document)`` lists reasons the parsed document belongs to this format (empty:
+    none); detection asks every registered format. ``sniff``/``parse``/``dump`` are for
+    formats whose files are not one JSON document (JSONL sessions, SQLite); the defaults
+    read and write JSON through ``inspector.io``. ``describe_block`` names one original
+    block, part or item for the TUI. ``export_same``/``export_new`` write the repaired
+    document and record what the export changes on its own in the :class:`Exported` notes
+    they are given.
+
+    Facts: ``kind`` is :data:`HISTORY` or :data:`SESSION`; ``suffixes`` the file names it
+    reads; ``provider`` the target a resume of it hits (None: no provider of its own);
+    ``whole_file`` that its output is a file of its own (JSONL, a database), never one line
+    of a JSONL output; ``sessions(document)`` lists the sessions of a file holding several,
+    ``select(document, id, name)`` chooses one, ``chosen(document)`` says which one is.
+    ``kinds`` are the event kinds only this format emits (declared to the engine's table).
+    """
+
+    name: str
+    label: str
+    summary: str
+    evidence: Callable[[Any], list[str]]
+    import_: Callable[[Any, str], Imported]
+    export_same: Callable[[Imported, Result, Exported], Any]
+    export_new: Callable[[Imported, Result, Exported], Any]
+    describe_block: Callable[[Any], str] = _describe
+    sniff: Callable[[bytes, str], bool] = _never
+    parse: Callable[[bytes, str], Any] = parse_json
+    dump: Callable[[Any, bool], bytes] = dump_messages
+    # Content part types this format's messages may hold without any being decisive on its
+    # own; plain input whose parts no format claims is read by the first format they fit.
+    parts: frozenset[str] = frozenset()
+    kind: str = HISTORY
+    suffixes: tuple[str, ...] = (".json",)
+    provider: str | None = None
+    whole_file: bool = False
+    sessions: Callable[[Any], list[SessionInfo]] | None = None
+    select: Callable[[Any, str, str], Any] | None = None
+    chosen: Callable[[Any], str | None] | None = None
+    kinds: tuple[Kind, ...] = ()
+
+    @property
+    def is_session(self) -> bool:
+        return self.kind == SESSION

@@ -1,0 +1,89 @@
+"""What the agent session stores share: a container (JSONL lines, SQLite rows, JSON records)
+around an inner provider format, and the kinds of change writing one back makes.
+
+A store reads its container into the items a resume would send, imports them with the inner
+format, and keeps its own typed state (a dataclass of its own) on ``Imported.state`` for its
+export. The export runs the inner format's own export, then maps what it wrote back onto
+the container: every item that is the original object keeps its original line or row,
+byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, declare
+from ..io import InputError
+from .base import Imported, kind_of
+from .jsonl import Lines, dump_line
+
+# The kinds every store emits (claude_code.py, codex_rollout.py, gemini_cli.py, agents_sqlite.py).
+EMITS = declare(
+    Kind("entry-skipped", IMPORT_CLAUSE, False, "entry skipped",
+         "A line or row the agent cannot read either (not JSON, or no message in it); it is kept as it is.", "note"),
+    Kind("entry-removed", EXPORT_CLAUSE, False, "entry removed",
+         "A line or row of the session lost everything in it, so it is removed.", "change"),
+    Kind("entry-added", EXPORT_CLAUSE, False, "entry added",
+         "A new line or row holds a synthesized result, placed after its call's turn.", "change"),
+    Kind("entry-rewritten", EXPORT_CLAUSE, False, "entry rewritten",
+         "A line or record keeps the rest of its content after some of it was dropped.", "change"),
+)
+
+
+def open_store(document: Any, name: str, fmt: str, parse: Callable[[bytes, str], Any], expected: type,
+               what: str) -> Any:
+    """Every store's ``import_`` preamble: bytes are parsed by the store's own parser, and
+    anything but its container is a clear error naming the input."""
+    if isinstance(document, (bytes, bytearray)):
+        document = parse(bytes(document), name)
+    if not isinstance(document, expected):
+        raise InputError(name, f"{fmt}: expected {what}, got {kind_of(document)}")
+    return document
+
+
+def skipped_lines(im: Imported, document: Lines, why: str = "a resume skips it") -> None:
+    """One import note per line that is not JSON (the agent's loader skips it too)."""
+    for i in document.bad:
+        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; {why}, and it is kept as it is.")
+
+
+def origins(items: list[Any], out: list[Any]) -> list[int | None]:
+    """The identity diff of an inner export: for each item it wrote, the index of the original
+    item it is (the very same object: kept as it came), or None for an item the export made."""
+    index = {id(item): k for k, item in enumerate(items)}
+    return [index.get(id(item)) for item in out]
+
+
+def unchanged(items: list[Any], out: list[Any]) -> bool:
+    """Whether the inner export wrote back exactly the original items, in their order."""
+    return len(out) == len(items) and all(a is b for a, b in zip(out, items))
+
+
+def rewrite_lines(doc: Lines, fmt: str, removed: set[int], rewrite: dict[int, Any],
+                  after: dict[int, list[tuple[bytes | None, Any]]], keep_cr: bool = True) -> Lines:
+    """The one line rewriter: every line not removed or rewritten goes out as its own bytes;
+    a rewritten line is its new entry in the agents' spelling; ``after[i]`` are the lines
+    written after line ``i`` (``-1``: before the first), each as its bytes (a line moved as
+    it is) or None (a new entry). ``keep_cr``: a new or rewritten line keeps the ``\\r`` of
+    the line it replaces or follows (a CRLF file stays CRLF)."""
+    raw: list[bytes] = []
+    entries: list[Any] = []
+
+    def put(line: bytes | None, entry: Any, near: bytes) -> None:
+        if line is None:
+            line = dump_line(entry) + (b"\r" if keep_cr and near.endswith(b"\r") else b"")
+        raw.append(line)
+        entries.append(entry)
+
+    for line, entry in after.get(-1, ()):
+        put(line, entry, b"")
+    for i, line in enumerate(doc.raw):
+        if i not in removed:
+            if i in rewrite:
+                put(None, rewrite[i], line)
+            else:
+                put(line, doc.entries[i], line)
+        for new, entry in after.get(i, ()):
+            put(new, entry, line)
+    return Lines(fmt, raw, entries, doc.final_newline or not doc.raw, doc.bom)
