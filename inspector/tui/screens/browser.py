@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,12 +39,13 @@ class FileVerdict:
     detail: str = ""
 
 
-def check_file(path: str) -> FileVerdict:
+def check_file(path: str, read: Callable[[str], bytes] = read_bytes) -> FileVerdict:
     """The pipeline's outcome of one file, in ``inspector check``'s words, with what the
-    provider its format speaks would still reject after the repair."""
+    provider its format speaks would still reject after the repair (``read``: how its bytes
+    are read; in served mode, through the confinement)."""
     name = os.path.basename(path)
     try:
-        document = pipeline.parse(read_bytes(path), name)
+        document = pipeline.parse(read(path), name)
         held = facts.session_entries(document)
         if held:
             return FileVerdict(OK, f"{len(held)} sessions: enter lists them")
@@ -147,10 +148,12 @@ class BrowserScreen(Screen[str | None]):
     def _check_all(self, paths: list[str]) -> None:
         def run() -> None:
             worker = get_current_worker()
+            confinement = confine.of(self.app)
+            read = read_bytes if confinement is None else (lambda p: confine.read(confinement, p))
             for p in paths:
                 if worker.is_cancelled:
                     return
-                self.post_message(self.Checked(p, check_file(p)))
+                self.post_message(self.Checked(p, check_file(p, read)))
 
         self.run_worker(run, thread=True, exclusive=True, group="browse", description="check the folder's files")
 
