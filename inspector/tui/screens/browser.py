@@ -47,24 +47,37 @@ def check_file(path: str, read: Callable[[str], bytes] = read_bytes) -> FileVerd
     try:
         document = pipeline.parse(read(path), name)
         held = facts.session_entries(document)
-        if held:
-            return FileVerdict(OK, f"{len(held)} sessions: enter lists them")
-        outcome = pipeline.outcome(pipeline.read(document, name), name, owned=True)
+        if held:   # as `inspector check` does: each session on its own
+            verdicts = [(s.id, _verdict(pipeline.outcome(pipeline.read(document, name, session=s.id), name)))
+                        for s in held]
+            worst = min((v.status for _, v in verdicts), key=ORDER.__getitem__)
+            return FileVerdict(worst, f"{len(held)} sessions (enter lists them): "
+                               + "; ".join(f"{sid} {v.status}" for sid, v in verdicts))
+        return _verdict(pipeline.outcome(pipeline.read(document, name), name, owned=True))
     except Exception as exc:  # noqa: BLE001 - one bad file is a row that says so, not a crash
         return FileVerdict(UNREADABLE, describe_error(exc, name).removeprefix(f"{name}: "))
+
+
+def _verdict(outcome: pipeline.Outcome) -> FileVerdict:
+    """One history's line: what the provider would reject as it is (a session's resume), what
+    the repair does, and whether the provider would take the repaired history."""
     result = outcome.result
     words = [outcome.format]
+    why = sessions.why(outcome.imported, result).strip(" ()") if outcome.changed else ""
+    if why:
+        words.append(why)
+    elif outcome.changed:
+        events = len(result.events) + len(outcome.export_events)
+        words.append(f"{result.summary()}, {events} events")
     provider = facts.provider_of(outcome.format)
     if provider is not None:
         problems = targets.check(outcome, provider)
         errors = [p for p in problems if p.severity == targets.ERROR]
-        words.append(f"{provider}: rejects {', '.join(dict.fromkeys(p.rule for p in errors))}" if errors
-                     else f"{provider} accepts it after repair")
+        words.append(f"after repair {provider} still rejects {', '.join(dict.fromkeys(p.rule for p in errors))}"
+                     if errors else f"after repair {provider} accepts it")
     if not outcome.changed:
         return FileVerdict(OK, " · ".join([*words, "nothing to change"]))
-    events = len(result.events) + len(outcome.export_events)
-    why = sessions.why(outcome.imported, result).strip(" ()")
-    return FileVerdict(CHANGE, " · ".join([*words, f"{result.summary()}, {events} events", *([why] if why else [])]))
+    return FileVerdict(CHANGE, " · ".join(words))
 
 
 class BrowserScreen(Screen[str | None]):
@@ -114,8 +127,10 @@ class BrowserScreen(Screen[str | None]):
         name_width = min(widest, max(self.app.size.width // 3, 20))
         table.add_column("verdict", key="verdict", width=12)
         table.add_column("file", key="file", width=name_width)
-        table.add_column("changed", key="time", width=16)
-        table.add_column("what check says", key="detail", width=max(self.app.size.width - name_width - 38, 20))
+        when = 16 if self.app.size.width >= 120 else 11
+        table.add_column("changed", key="time", width=when)
+        table.add_column("what check says", key="detail",
+                         width=max(self.app.size.width - name_width - when - 22, 20))
         for p in found:
             table.add_row(*self._cells(p), key=p)
         self._title()
@@ -141,7 +156,8 @@ class BrowserScreen(Screen[str | None]):
     def _cells(self, path: str) -> tuple[Text, Text, Text, Text]:
         v = self.verdicts[path]
         style = {OK: "", CHANGE: "bold", UNREADABLE: "bold reverse"}.get(v.status, "dim")
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.mtimes[path])) if self.mtimes[path] else ""
+        shape = "%Y-%m-%d %H:%M" if self.app.size.width >= 120 else "%m-%d %H:%M"
+        when = time.strftime(shape, time.localtime(self.mtimes[path])) if self.mtimes[path] else ""
         rel = os.path.relpath(path, self.root)
         return Text(v.status, style), Text(inert(rel)), Text(when, "dim"), Text(inert(v.detail))
 

@@ -116,7 +116,7 @@ class ExportDialog(ModalScreen[str | None]):
         except Exception as exc:  # noqa: BLE001 - the write will say it again, in its error dialog
             text = Text(inert(describe_error(exc, "export")), "bold")
         else:
-            text = preview_text(events, to if to != "same" else self.imported.format)
+            text = preview_text(events, to if to != "same" else self.imported.format, self.imported)
         self.app.call_from_thread(self._show_preview, to, text)
 
     def _show_preview(self, to: str, text: Text) -> None:
@@ -240,12 +240,29 @@ class ExportDialog(ModalScreen[str | None]):
             self.dismiss(None)
 
 
-def preview_text(events: list[Event], fmt: str) -> Text:
+def omitted_blocks(imported: Imported, fmt: str) -> list[str]:
+    """`messages[1].content[0]: thinking 17*23 = 391`: each original block an export to
+    another format leaves behind (the import's own record of them), named as the format
+    names it."""
+    out = []
+    base = imported.container or "history"
+    for i, key, k in imported.unconverted[:PREVIEW_LINES]:
+        try:
+            block = imported.history[i][key][k] if key is not None else imported.history[i]
+        except (IndexError, KeyError, TypeError):
+            continue
+        where = f"{base}[{i}]" + (f".{key}[{k}]" if key is not None else "")
+        out.append(f"{where}: {adapter.describe_block(imported.format, block)} not carried to {fmt}")
+    return out
+
+
+def preview_text(events: list[Event], fmt: str, imported: Imported | None = None) -> Text:
     """What the export changes on its own, before writing: each export event's sentence,
     grouped by kind (for a session file: the lines added, re-linked and removed)."""
     if not events:
         return Text(f"The export to {fmt} changes nothing on its own (0 export events).", "dim")
-    text = Text(f"The export to {fmt} changes on its own ({len(events)} export "
+    text = Text()
+    text.append(f"The export to {fmt} changes on its own ({len(events)} export "
                 f"event{'' if len(events) == 1 else 's'}):", "bold")
     groups: dict[str, list[Event]] = {}
     for e in events:
@@ -255,6 +272,9 @@ def preview_text(events: list[Event], fmt: str) -> Text:
         text.append(f"\n{kind}" + (f" ({info.label})" if info is not None else "") + f": {len(group)}", "bold")
         for e in group[:PREVIEW_LINES]:
             text.append("\n  " + inert(e.message))
+        if kind == "export-omitted" and imported is not None:
+            for line in omitted_blocks(imported, fmt):
+                text.append("\n    " + inert(line))
         if len(group) > PREVIEW_LINES:
             text.append(f"\n  … and {len(group) - PREVIEW_LINES:,} more", "dim")
     return text
