@@ -32,7 +32,7 @@ def sentence(e: Event) -> str:
 
 def tag(events: Sequence[Event]) -> str:
     """The input view's fate column for an entry that goes through unchanged but causes a
-    later change: `→ repair (3) result-synthesized: toolu_01GitLog`."""
+    later change: `causes repair (3) result-synthesized`."""
     e = events[0]
     more = f" +{len(events) - 1}" if len(events) > 1 else ""
-    return f"causes {e.stage} ({e.clause}) {e.kind}{more}" + (f": {e.tool_call_id}" if e.tool_call_id else "")
+    return f"causes {e.stage} ({e.clause}) {e.kind}{more}"   # the call's id is in the ids column

@@ -135,3 +135,15 @@ async def test_the_export_dialog_names_the_omitted_thinking_block_before_writing
         dialog.attempt()
         await finish_export(app, pilot)
         assert any("1 export event" in n.message for n in app.notified)
+
+
+async def test_the_export_preview_of_a_session_lists_the_lines_it_adds_and_relinks():
+    sample = SAMPLES / "21-claude-code-session.jsonl"
+    async with opened(sample, size=(160, 50)) as (app, pilot):
+        await pilot.press("e")
+        await settle(app, pilot)
+        preview = str(app.screen.query_one("#export-preview").render())
+        events_ = run_file(sample).export_events
+        assert {e.kind for e in events_} >= {"entry-added", "entry-relinked"}
+        for e in events_:
+            assert e.kind in preview and e.message in preview   # each, with its line numbers

@@ -837,6 +837,8 @@ class MainScreen(Screen[None]):
 
     def on_paste(self, event: events.Paste) -> None:
         """A path pasted on the screen (a bracketed paste) opens that file, or lists that folder."""
+        if isinstance(self.focused, Input):  # pasted into the search field: it is search text
+            return
         text = event.text.strip().strip("'\"")
         if not text or "\n" in text:
             return

@@ -374,7 +374,10 @@ class DiffTable(ScrollView, can_focus=True):
         if rows is None:
             return layout.Measures(shown=False)
         measured = rows.layout()
-        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, measured.tag,
+        tag = measured.tag
+        if rows.view == 0 and self.later:  # what entries cause later shares the fate column
+            tag = max(tag, max(map(len, self.later.values())))
+        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, tag,
                                measured.where, self.importing)
 
     def _where_width(self, width: int) -> int:

@@ -111,7 +111,7 @@ class VerdictBar(Static):
                 fixed = v.strict_repairs()
                 if fixed and stage != "strict":
                     text.append(f"; strict (t) repairs {len(fixed)}", "$text-muted")
-                if v.problems:
+                if v.problems and self.app.size.width >= 120:   # narrower, the footer has v
                     text.append(" · x next, v providers", "$text-muted")
         self.update(text.content())
 
