@@ -32,7 +32,9 @@ def sentence(e: Event) -> str:
 
 def tag(events: Sequence[Event]) -> str:
     """The input view's fate column for an entry that goes through unchanged but causes a
-    later change: `causes repair (3) result-synthesized`."""
+    later change: `causes a new row (3) result-synthesized`, `causes #7 (3) call-redeclared`
+    (the clause names the stage)."""
     e = events[0]
     more = f" +{len(events) - 1}" if len(events) > 1 else ""
-    return f"causes {e.stage} ({e.clause}) {e.kind}{more}"   # the call's id is in the ids column
+    target = f"#{e.origin}" if e.origin is not None else "a new row"
+    return f"causes {target} ({e.clause}) {e.kind}{more}"   # the call's id is in the ids column
