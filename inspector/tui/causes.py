@@ -32,9 +32,9 @@ def sentence(e: Event) -> str:
 
 def tag(events: Sequence[Event]) -> str:
     """The input view's fate column for an entry that goes through unchanged but causes a
-    later change: `causes a new row (3) result-synthesized`, `causes #7 (3) call-redeclared`
-    (the clause names the stage)."""
+    later change: `⇒ new result-synthesized` (it makes the repair add a row), `⇒ #7
+    call-redeclared` (it makes the repair drop #7's call); the details give clause and stage."""
     e = events[0]
     more = f" +{len(events) - 1}" if len(events) > 1 else ""
-    target = f"#{e.origin}" if e.origin is not None else "a new row"
-    return f"causes {target} ({e.clause}) {e.kind}{more}"   # the call's id is in the ids column
+    target = f"#{e.origin}" if e.origin is not None else "new"     # "new": the table's name for an added row
+    return f"⇒ {target} {e.kind}{more}"   # the clause and the call are in the details

@@ -102,6 +102,9 @@ class Lines:
         return line - self.cum[i], 0
 
 
+LATER_TAG = 24  # characters the input view's fate column grows to for what an entry causes later
+
+
 class DiffTable(ScrollView, can_focus=True):
     """Rows of the current stage; a cursor row drives the details and journey panes."""
 
@@ -376,7 +379,7 @@ class DiffTable(ScrollView, can_focus=True):
         measured = rows.layout()
         tag = measured.tag
         if rows.view == 0 and self.later:  # what entries cause later shares the fate column
-            tag = max(tag, max(map(len, self.later.values())))
+            tag = max(tag, min(max(map(len, self.later.values())), LATER_TAG))
         return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, tag,
                                measured.where, self.importing)
 
