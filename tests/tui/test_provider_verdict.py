@@ -72,3 +72,17 @@ async def test_a_format_speaks_its_provider_by_default():
         await settle(app, pilot)
         assert app.main.target == "anthropic"
         assert "anthropic would" in widget_text(app, "#verdict")
+
+
+def test_the_chosen_target_is_reported_before_the_others():
+    from inspector import pipeline
+    from inspector.tui.verdict import INPUT, MEM5, check_all
+
+    imported = pipeline.load_file(SAMPLE_11)
+    result = pipeline.repair(imported)
+    seen = []
+    check_all(imported, result, False, first="anthropic",
+              report=lambda v: seen.append(({s: sorted(by) for s, by in v.by_stage.items()}, v.complete)))
+    (early, done_early), (late, done) = seen
+    assert early == {INPUT: ["anthropic"], MEM5: ["anthropic"]} and not done_early
+    assert done and all(sorted(late[s]) == sorted(TARGETS) for s in (INPUT, MEM5))

@@ -385,7 +385,7 @@ class MainScreen(Screen[None]):
             self.target = (facts.provider_of(doc.imported.format) if self.target_option == "auto"
                            else self.target_option)
         self._show_document(keep)
-        self.query_one(VerdictBar).compute(doc)
+        self.query_one(VerdictBar).compute(doc, self.target)
         if toggled:
             if doc.strict:
                 self.notify("Strict on: the strict stage, Inspector's extension beyond MEM-5, now runs "
@@ -786,8 +786,10 @@ class MainScreen(Screen[None]):
 
     def action_providers(self) -> None:
         """Every provider's verdict for the view shown; enter checks against the one picked."""
-        if self.doc is None or self.verdicts is None:
-            self.notify("Open a history first; its providers' verdicts follow in a moment.", severity="warning")
+        if self.doc is None or self.verdicts is None or not self.verdicts.complete:
+            self.notify("Open a history first; its providers' verdicts follow in a moment."
+                        if self.doc is None or self.verdicts is None else
+                        "Still checking the other providers: v again in a moment.", severity="warning")
             return
 
         def picked(name: str | None) -> None:

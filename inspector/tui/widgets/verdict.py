@@ -81,15 +81,21 @@ class VerdictBar(Static):
             self.document = document
             self.verdicts = verdicts
 
-    def compute(self, document: Any) -> None:
-        """Check every target on ``document`` (a loaded TUI document) in a worker."""
+    def compute(self, document: Any, first: str | None = None) -> None:
+        """Check every target on ``document`` (a loaded TUI document) in a worker, ``first``
+        (the chosen target) before the others; the screen hears after each."""
 
         def run() -> None:
             worker = get_current_worker()
-            verdicts = check_all(document.imported, document.result, document.strict, document.source.name,
-                                 cancelled=lambda: worker.is_cancelled)
-            if not worker.is_cancelled:
-                self.post_message(self.Ready(document, verdicts))
+
+            def report(verdicts: Verdicts) -> None:
+                if not worker.is_cancelled:
+                    # what is known so far (verdicts are frozen; the tables are copied)
+                    known = Verdicts({stage: dict(by) for stage, by in verdicts.by_stage.items()}, verdicts.complete)
+                    self.post_message(self.Ready(document, known))
+
+            check_all(document.imported, document.result, document.strict, document.source.name,
+                      cancelled=lambda: worker.is_cancelled, first=first, report=report)
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 
@@ -100,6 +106,8 @@ class VerdictBar(Static):
         elif target is None:
             text.append(f"{WHEN[stage].capitalize()}: ", "bold")
             text.append_text(matrix_text(verdicts.matrix(stage)))
+            if not verdicts.complete:
+                text.append(" · checking the others…", "$text-muted")
             text.append("  (v picks)", "$text-muted")
         else:
             v = verdicts.at(stage, target)
