@@ -2,53 +2,83 @@
 
 The SDK keeps sessions in two tables (names configurable, ``agent_sessions`` and
 ``agent_messages`` by default): ``agent_messages(id, session_id, message_data, created_at)``
-holds one Responses input item per row as JSON text, read back ``ORDER BY created_at`` (ties
-in insertion order) and sent as the next run's input. One orphan ``function_call_output``
-there makes every later run fail ("No tool call found for function call output").
+holds one Responses input item per row as JSON text, read back ``ORDER BY id`` and sent as
+the next run's input (openai/openai-agents-python ``src/agents/memory/sqlite_session.py`` at
+7f7a44f8, ``get_items``; it turns on WAL mode). One orphan ``function_call_output`` there
+makes every later run fail ("No tool call found for function call output").
 
-The database is read from its bytes in memory (stdlib ``sqlite3``, ``deserialize``): the
-file is never opened for writing, and a ``-wal`` file beside it is read from a copy. A
-database holds many sessions; one is chosen (``--session ID``, or the only one there is).
-Its items are read with the Responses importer; provenance is the row id (``row 12``).
+Reading never writes: the file's bytes are the database, unless a ``-wal`` beside it holds
+commits not merged yet; then SQLite itself reads the pair (``sqlite_file.py``). The image is
+checked whole (``integrity_check``) before anything is read from it. A row is known by its
+rowid (an ``id`` column need not be unique); a database holds many sessions, one is chosen
+(``--session ID``, or the only one there is). Items are read with the Responses importer;
+provenance is the row (``row 12``). ``OpenAIChatCompletionsModel`` writes ``"call_id": ""``
+on every call and output of an endpoint that sends no ids (``chatcmpl_stream_handler.py``):
+those are paired by position, an import event each, and the names are never written back.
 
-Export is a new database: every other session and table as it was, and the chosen
-session's rows rewritten in order: kept items with their original JSON text and time, a
-synthesized ``function_call_output`` after its call's turn, dropped rows gone.
+A repair is SQL (:class:`Plan`): the session's rows deleted by rowid and written again in
+order, each row whole (kept rows with every column as it was, a synthesized output copying
+the row before it). ``-o`` applies it to a copy, which keeps the input's journal mode;
+``--in-place`` applies it to the live file in one write transaction (:func:`replace`), so the
+next open sees it, and the backup is the whole database as SQLite read it. Nothing to
+change: the input's own bytes.
 """
 
 from __future__ import annotations
 
 import copy
-
 import json
 import os
-import shutil
 import sqlite3
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import openai_responses, session
+from . import gemini, openai_responses, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
+from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
 
 NAME = "agents-sqlite"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
-HEADER = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
+    """One row of a session: ``id`` is its rowid (the one identity SQLite guarantees: the
+    ``id`` column need not be unique in a table the SDK did not create)."""
+
     id: int
     created_at: Any
-    data: str
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A repair as SQL: the session's rows deleted by rowid, then ``rows`` inserted in order
+    (each with every column of ``columns``). Applied to a copy for ``-o``, and to the live
+    file itself, inside one write transaction, by ``--in-place``."""
+
+    table: str
+    columns: tuple[str, ...]
+    delete: tuple[int, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    # AdvancedSQLiteSession's message_structure: its columns, and per new row the structure
+    # rows it gets (copies of its own, or of the row before it for a new row), in order.
+    structure: tuple[str, ...] = ()
+    places: tuple[tuple[tuple[Any, ...], ...], ...] = ()
 
 
 @dataclass(slots=True, eq=False)
 class AgentsDB:
-    """A SQLiteSession database read into memory; ``session`` is the one being repaired."""
+    """A SQLiteSession database read into memory; ``session`` is the one being repaired.
+
+    ``data`` is the database image SQLite reads in memory; ``original`` the file's own bytes
+    when they are the whole database (no ``-wal`` beside it), given back as they are when
+    nothing changes; ``mode`` the header's journal-mode bytes, which a repaired copy keeps;
+    ``plan`` the SQL a repair is (None: nothing to write)."""
 
     data: bytes
     messages_table: str
@@ -57,9 +87,14 @@ class AgentsDB:
     session: str | None = None
     format: str = NAME
     notes: list[str] = field(default_factory=list)
+    original: bytes | None = None
+    mode: bytes = b""
+    plan: Plan | None = None
 
     def to_bytes(self) -> bytes:
-        return self.data
+        if self.original is not None:
+            return self.original
+        return with_mode(self.data, self.mode)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AgentsDB) and self.sessions == other.sessions
@@ -92,6 +127,42 @@ class AgentsState:
     inner: Imported
     ids: list[int]
     skipped: list[int]
+    sent: list[Any] = field(default_factory=list)      # the items as read, ids derived where empty
+    derived: set[str] = field(default_factory=set)
+
+
+DERIVED = "inspector-position-"
+
+
+def _positional(items: list[Any], ids: list[int]) -> tuple[list[Any], list[tuple[int, str, str]]]:
+    """Calls and outputs with ``"call_id": ""``, paired by position. The SDK's
+    ``OpenAIChatCompletionsModel`` stores every ``function_call`` and
+    ``function_call_output`` of an OpenAI-compatible endpoint that way (and ``"id":
+    "__fake_id__"``), and the endpoint pairs a turn's tool messages with its calls in order.
+    Each such call gets a derived name; the next empty output before any other item takes
+    the oldest unanswered one. Returns the items to read (copies where named) and what was
+    derived (item index, name, "call" or "output")."""
+    sent = list(items)
+    derived: list[tuple[int, str, str]] = []
+    pending: list[str] = []
+    for k, item in enumerate(items):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind not in ("function_call", "function_call_output"):
+            pending.clear()            # a message or reasoning ends the turn's run of calls
+            continue
+        if item.get("call_id") != "":
+            continue
+        if kind == "function_call":
+            cid = f"{DERIVED}{ids[k]}"
+            pending.append(cid)
+            derived.append((k, cid, "call"))
+        elif pending:
+            cid = pending.pop(0)
+            derived.append((k, cid, "output"))
+        else:
+            continue
+        sent[k] = {**item, "call_id": cid}
+    return sent, derived
 
 
 class RowLoc(Loc):
@@ -119,41 +190,42 @@ def evidence(document: Any) -> list[str]:
         if isinstance(document, AgentsDB) else []
 
 
+def _failed(name: str, exc: sqlite3.Error) -> InputError:
+    return InputError(name, f"{NAME}: cannot read the database ({exc})")
 
 
 def _open(data: bytes, name: str) -> sqlite3.Connection:
-    """An in-memory copy of the database; a ``-wal`` beside a real file is applied from a copy."""
-    wal = f"{name}-wal"
-    if os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0:
-        with tempfile.TemporaryDirectory() as tmp:
-            copy = os.path.join(tmp, "copy.db")
-            with open(copy, "wb") as handle:
-                handle.write(data)
-            shutil.copyfile(wal, copy + "-wal")
-            disk = sqlite3.connect(copy)
-            try:
-                disk.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                disk.execute("PRAGMA journal_mode=DELETE")
-                data = disk.serialize()
-            finally:
-                disk.close()
-    if len(data) > 19 and data[18:20] == b"\x02\x02":
-        data = data[:18] + b"\x01\x01" + data[20:]      # WAL mode is a file property; memory has none
+    """An in-memory copy of the database image, checked whole: a damaged page is refused
+    here, naming what SQLite found, rather than read in part or written back damaged."""
     conn = sqlite3.connect(":memory:")
     try:
-        conn.deserialize(data)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
+        conn.deserialize(in_memory(data))
+        _intact(conn, name)
+    except sqlite3.Error as exc:
         conn.close()
         raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
+    except InputError:
+        conn.close()
+        raise
     return conn
+
+
+def _intact(conn: sqlite3.Connection, name: str, what: str = "the database is damaged") -> None:
+    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
+    if found != ["ok"]:
+        raise InputError(name, f"{NAME}: {what} (SQLite integrity check: {'; '.join(map(str, found))})")
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:
+    """(name, declared type, primary-key position) of each column."""
+    return [(r[1], str(r[2] or ""), int(r[5])) for r in conn.execute(f"PRAGMA table_info({quoted(table)})")]
 
 
 def _tables(conn: sqlite3.Connection) -> tuple[str | None, str | None]:
     names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     messages = sessions = None
     for t in names:
-        cols = {r[1] for r in conn.execute(f'PRAGMA table_info("{t}")')}
+        cols = {c[0] for c in _columns(conn, t)}
         if {"session_id", "message_data"} <= cols:
             if messages is None or t == "agent_messages":
                 messages = t
@@ -163,24 +235,46 @@ def _tables(conn: sqlite3.Connection) -> tuple[str | None, str | None]:
     return messages, sessions
 
 
+def _read(conn: sqlite3.Connection, name: str) -> tuple[str, str | None, dict[str, list[Row]]]:
+    """The sessions of an open database, each in the order the SDK's ``get_items`` reads
+    them (``ORDER BY id``; rowid breaks ties and stands in where there is no ``id``)."""
+    messages, sessions_table = _tables(conn)
+    if messages is None:
+        raise InputError(name, f"{NAME}: no table with session_id and message_data columns; "
+                               f"not an Agents SDK session database")
+    cols = {c[0] for c in _columns(conn, messages)}
+    found: dict[str, list[Row]] = {}
+    if sessions_table:
+        order = "created_at, rowid" if "created_at" in {c[0] for c in _columns(conn, sessions_table)} else "rowid"
+        for (sid,) in conn.execute(f"SELECT session_id FROM {quoted(sessions_table)} ORDER BY {order}"):
+            found.setdefault(str(sid), [])
+    created = quoted("created_at") if "created_at" in cols else "NULL"
+    order = f"{quoted('id')}, rowid" if "id" in cols else "rowid"
+    for rid, sid, text, when in conn.execute(
+            f"SELECT rowid, session_id, message_data, {created} FROM {quoted(messages)} ORDER BY {order}"):
+        found.setdefault(str(sid), []).append(Row(rid, when, text))
+    return messages, sessions_table, found
+
+
 def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
+    """A database from its bytes; for a file with a ``-wal`` beside it, from SQLite's own
+    read of the pair (the main file alone lacks the newest commits)."""
+    original: bytes | None = data
+    try:
+        live = snapshot(name) if name != "<input>" and os.path.isfile(name) else None
+    except (OSError, sqlite3.Error) as exc:
+        raise InputError(name, f"{NAME}: cannot read the database with its -wal ({exc})") from None
+    if live is not None:
+        data, original = live, None
     conn = _open(data, name)
     try:
-        messages, sessions_table = _tables(conn)
-        if messages is None:
-            raise InputError(name, f"{NAME}: no table with session_id and message_data columns; "
-                                   f"not an Agents SDK session database")
-        found: dict[str, list[Row]] = {}
-        if sessions_table:
-            for (sid,) in conn.execute(f'SELECT session_id FROM "{sessions_table}" ORDER BY created_at, rowid'):
-                found.setdefault(str(sid), [])
-        for rid, sid, text, created in conn.execute(
-                f'SELECT id, session_id, message_data, created_at FROM "{messages}" ORDER BY created_at, id'):
-            found.setdefault(str(sid), []).append(Row(rid, created, text))
-        data = conn.serialize()
+        messages, sessions_table, found = _read(conn, name)
+        image = conn.serialize()
+    except sqlite3.Error as exc:
+        raise _failed(name, exc) from None
     finally:
         conn.close()
-    db = AgentsDB(data, messages, sessions_table, found)
+    db = AgentsDB(image, messages, sessions_table, found, original=original, mode=bytes(data[18:20]))
     if len(found) == 1:
         db.session = next(iter(found))
     return db
@@ -201,8 +295,13 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             ids.append(row.id)
         except (TypeError, ValueError):
             skipped.append(row.id)         # the SDK skips a row it cannot read, and so does a resume
-    inner = openai_responses.import_(items, name)
+    sent, derived = _positional(items, ids)
+    inner = openai_responses.import_(sent, name)
     im = Imported(NAME, inner.messages, document, container=None, history=items)
+    for k, cid, what in derived:
+        im.note(None, "id-derived", f"Row {ids[k]}: a {what} with an empty call_id (as OpenAIChatCompletionsModel "
+                                    f"writes them); paired by position, as the endpoint read them, under the "
+                                    f"name {cid!r}, which is never written back.", tool_call_id=cid)
     im.events.extend(inner.events)
     for rid in skipped:
         im.note(None, "entry-skipped", f"Row {rid} is not JSON; the SDK skips it, and it is kept as it is.")
@@ -210,7 +309,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         span = src.items or (src.message,)
         im.sources.append(RowLoc(span[0], None, tuple(ids[k] for k in span), tuple(span) if len(span) > 1 else None))
         im.calls.append([RowLoc(c.message, None, (ids[c.message],)) for c in calls])
-    im.state = AgentsState(inner, ids, skipped)
+    im.state = AgentsState(inner, ids, skipped, sent, {cid for _, cid, _ in derived})
     im.notes.append(f"session {document.session!r}: {len(rows)} rows in {document.messages_table}; "
                     f"{len(document.sessions) - 1} other session{'s' if len(document.sessions) != 2 else ''} "
                     f"left as they are")
@@ -220,42 +319,162 @@ def import_(document: Any, name: str = "<input>") -> Imported:
 def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
     state: AgentsState = im.state
-    ids = state.ids
     out = openai_responses.export_same(state.inner, result, notes)
-    if session.unchanged(im.history, out):
+    if session.unchanged(state.sent, out):
         return db
-    rows = {r.id: r for r in db.rows()}
-    new_rows: list[tuple[Any, str]] = []
+    conn = _open(db.data, "<memory>")
+    try:
+        plan = _plan(conn, db, state, out, session.origins(state.sent, out), notes)
+        _apply(conn, plan)
+        _intact(conn, "<repaired>", "the repaired database does not pass SQLite's check")
+        conn.commit()
+        data = conn.serialize()
+    except sqlite3.Error as exc:
+        raise InputError("<repaired>", f"{NAME}: cannot write the repaired rows ({exc})") from None
+    finally:
+        conn.close()
+    repaired = parse(data, "<repaired>").select(db.session)
+    repaired.mode, repaired.plan, repaired.original = db.mode, plan, None
+    return repaired
+
+
+def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[Any],
+          origin: list[int | None], notes: Exported) -> Plan:
+    """The session's rows in their new order, each row whole: a kept row with every column
+    as it was (the session value keeps its own type, an extra column its value); a new row
+    copies the row before it (or the first), with the synthesized item as its message_data."""
+    table = db.messages_table
+    columns = _columns(conn, table)
+    alias = [c[0] for c in columns if c[2] == 1 and c[1].upper() == "INTEGER"]
+    alias = alias if sum(1 for c in columns if c[2]) == 1 else []   # the rowid's own name, renumbered
+    keep = tuple(c[0] for c in columns if c[0] not in alias)
+    select = f"SELECT {', '.join(map(quoted, keep))} FROM {quoted(table)} WHERE rowid = ?"
+    whole = {r.id: conn.execute(select, (r.id,)).fetchone() for r in db.rows()}
+    at = keep.index("message_data")
+    rows: list[tuple[Any, ...]] = []
+    sources: list[int | None] = []           # per written row: the rowid it was, None for a new one
     kept: set[int] = set()
-    last_time: Any = db.rows()[0].created_at if db.rows() else None
-    previous = None
-    for item, k in zip(out, session.origins(im.history, out)):
+    ids = state.ids
+    first = previous = ids[0] if ids else None
+    for item, k in zip(out, origin):
         if k is not None:
-            row = rows[ids[k]]
-            new_rows.append((row.created_at, row.data))
-            kept.add(ids[k])
-            last_time, previous = row.created_at, row.id
+            previous = ids[k]
+            rows.append(whole[previous])
+            sources.append(previous)
+            kept.add(previous)
         else:
-            new_rows.append((last_time, json.dumps(item)))
+            base = whole.get(previous, whole.get(first))
+            answers = item.get("call_id") if isinstance(item, dict) else None
+            if answers in state.derived:
+                item = {**item, "call_id": ""}    # the store's own spelling: paired by position again
+            text = json.dumps(item)
+            rows.append(tuple(text if n == at else v for n, v in enumerate(base)) if base is not None else ())
+            sources.append(None)
             notes.note("entry-added", f"A new row after row {previous} holds a {item.get('type')} for "
-                                         f"{item.get('call_id')}.")
+                                      f"{answers}.")
     for rid in ids:
         if rid not in kept:
             notes.note("entry-removed", f"Row {rid} is removed: the engine dropped its item.")
-    # Rows the SDK could not read stay, after the rest.
-    for rid in state.skipped:
-        new_rows.append((rows[rid].created_at, rows[rid].data))
-    conn = _open(db.data, "<memory>")
+    for rid in state.skipped:                  # rows the SDK could not read stay, after the rest
+        rows.append(whole[rid])
+        sources.append(rid)
+    structure, places = _structure(conn, alias, keep, rows, sources)
+    return Plan(table, keep, tuple(r.id for r in db.rows()), tuple(rows), structure, places)
+
+
+STRUCTURE = "message_structure"
+
+
+def _structure(conn: sqlite3.Connection, alias: list[str], keep: tuple[str, ...], rows: list[tuple[Any, ...]],
+               sources: list[int | None]) -> tuple[tuple[str, ...], tuple]:
+    """``AdvancedSQLiteSession`` reads a session through ``message_structure`` (``JOIN ... ON
+    m.id = s.message_id ORDER BY s.sequence_number``) and hides, then deletes, a row without
+    an entry there (openai/openai-agents-python #4729;
+    ``src/agents/extensions/memory/advanced_sqlite_session.py`` at 7f7a44f8). So when the table
+    exists, each written row gets the entries its original row had (a new row: those of the
+    row before it, typed as the SDK types it), renumbered in the new order."""
+    if alias != ["id"] or not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                           (STRUCTURE,)).fetchone():
+        return (), ()
+    columns = tuple(c[0] for c in _columns(conn, STRUCTURE) if c[0] != "id")
+    if not {"message_id", "sequence_number"} <= set(columns):
+        return (), ()
+    by_row = {rid: conn.execute(f"SELECT {', '.join(map(quoted, columns))} FROM {quoted(STRUCTURE)} "
+                                f"WHERE message_id = ? ORDER BY sequence_number, rowid", (rid,)).fetchall()
+              for rid in sources if rid is not None}
+    data_at = keep.index("message_data")
+    places: list[tuple[tuple[Any, ...], ...]] = []
+    last: list[tuple[Any, ...]] = []
+    for row, rid in zip(rows, sources):
+        if rid is not None:
+            last = by_row[rid]
+            places.append(tuple(last))
+            continue
+        try:
+            item = json.loads(row[data_at])
+        except (TypeError, ValueError):
+            item = None
+        places.append(tuple(_typed(columns, entry, item) for entry in last))
+    return columns, tuple(places)
+
+
+def _typed(columns: tuple[str, ...], entry: tuple[Any, ...], item: Any) -> tuple[Any, ...]:
+    """A structure entry copied for a new row, with the SDK's ``message_type`` for its item."""
+    kind = "other"
+    if isinstance(item, dict):
+        kind = item.get("role") if item.get("role") in ("user", "assistant") else str(item.get("type") or "other")
+    return tuple(kind if c == "message_type" else v for c, v in zip(columns, entry))
+
+
+def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
+    table = quoted(plan.table)
+    conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(rid,) for rid in plan.delete])
+    insert = f"INSERT INTO {table} ({', '.join(map(quoted, plan.columns))}) VALUES ({', '.join('?' * len(plan.columns))})"
+    if not plan.structure:
+        conn.executemany(insert, plan.rows)
+        return
+    new_ids = [conn.execute(insert, row).lastrowid for row in plan.rows]
+    conn.executemany(f"DELETE FROM {quoted(STRUCTURE)} WHERE message_id = ?", [(rid,) for rid in plan.delete])
+    at, seq = plan.structure.index("message_id"), plan.structure.index("sequence_number")
+    entries = []
+    for n, (new_id, place) in enumerate(zip(new_ids, plan.places)):
+        for entry in place:
+            values = list(entry)
+            values[at], values[seq] = new_id, len(entries) + 1
+            entries.append(values)
+    conn.executemany(f"INSERT INTO {quoted(STRUCTURE)} ({', '.join(map(quoted, plan.structure))}) "
+                     f"VALUES ({', '.join('?' * len(plan.structure))})", entries)
+
+
+def replace(path: str, before: AgentsDB, after: AgentsDB, keep: Callable[[bytes], str]) -> str:
+    """``--in-place`` for a live database: inside one write transaction on the file itself
+    (the agent waits for it, as for any writer), check the sessions are still the ones
+    repaired, keep the whole database as it is (``-wal`` included) through ``keep``, apply
+    the repair's SQL and commit. SQLite itself writes the journal or WAL, so the next open
+    sees the repair and the file keeps its journal mode. Returns the backup's name."""
+    name = str(path)
     try:
-        table = db.messages_table
-        conn.execute(f'DELETE FROM "{table}" WHERE session_id = ?', (db.session,))
-        conn.executemany(f'INSERT INTO "{table}" (session_id, message_data, created_at) VALUES (?, ?, ?)',
-                         [(db.session, text, created) for created, text in new_rows])
-        conn.commit()
-        data = conn.serialize()
+        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _failed(name, exc) from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        _, _, now = _read(conn, name)
+        if now != before.sessions:
+            raise InputError(name, "the database changed while it was being repaired (is the agent still "
+                                   "writing it?); nothing was written")
+        backup = keep(conn.serialize())
+        if after.plan is not None:
+            _apply(conn, after.plan)
+            _intact(conn, name, "the repaired database does not pass SQLite's check; nothing was written")
+        conn.execute("COMMIT")
+        return backup
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{NAME}: cannot write the repair; nothing was written ({exc})") from None
     finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         conn.close()
-    return parse(data, "<repaired>").select(db.session)
 
 
 SCHEMA = """
@@ -301,9 +520,11 @@ def _first_user(rows: list[Row]) -> str:
 
 def listing(db: AgentsDB) -> list[SessionInfo]:
     """Every session of the database: id, item count, first user message, last activity."""
-    return [SessionInfo(sid, len(rows), _first_user(rows),
-                        str(max(r.created_at for r in rows)) if rows else None)
-            for sid, rows in db.sessions.items()]
+    def last(rows: list[Row]) -> str | None:
+        times = [r.created_at for r in rows if r.created_at is not None]
+        return str(max(times, key=lambda t: (type(t).__name__, t))) if times else None
+
+    return [SessionInfo(sid, len(rows), _first_user(rows), last(rows)) for sid, rows in db.sessions.items()]
 
 
 def select(db: AgentsDB, session: str, name: str = "<input>") -> AgentsDB:
@@ -321,5 +542,5 @@ FORMAT = Format(
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
     sessions=listing, select=select, chosen=chosen,
-    kinds=session.EMITS + openai_responses.FORMAT.kinds,
+    kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
 )

@@ -13,6 +13,14 @@ The items a resume would send are read with the Responses importer; provenance i
 (and the index inside ``replacement_history``). Export keeps every other line byte-identical:
 a dropped item's line goes, a synthesized ``function_call_output`` is a new ``response_item``
 line after its call's turn, and a compaction's list is rewritten only when an event touches it.
+``--strict`` moves the fewest items (the longest run in their original order stays).
+
+Codex repairs two cases itself in every request it sends (openai/codex
+``codex-rs/core/src/context_manager/normalize.rs`` at 0803cc58: ``ensure_call_outputs_present``
+answers a call without output with ``"aborted"``, ``remove_orphan_outputs`` leaves out an
+output without its call); the import notes each such case and :func:`on_resume` declares
+them, so ``check`` says what Codex does instead of "resume fails now". The repair still
+writes them into the rollout.
 """
 
 from __future__ import annotations
@@ -22,17 +30,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import EXPORT_CLAUSE, Kind, Result, declare
+from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
 from . import openai_responses, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
-from .format import SESSION, Format
+from .format import SESSION, Format, OnResume, SelfRepair
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
     Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
          "A line was moved with the result it holds, next to its call.", "change"),
+    Kind("call-aborted-on-resume", IMPORT_CLAUSE, False, "Codex answers it on resume",
+         "A call has no output in the rollout; Codex itself sends an \"aborted\" output after it on resume.",
+         "note", "call"),
+    Kind("orphan-dropped-on-resume", IMPORT_CLAUSE, False, "Codex drops it on resume",
+         "An output answers no call in the rollout; Codex itself leaves it out of what it sends on resume.", "note"),
 )
+
+# What Codex does by itself to the history it sends (codex-rs/core/src/context_manager/normalize.rs
+# in openai/codex at 0803cc58789f6445cd3829bc33c6ca21fde17fac: ensure_call_outputs_present and
+# remove_orphan_outputs, run on the history before every request, resumed or not).
+SOURCE = ("openai/codex codex-rs/core/src/context_manager/normalize.rs (0803cc5), "
+          "ensure_call_outputs_present / remove_orphan_outputs")
+SELF_REPAIRS = (
+    SelfRepair("call-aborted-on-resume", None, "answers a call left without output with \"aborted\"", "",
+               SOURCE),
+    SelfRepair("orphan-dropped-on-resume", None, "leaves out an output that answers no call", "", SOURCE),
+)
+CALLS = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
+         "custom_tool_call": "custom_tool_call_output"}
 
 
 NAME = "codex-rollout"
@@ -133,11 +159,58 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             im.sources.append(LineLoc(lines[0], None, None, lines) if len(lines) > 1 else loc(spans[0]))
         im.calls.append([loc(c.message) for c in calls])
     im.state = CodexState(inner, places, items)
+    _what_codex_does(im, items, inner)
     sent = sum(1 for p in places if p[1] is None and compaction(entries[p[0]]) is None)
     other = sum(1 for e in entries if isinstance(e, Mapping)) - sent
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
                     f"what a compaction replaced) carried unchanged")
     return im
+
+
+def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
+    """One import note per case Codex repairs itself in what it sends (see SELF_REPAIRS):
+    a call without its output, an output without its call. Notes only: the repair still
+    writes the output into the rollout, which the API then gets as Codex would send it."""
+    calls: dict[str, set[str]] = {}
+    outputs: dict[str, set[str]] = {}
+    for item in items:
+        if isinstance(item, Mapping) and isinstance(item.get("call_id"), str):
+            kind = item.get("type")
+            if kind in CALLS:
+                calls.setdefault(CALLS[kind], set()).add(item["call_id"])
+            elif kind in ("function_call_output", "custom_tool_call_output"):
+                outputs.setdefault(kind, set()).add(item["call_id"])
+    row = {c.message: (o, j) for o, cs in enumerate(inner.calls) for j, c in enumerate(cs)}
+    flat = {k: o for o, src in enumerate(inner.sources) for k in (src.items or (src.message,))}
+    for k, item in enumerate(items):
+        if not isinstance(item, Mapping) or not isinstance(item.get("call_id"), str):
+            continue
+        kind, cid = item.get("type"), item["call_id"]
+        line = im.state.places[k][0] + 1
+        if kind in CALLS and cid not in outputs.get(CALLS[kind], ()):
+            o, j = row.get(k, (None, None))
+            im.note(o, "call-aborted-on-resume", f"Line {line}: {kind} {cid} has no output; Codex sends an "
+                                                 f"\"aborted\" output after it itself on resume.", call=j,
+                    tool_call_id=cid)
+        elif kind in ("function_call_output", "custom_tool_call_output") and cid not in calls.get(kind, ()):
+            im.note(flat.get(k), "orphan-dropped-on-resume", f"Line {line}: the {kind} for {cid} answers no call; Codex "
+                                                      f"leaves it out of what it sends on resume.", tool_call_id=cid)
+
+
+def on_resume(im: Imported) -> OnResume:
+    """What Codex does itself when it resumes this rollout; the version is the session_meta's
+    ``cli_version`` (what Codex does here is the same in every version the source shows)."""
+    version = None
+    for entry in im.history:
+        if isinstance(entry, Mapping) and entry.get("type") == "session_meta" and isinstance(entry.get("payload"), Mapping):
+            v = entry["payload"].get("cli_version")
+            version = v if isinstance(v, str) and v else None
+            break
+    counts = {r.kind: 0 for r in SELF_REPAIRS}
+    for e in im.events:
+        if e.kind in counts:
+            counts[e.kind] += 1
+    return OnResume("Codex", version, tuple((r, counts[r.kind]) for r in SELF_REPAIRS if counts[r.kind]))
 
 
 def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
@@ -147,12 +220,14 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     places, items = state.places, state.items
     out_items = openai_responses.export_same(state.inner, result, notes)
 
+    origin = session.origins(items, out_items)
+    stay = _staying(origin)                         # the most original items that keep their order
     kept: list[int] = []                            # original items, in output order
     after: dict[int, list[Any]] = {}                # item index -> new items written after it
     moved: set[int] = set()
     last = -1
-    for item, k in zip(out_items, session.origins(items, out_items)):
-        if k is not None and k > last:
+    for n, (item, k) in enumerate(zip(out_items, origin)):
+        if n in stay:
             kept.append(k)
             last = k
             continue
@@ -193,16 +268,49 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     for k, added in after.items():
         anchor = places[k][0] if k >= 0 else _first_line(entries)
         for item, j in zip(added, session.origins(items, added)):
-            if j is not None:
+            if j is not None and places[j][1] is None:
                 line = places[j][0]
                 new_after_line.setdefault(anchor, []).append((doc.raw[line], entries[line]))
                 notes.note("entry-moved", f"Line {line + 1} moves after line {anchor + 1}.")
+            elif j is not None:     # an item of a compaction's list: never the compaction line again
+                new_after_line.setdefault(anchor, []).append((None, _wrap(entries, anchor, item)))
+                notes.note("entry-moved", f"Item {places[j][1]} of line {places[j][0] + 1}'s replacement_history "
+                                          f"moves to a new line after line {anchor + 1}.")
             else:
                 new_after_line.setdefault(anchor, []).append((None, _wrap(entries, anchor, item)))
                 notes.note("entry-added", f"A new line after line {anchor + 1} holds a "
                                           f"{item.get('type')} for {item.get('call_id')}.")
     # Rollouts are rewritten with plain line ends, as they always were.
     return session.rewrite_lines(doc, NAME, removed_lines, rewrite, new_after_line, keep_cr=False)
+
+
+def _staying(origin: list[int | None]) -> set[int]:
+    """Positions of the output whose original items stay where they are: the longest run
+    of them in their original order (so the fewest move; a result moved next to its call
+    moves, not everything between them). Patience sorting, O(n log n)."""
+    tails: list[int] = []           # per length, the output position ending the best run
+    back: dict[int, int | None] = {}
+    for n, k in enumerate(origin):
+        if k is None:
+            continue
+        lo, hi = 0, len(tails)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if origin[tails[mid]] < k:  # type: ignore[operator]
+                lo = mid + 1
+            else:
+                hi = mid
+        back[n] = tails[lo - 1] if lo else None
+        if lo == len(tails):
+            tails.append(n)
+        else:
+            tails[lo] = n
+    stay: set[int] = set()
+    at = tails[-1] if tails else None
+    while at is not None:
+        stay.add(at)
+        at = back[at]
+    return stay
 
 
 def _first_line(entries: list[Any]) -> int:
@@ -229,5 +337,5 @@ FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
-    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds,
+    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume,
 )

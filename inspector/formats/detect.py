@@ -60,6 +60,11 @@ def _detect(document: Any, name: str) -> str:
         return "flat"
     if len(found) == 1:
         return next(iter(found))
+    stores = [f for f in found if REGISTRY[f].is_session]
+    if len(stores) == 1:
+        # An agent's own container markers (a Gemini CLI record's sessionId) decide: the parts
+        # inside its records are the agent's, whatever provider format they also resemble.
+        return stores[0]
     if len(found) > 1:
         listed = "; ".join(f"{f} ({why[0]})" for f, why in found.items())
         raise InputError(name, f"ambiguous format: it has markers of {listed}; pass --from NAME to choose")

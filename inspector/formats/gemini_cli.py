@@ -13,9 +13,19 @@
 - **``/chat save`` checkpoints** (``checkpoint-<tag>.json``) as ``{"history": [Content...]}``.
   A bare ``Content[]`` list is the Gemini API's own shape and is read as ``gemini``.
 
+Current CLIs write a ``user`` record's ``content`` as a list of parts (``[{"text": ...}]``);
+the record's own keys decide the format, before any provider's (detect.py prefers a
+session store's markers). Read from its bytes (``sniff``/``parse``), a record with nothing
+to change is written back as those bytes; otherwise as the CLI writes it,
+``JSON.stringify(record, null, 2)`` (google-gemini/gemini-cli
+``packages/core/src/services/chatRecordingService.ts`` and ``core/logger.ts`` at 5411f113).
+The append-only ``.jsonl`` logs of current CLIs are not read yet.
+
 Export writes the same document; only the records an event touches change: a synthesized
 result becomes the call's ``result`` (a ``functionResponse`` with an error) and its status
-``cancelled``; a dropped call leaves its record's ``toolCalls``; an emptied record goes.
+``cancelled`` (the call found by the id the engine wrote, at its own index, before any
+dropped call leaves the list); a dropped call leaves its record's ``toolCalls``; an emptied
+record goes.
 """
 
 from __future__ import annotations
@@ -23,8 +33,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from ..engine import Result
-from ..io import InputError
+from ..io import InputError, parse_json
 from . import gemini, session
 from .base import Decisions, Exported, Imported, Loc, as_text, join_text, kind_of
 from .gemini import Gemini
@@ -199,19 +211,15 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             tc["result"] = [p for k, p in enumerate(result_value) if k not in parts]
         else:
             tc["result"] = None
-    for i, calls in drop_calls.items():
-        if i in gone:
+    # Synthesized results: the call's own record gets the result it never had, found by the
+    # call's own index in the record, before any dropped call leaves the list.
+    where: dict[Any, tuple[int, int]] = {}
+    for msg_row, o in d.rows:     # each kept call by the id the engine wrote it with (a cast id too)
+        if o is None or msg_row.get("role") != "assistant":
             continue
-        msg = record(i)
-        msg["toolCalls"] = [tc for j, tc in enumerate(msg["toolCalls"]) if j not in calls]
-    # Synthesized results: the call's own record gets the result it never had.
-    where: dict[str, tuple[int, int]] = {}
-    for o, locs in enumerate(im.calls):
-        if o not in kept:
-            continue
-        for j, loc in enumerate(locs):
-            cid = im.messages[o]["tool_calls"][j].get("tool_call_id")
-            where.setdefault(str(cid), (loc.message, loc.blocks[0]))
+        for call, j in zip(msg_row.get("tool_calls") or (), d.kept_calls(o, len(im.calls[o]))):
+            loc = im.calls[o][j]
+            where.setdefault(call.get("tool_call_id"), (loc.message, loc.blocks[0]))
     for msg_row, o in d.rows:
         if o is not None or msg_row["tool_call_id"] not in where:
             continue
@@ -220,6 +228,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
         tc["result"] = [{"functionResponse": {"id": msg_row["tool_call_id"], "name": tc.get("name"),
                                               "response": {"error": msg_row["content"]}}}]
         tc["status"] = "cancelled"
+    for i, calls in drop_calls.items():
+        if i in gone:
+            continue
+        msg = record(i)
+        msg["toolCalls"] = [tc for j, tc in enumerate(msg["toolCalls"]) if j not in calls]
     if not changed and not gone:
         return im.document
     out = []
@@ -233,9 +246,46 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             out.append(new)
         else:
             out.append(msg)
-    body = dict(im.document)
+    body = RecordFile(im.document, None, im.document.newline if isinstance(im.document, RecordFile) else True)
     body["messages"] = out
     return body
+
+
+class RecordFile(dict):
+    """A saved session read from its bytes: the record, with the file's own bytes (``raw``,
+    written back as they are while nothing changes) and whether it ended with a newline."""
+
+    __slots__ = ("raw", "newline")
+
+    def __init__(self, record: Mapping, raw: bytes | None, newline: bool) -> None:
+        super().__init__(record)
+        self.raw, self.newline = raw, newline
+
+
+def sniff(data: bytes, name: str = "<input>") -> bool:
+    """A saved session's own keys at the top of the file (the CLI writes ``sessionId`` first)."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and b'"sessionId"' in head and b'"messages"' in data[:1 << 16] \
+        and (b'"projectHash"' in head or b'"startTime"' in head)
+
+
+def parse(data: bytes, name: str = "<input>") -> Any:
+    document = parse_json(data, name)
+    if is_record(document):
+        return RecordFile(document, data, data.rstrip(b" \t\r").endswith(b"\n"))
+    return document
+
+
+def dump(document: Any, compact: bool = False) -> bytes:
+    """A record read from a file and left unchanged is its own bytes; any other is written in
+    the CLI's own spelling, ``JSON.stringify(record, null, 2)``, with no newline after it
+    (``chatRecordingService.ts`` and ``logger.ts`` for checkpoints) when the file it came
+    from had none."""
+    if isinstance(document, RecordFile) and document.raw is not None and not compact:
+        return document.raw
+    # A document handed over already parsed has no ending of its own: it gets the usual one.
+    newline = compact or not isinstance(document, RecordFile) or document.newline
+    return orjson.dumps(document, option=0 if compact else orjson.OPT_INDENT_2) + (b"\n" if newline else b"")
 
 
 def export_new(im: Imported, result: Result, notes: Exported) -> Any:
@@ -248,6 +298,6 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
-    kind=SESSION, suffixes=(".json",), provider="gemini",
+    sniff=sniff, parse=parse, dump=dump, kind=SESSION, suffixes=(".json",), provider="gemini",
     kinds=session.EMITS + gemini.FORMAT.kinds,
 )

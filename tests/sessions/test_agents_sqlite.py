@@ -128,3 +128,61 @@ def test_a_history_from_another_format_becomes_a_new_database(tmp_path):
     path.write_bytes(db.to_bytes())
     assert [i.get("type", "message") for i in ab.items(path, "imported")] == [
         "message", "function_call", "function_call_output"]
+
+
+def _rows(path):
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return [json.loads(t) for (t,) in conn.execute("SELECT message_data FROM agent_messages ORDER BY id")]
+    finally:
+        conn.close()
+
+
+def test_empty_call_ids_are_paired_by_position_and_a_clean_session_is_unchanged(tmp_path):
+    """Issue 21: sessions of OpenAIChatCompletionsModel store ``"call_id": ""`` on every call
+    and output; they were read as unusable ids and most of their rows removed."""
+    path = ab.make(tmp_path / "chatcmpl.db", {"s": ab.empty_call_ids(crashed=False)})
+    out = run_file(path)
+    assert not out.changed and not out.result.events
+    assert out.data == path.read_bytes()
+    derived = [e for e in out.imported.events if e.kind == "id-derived"]
+    assert len(derived) == 6                       # three calls, three outputs
+
+
+def test_empty_call_ids_lose_no_row_and_the_derived_names_are_never_written(tmp_path):
+    path = ab.make(tmp_path / "chatcmpl.db", {"s": ab.empty_call_ids()})
+    before = _rows(path)
+    out = run_file(path)
+    assert [e.kind for e in out.result.events] == ["result-synthesized"]
+    target = tmp_path / "out.db"
+    target.write_bytes(out.data)
+    after = _rows(target)
+    assert len(after) == len(before) + 1
+    assert after[:12] == before[:12] and after[13:] == before[12:]     # every row kept, in order
+    assert after[12]["type"] == "function_call_output" and after[12]["call_id"] == ""
+    assert b"inspector-position" not in out.data
+    assert not run_file(target).changed
+
+
+def test_an_advanced_session_keeps_its_structure_rows(tmp_path):
+    """openai/openai-agents-python #4729: AdvancedSQLiteSession hides a row with no
+    message_structure entry (and deletes it on the first pop_item), so a repaired database
+    writes those entries: every row, the synthesized output included, is read through them."""
+    path = ab.make_advanced(tmp_path / "advanced.db", "s", ab.orphan_output())
+    out = run_file(path)
+    assert out.changed
+    target = tmp_path / "out.db"
+    target.write_bytes(out.data)
+    plain = ab.items(target, "s")
+    assert ab.advanced_items(target, "s") == plain
+    assert any(i.get("type") == "function_call_output" and i["call_id"] == "call_Tm03" for i in plain)
+    import sqlite3
+
+    conn = sqlite3.connect(target)
+    kinds = conn.execute("SELECT s.message_type FROM message_structure s JOIN agent_messages m ON m.id = s.message_id "
+                         "WHERE json_extract(m.message_data, '$.call_id') = 'call_Tm03' ORDER BY s.sequence_number"
+                         ).fetchall()
+    conn.close()
+    assert kinds == [("function_call",), ("function_call_output",)]

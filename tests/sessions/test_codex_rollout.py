@@ -119,3 +119,33 @@ def test_strict_moves_a_separated_output_line_next_to_its_call():
     assert sorted(out.data.splitlines()) == sorted(data.splitlines())   # same lines, one moved
     items = resume(out.data)
     assert [i.get("type") for i in items[1:3]] == ["function_call", "function_call_output"]
+
+
+def test_the_verdict_says_codex_answers_an_unanswered_call_itself(tmp_path, capsys):
+    """Issue 21: a rollout killed mid-command ends with a function_call and no output. Codex
+    sends an "aborted" output for it itself (ensure_call_outputs_present, openai/codex
+    codex-rs/core/src/context_manager/normalize.rs at 0803cc5), so the provider would not
+    refuse it: the verdict says what Codex does, and the repair still writes an output."""
+    from inspector.cli import main
+
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(codex_builder.crash_missing_output())
+    assert main(["check", str(path)]) == 1
+    line = capsys.readouterr().out
+    assert 'Codex answers a call left without output with "aborted" itself on resume: 1 case' in line
+    assert "resume fails now" not in line and "would refuse" not in line
+    out = run(path.read_bytes(), str(path))
+    assert [e.kind for e in out.result.events] == ["result-synthesized"]
+
+
+def test_the_verdict_says_codex_leaves_out_an_orphan_output_itself(tmp_path, capsys):
+    """remove_orphan_outputs (same file): an output whose call a compaction dropped is not
+    sent, so it is no refusal either; the repair still removes its line."""
+    from inspector.cli import main
+
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(codex_builder.orphan_output_after_compaction())
+    assert main(["check", str(path)]) == 1
+    line = capsys.readouterr().out
+    assert "Codex leaves out an output that answers no call itself on resume: 1 case" in line
+    assert "resume fails now" not in line and "would refuse" not in line
