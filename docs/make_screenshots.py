@@ -9,9 +9,19 @@ size, a sample named without a path, no toast, no blinking cursor.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
-from inspector.tui.screenshots import screenshot, to_png
+from textual.widgets import Select
+
+from inspector.bundled import samples_dir
+from inspector.tui.app import InspectorApp, make_app
+from inspector.tui.loader import Source
+from inspector.tui.screenshots import screenshot, settle, to_png
 
 DOCS = Path(__file__).resolve().parent
 
@@ -33,12 +43,86 @@ SHOTS = [
      ["0", "down", "down", "down", "down"]),
     ("repair-anthropic", "13-anthropic-retry-and-parallel-call.json", (160, 45), ["3", "down", "down", "down"]),
     ("strict", "11-known-limit-separated-result.json", (160, 45), ["t", "down", "down"]),
+    ("verdict-target", "11-known-limit-separated-result.json", (160, 45), ["x"], {"target": "openai-chat"}),
+    ("verdict-matrix", "11-known-limit-separated-result.json", (160, 45), []),
+    ("verdict-narrow", "11-known-limit-separated-result.json", (80, 24), ["x"], {"target": "openai-chat"}),
+    ("verdict-picker", "11-known-limit-separated-result.json", (100, 30), ["v"]),
+    ("verdict-problems", "11-known-limit-separated-result.json", (100, 30), ["v", "enter"]),
 ]
+THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
+    {"role": "user", "content": "What is 17 * 23?"},
+    {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "17*23 = 391", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDOh4="},
+        {"type": "text", "text": "391"}]},
+    {"role": "user", "content": "Thanks"}]}
+
+
+async def _take(app, size, until=None, then=None) -> str:
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        for _ in range(300):
+            if until is None or until(app):
+                break
+            await pilot.pause(0.02)
+        if then is not None:
+            then(app)
+        await settle(app, pilot)
+        app.clear_notifications()
+        await settle(app, pilot)
+        return app.export_screenshot(title="Inspector")
+
+
+def _folder_shots() -> dict[str, str]:
+    """The folder browser, the session picker and the export preview, on files made in a
+    temporary folder (named relatively, so no path of this machine shows)."""
+    sys.path.insert(0, str(DOCS.parent))
+    from tests.sessions import agents_builder as ab
+
+    shots = {}
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)
+        try:
+            root = Path("projects")
+            (root / "api" / "logs").mkdir(parents=True)
+            ab.make(root / "api" / "agents.db", {"support-42": ab.orphan_output(), "faro": ab.clean()})
+            shutil.copy(samples_dir() / "21-claude-code-session.jsonl", root / "api" / "logs" / "session.jsonl")
+            shutil.copy(samples_dir() / "22-codex-rollout.jsonl", root / "rollout.jsonl")
+            shutil.copy(samples_dir() / "11-known-limit-separated-result.json", root / "history.json")
+            Path("thinking.json").write_text(json.dumps(THINKING))
+
+            def checked(app):
+                return all(v.status != "…" for v in getattr(app.screen, "verdicts", {"": 0}).values()) \
+                    and hasattr(app.screen, "verdicts")
+
+            shots["browser"] = asyncio.run(_take(make_app("projects"), (160, 45), checked))
+            shots["browser-narrow"] = asyncio.run(_take(make_app("projects"), (80, 24), checked))
+            shots["sessions"] = asyncio.run(_take(make_app("projects/api/agents.db"), (100, 30),
+                                                  lambda app: type(app.screen).__name__ == "SessionPicker"))
+
+            def pick(app):
+                app.screen.query_one(Select).value = "openai-chat"
+
+            async def export_shot(size):
+                app = InspectorApp(Source.file("thinking.json"))
+                async with app.run_test(size=size) as pilot:
+                    await settle(app, pilot)
+                    await pilot.press("e")
+                    await settle(app, pilot)
+                    pick(app)
+                    await settle(app, pilot)
+                    return app.export_screenshot(title="Inspector")
+
+            shots["export-preview"] = asyncio.run(export_shot((120, 40)))
+        finally:
+            os.chdir(here)
+    return shots
 
 
 def main() -> None:
-    for name, sample, size, keys in SHOTS:
-        svg = asyncio.run(screenshot(sample, size, keys))
+    shots = [(name, asyncio.run(screenshot(sample, size, keys, **(options[0] if options else {}))))
+             for name, sample, size, keys, *options in SHOTS]
+    for name, svg in [*shots, *_folder_shots().items()]:
         path = DOCS / f"{name}.svg"
         path.write_text(svg, "utf-8")
         print(path.relative_to(DOCS.parent))

@@ -374,14 +374,18 @@ def entry() -> int:
 
 def run_tui(argv: list[str]) -> int:
     parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
-                    description="Open the inspection TUI on FILE, standard input (-), or the gallery of "
-                                "bundled samples when no file is given. In the TUI, t toggles --strict.")
-    parser.add_argument("file", nargs="?", metavar="FILE|-")
+                    description="Open the inspection TUI on FILE, standard input (-), a FOLDER's history and "
+                                "session files, or the gallery of bundled samples when no file is given. In "
+                                "the TUI, t toggles --strict.")
+    parser.add_argument("file", nargs="?", metavar="FILE|FOLDER|-")
     session_option(parser)
+    parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
+                        help="the provider whose verdict the TUI shows (default auto: the one the format "
+                             "speaks; a flat history shows every provider's); v picks another in the TUI")
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 
     try:
-        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session)
+        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

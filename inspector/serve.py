@@ -60,7 +60,7 @@ def is_loopback(host: str) -> bool:
 
 
 def served(path: str | None) -> tuple[Path, Path | None]:
-    """The folder to serve and the file to open first (None: the gallery). Raises ValueError
+    """The folder to serve and the file to open first (None: the folder's browser). Raises ValueError
     with the sentence to print."""
     if path == "-":
         raise ValueError("standard input (-) cannot be served: the browser's user opens files "
@@ -237,7 +237,7 @@ def app_main(argv: Sequence[str] | None = None) -> int:
     from .tui.app import make_app
 
     os.chdir(args.root)  # relative paths typed in the open dialog count from the served folder
-    app = make_app(args.file)
+    app = make_app(args.file or args.root)   # no file: the folder's browser (its files, each with a verdict)
     confine.attach(app, args.root)
     result = app.run()
     return result if isinstance(result, int) else 0

@@ -19,7 +19,7 @@ from inspector.tui.app import make_app
 from inspector.tui.screens.error import ErrorDialog
 from inspector.tui.screens.export import ExportDialog
 from inspector.tui.screens.gallery import list_samples
-from inspector.tui.screens.open_file import JsonTree, OpenFileDialog
+from inspector.tui.screens.open_file import HistoryTree, OpenFileDialog
 
 from browser.folder import SAMPLE, make_served_folder
 from extras import need
@@ -97,7 +97,7 @@ async def test_open_dialog_lists_no_link_out_of_the_folder(served):
         await _until(pilot, lambda: app.main.doc is not None, "the history")
         app.push_screen(OpenFileDialog(str(served["root"])))
         await pilot.pause()
-        tree = app.screen.query_one(JsonTree)
+        tree = app.screen.query_one(HistoryTree)
         shown = {p.name for p in tree.filter_paths(list(served["root"].iterdir()))}
         assert shown == {SAMPLE, "sub"}
         assert {p.name for p in tree.filter_paths(list((served["root"] / "sub").iterdir()))} == {"link-in.json"}

@@ -17,20 +17,26 @@ class InspectorApp(App[int]):
     TITLE = "Inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}  # stage:, filter:, row:, export: … entries
 
-    def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False) -> None:
+    def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
+                 target: str = "auto", browse: str | None = None) -> None:
         super().__init__()
         self.source = source
         self.strict = strict
-        self.open_gallery = source is None if gallery is None else gallery
+        self.target = target
+        self.browse = browse
+        self.open_gallery = source is None and browse is None if gallery is None else gallery
 
     @property
     def main(self) -> MainScreen:
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(MainScreen(strict=self.strict), "main")
+        self.install_screen(MainScreen(strict=self.strict, target=self.target), "main")
         self.push_screen("main")
-        if self.source is not None:  # after the first paint, so the screen is there while it loads
+        if self.browse is not None:
+            self.main.browse_root = self.browse
+            self.main.action_browse()
+        elif self.source is not None:  # after the first paint, so the screen is there while it loads
             self.call_after_refresh(self.main.load, self.source)
         elif self.open_gallery:
             self.main.action_gallery()
@@ -38,19 +44,24 @@ class InspectorApp(App[int]):
 
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
              gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
-             session: str | None = None) -> InspectorApp:
+             session: str | None = None, target: str = "auto") -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
     ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
     ``session`` picks one session of a file that holds several (``--session ID``; without it
-    such a file opens on an error dialog that lists them, where a picker will go)."""
+    such a file opens on a picker of its sessions); ``target`` the provider whose verdict the
+    screen shows (``auto``: the one the format speaks; none for a flat history, which shows
+    every provider's); a folder opens a browser of its history and session files."""
+    browse = None
     if stdin_data is not None:
         source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
+    elif path is not None and os.path.isdir(path):
+        source, browse = None, str(path)
     elif path is not None:
         source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
-    return InspectorApp(source, gallery=gallery, strict=strict)
+    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse)
 
 
 def reattach_terminal() -> None:
@@ -62,7 +73,8 @@ def reattach_terminal() -> None:
         os.close(fd)
 
 
-def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None) -> int:
+def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None,
+        target: str = "auto") -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -73,9 +85,9 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
                 print(f"error: <stdin>: no terminal to run the interactive app on ({exc.strerror}); "
                       "use 'inspector normalize -' or 'inspector explain -' in a pipeline", file=sys.stderr)
                 return 2
-        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session)
+        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target)
     else:
-        app = make_app(path, fmt=fmt, strict=strict, session=session)
+        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target)
     result = app.run()
     return result if isinstance(result, int) else 0
 

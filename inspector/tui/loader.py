@@ -23,9 +23,9 @@ from ..engine import Result, gc_paused
 from ..formats import Imported
 from ..io import InputError, describe_error, read_bytes
 from ..pipeline import Exported
-from . import confine
+from . import confine, facts
 from .adapter import STRICT
-from .messages import DocumentLoaded, LoadFailed, LoadProgress
+from .messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered
 from .rows import Model
 
 if TYPE_CHECKING:
@@ -58,6 +58,15 @@ class Source:
     @property
     def reloadable(self) -> bool:
         return self.path is not None
+
+
+class ChooseSession(Exception):
+    """The file holds several sessions and none was named: the user picks one."""
+
+    def __init__(self, source: Source, sessions: list[facts.SessionInfo]) -> None:
+        super().__init__(f"{source.name}: {len(sessions)} sessions")
+        self.source = source
+        self.sessions = sessions
 
 
 @dataclass(slots=True, repr=False)
@@ -120,8 +129,11 @@ def _load(source: Source, progress: ReportProgress, strict: bool) -> Document:
         progress(f"Reading {name}", 0.0)
         data = _read(source.path, name, progress)
     progress(f"Parsing {len(data) / 1e6:,.1f} MB", 0.3)
-    imported = pipeline.load(data, name, source.fmt, source.session)   # a session file is read by its format
+    document = pipeline.parse(data, name, source.fmt)   # a session file is parsed by its format
     del data
+    if source.session is None and (offered := facts.session_entries(document)):
+        raise ChooseSession(source, offered)             # the screen offers them (a picker)
+    imported = pipeline.read(document, name, source.fmt, source.session)
     return _repaired(source, imported, progress, strict)
 
 
@@ -164,6 +176,10 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
             if again is None:
                 source = confine.opened(node.app, source)  # served mode: read what was checked, by descriptor
             doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
+        except ChooseSession as choice:
+            if not worker.is_cancelled:
+                node.post_message(SessionsOffered(choice.source, choice.sessions))
+            return
         except InputError as exc:
             if not worker.is_cancelled:
                 node.post_message(LoadFailed(source, str(exc)))

@@ -37,6 +37,15 @@ class LoadFailed(Message):
         self.error = error
 
 
+class SessionsOffered(Message):
+    """The file holds several sessions and none was named (``--session``): offer them."""
+
+    def __init__(self, source: Source, sessions: list) -> None:
+        super().__init__()
+        self.source = source
+        self.sessions = sessions
+
+
 class StagesPrepared(Message):
     """The warm-up worker has built every view's rows of ``document``."""
 

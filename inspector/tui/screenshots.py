@@ -26,8 +26,8 @@ async def settle(app, pilot, tries: int = 300) -> None:
     """Until no load is running and the screen has painted twice."""
     for _ in range(tries):
         main = app.main
-        if main.loading_source is None and not any(w.group in ("load", "filter", "export") for w in app.workers
-                                                   if w.is_running):
+        busy = ("load", "filter", "export", "verdict", "preview", "browse")
+        if main.loading_source is None and not any(w.group in busy for w in app.workers if w.is_running):
             break
         await pilot.pause(0.02)
     for widget in app.screen.query(Input):

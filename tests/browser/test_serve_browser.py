@@ -14,11 +14,13 @@ from .conftest import WAIT
 STAGES = ("0 input", "1 coerce", "2 hoist", "3 repair", "4 strip")
 
 
-def open_sample(tab) -> None:
-    """The served folder holds one history, so the gallery lists it (and not the symlink out)."""
-    tab.wait_text("09 redeclared id after restart")
-    assert "the histories in served/" in tab.words
-    assert "link" not in tab.text and "secret" not in tab.text
+def open_sample(tab, folder) -> None:
+    """The served folder's browser lists its history (first, by name; and not the symlinks
+    out), with the verdict `inspector check` gives it; enter opens it."""
+    tab.wait_text(folder["sample"].name)
+    tab.wait_text("would change")
+    assert "served/" in tab.words
+    assert "link.json" not in tab.text and "outdir" not in tab.text and "secret" not in tab.text
     tab.press("Enter")
     tab.wait(lambda: stage_bar(tab) is not None, "the stage bar")
 
@@ -36,8 +38,8 @@ def chip_styles(tab) -> dict[str, tuple]:
     return {chip: tab.style(row, column) for chip, column in columns.items()}
 
 
-def test_keys_step_through_the_stages(tab, server):
-    open_sample(tab)
+def test_keys_step_through_the_stages(tab, server, folder):
+    open_sample(tab, folder)
     first = chip_styles(tab)
     current = first["0 input"]
     assert list(first.values()).count(current) == 1, "one chip, the input, is highlighted"
@@ -56,7 +58,7 @@ def test_keys_step_through_the_stages(tab, server):
 
 
 def test_export_downloads_what_normalize_writes(tab, folder):
-    open_sample(tab)
+    open_sample(tab, folder)
     before = sorted(os.listdir(folder["root"]))
     tab.press("e")
     tab.wait_text("Export repaired JSON")
@@ -72,7 +74,7 @@ def test_export_downloads_what_normalize_writes(tab, folder):
 
 
 def test_paths_outside_the_folder_are_refused(tab, folder):
-    tab.wait_text("09 redeclared id after restart")
+    tab.wait_text(folder["sample"].name)
     tab.press("Escape", "o")
     tab.wait_text("Open a history")
     tab.wait_text(folder["sample"].name[:20])  # the tree lists the folder...

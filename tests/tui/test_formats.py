@@ -99,18 +99,18 @@ async def test_import_step_shows_each_flat_message_with_where_it_came_from(reque
         lines = row_lines(app)
         assert "from" in lines[0] and "original" in lines[0]
         for i in range(len(imported.messages)):
-            line = next((ln for ln in lines[1:] if ln.split()[:1] == [f"#{i}"]), None)
+            line = next((ln for ln in lines[1:] if ln[2:].split()[:1] == [f"#{i}"]), None)
             assert line is not None, f"#{i} missing"
             assert imported.where(i) in line
         # Each drop the engine made is tagged on the row it came from, by provenance.
         drops = [e for e in result.events if e.drop and e.call is None]
         assert {e.kind for e in drops} == {"result-duplicate", "result-orphan"}
         for e in drops:
-            line = next(ln for ln in lines[1:] if ln.split()[:1] == [f"#{e.origin}"])
+            line = next(ln for ln in lines[1:] if ln[2:].split()[:1] == [f"#{e.origin}"])
             assert e.kind in line and imported.where(e.origin) in line
         # The original block's id shows in the preview (not the flat form's braces).
         orphan = next(e.origin for e in drops if e.kind == "result-orphan")
-        assert "toolu_99Z" in next(ln for ln in lines[1:] if ln.split()[:1] == [f"#{orphan}"])
+        assert "toolu_99Z" in next(ln for ln in lines[1:] if ln[2:].split()[:1] == [f"#{orphan}"])
         rule = _rule(app)
         assert "Anthropic Messages request" in rule and f"{len(imported.messages)} flat" in rule
 
@@ -272,17 +272,17 @@ def test_rows_of_a_restored_result():
 def test_tui_command_line_passes_format_and_strict(monkeypatch):
     seen = {}
 
-    def fake_run(path, fmt="auto", strict=False, session=None):
-        seen.update(path=path, fmt=fmt, strict=strict, session=session)
+    def fake_run(path, fmt="auto", strict=False, session=None, target="auto"):
+        seen.update(path=path, fmt=fmt, strict=strict, session=session, target=target)
         return 0
 
     import inspector.tui.app as tui_app
 
     monkeypatch.setattr(tui_app, "run", fake_run)
     assert cli.main(["--from", "anthropic", "--strict", "x.json"]) == 0
-    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None}
-    assert cli.main(["y.json", "--session", "s1"]) == 0
-    assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1"}
+    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None, "target": "auto"}
+    assert cli.main(["y.json", "--session", "s1", "--target", "groq"]) == 0
+    assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1", "target": "groq"}
 
 
 async def test_help_explains_the_import_step_and_the_strict_extension(request_file):
@@ -384,7 +384,7 @@ async def test_gemini_calls_without_ids_show_how_they_were_paired(tmp_path):
         lines = row_lines(app)
         with_events = {e.origin for e in imported.events}
         for i in range(len(imported.messages)):
-            line = next(ln for ln in lines[1:] if ln.split()[:1] == [f"#{i}"])
+            line = next(ln for ln in lines[1:] if ln[2:].split()[:1] == [f"#{i}"])
             assert ("import: id-derived" in line) == (i in with_events)
         rule = _rule(app)
         assert imported.notes[0] in rule

@@ -39,7 +39,7 @@ def two_sessions(tmp_path):
     return ab.make(tmp_path / "agents.db", {"support-42": ab.orphan_output(), "faro": ab.clean()})
 
 
-def _launch(argv, monkeypatch):
+def _launch(argv, monkeypatch, until=ErrorDialog):
     """``inspector ARGV`` through the CLI, the app run headless: what it showed once loaded."""
     from inspector.cli import main
     from inspector.tui.app import InspectorApp
@@ -51,7 +51,7 @@ def _launch(argv, monkeypatch):
         app = pilot.app
         for _ in range(400):
             await pilot.pause(0.02)
-            if app.main.doc is not None or isinstance(app.screen, ErrorDialog):
+            if app.main.doc is not None or isinstance(app.screen, until):
                 break
         seen["doc"] = app.main.doc
         seen["screen"] = app.screen
@@ -80,10 +80,12 @@ def test_the_tui_opens_the_session_given_with_session(two_sessions, monkeypatch)
     assert not run_file(two_sessions, session="faro").result.events
 
 
-def test_without_session_the_tui_says_how_to_choose_one(two_sessions, monkeypatch):
-    seen = _launch([str(two_sessions)], monkeypatch)
-    assert seen["doc"] is None and isinstance(seen["screen"], ErrorDialog)
-    assert "--session" in seen["screen"].message and "support-42" in seen["screen"].message
+def test_without_session_the_tui_offers_every_session(two_sessions, monkeypatch):
+    from inspector.tui.screens.sessions import SessionPicker
+
+    seen = _launch([str(two_sessions)], monkeypatch, until=SessionPicker)
+    assert seen["doc"] is None and isinstance(seen["screen"], SessionPicker)
+    assert [s.id for s in seen["screen"].sessions] == ["support-42", "faro"]
 
 
 def test_an_unknown_session_is_an_error_dialog_naming_the_sessions(two_sessions, monkeypatch):

@@ -25,11 +25,11 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import Worker, WorkerState
 
 from ... import pipeline
-from ...engine import Result
+from ...engine import KINDS, Event, Result
 from ...formats import Imported, whole_file_suffixes
 from ...io import InputError, atomic_write, describe_error, same_file
 from ...sessions import repaired_name
-from .. import adapter, confine
+from .. import adapter, confine, facts
 from ..text import inert
 from .error import ErrorDialog
 
@@ -39,6 +39,7 @@ def exporters() -> dict[str, str]:
     return adapter.export_labels()
 
 
+PREVIEW_LINES = 20  # export events shown per kind before "and N more"
 export_outcome = pipeline.export  # (imported, result, to) -> Exported: document, events, bytes, entries
 
 
@@ -92,6 +93,7 @@ class ExportDialog(ModalScreen[str | None]):
             yield Select([(f"{name}: {label}", name) for name, label in exporters().items()], value=self.to,
                          allow_blank=False, id="export-format")
             yield Static(self._describe(), id="export-what")
+            yield Static(Text("Working out what the export changes…", "dim"), id="export-preview")
             yield Label("Write to (a new file; the input is never replaced)", classes="field-label")
             yield Input(self.default, id="export-path", placeholder="path to write")
             yield Static("", id="export-note")
@@ -103,6 +105,23 @@ class ExportDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+        self.preview()
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="export preview")
+    def preview(self) -> None:
+        """Off the UI thread: the export's own events for the chosen format, before writing."""
+        to = self.to
+        try:
+            events = export_outcome(self.imported, self.result, to).events
+        except Exception as exc:  # noqa: BLE001 - the write will say it again, in its error dialog
+            text = Text(inert(describe_error(exc, "export")), "bold")
+        else:
+            text = preview_text(events, to if to != "same" else self.imported.format, self.imported)
+        self.app.call_from_thread(self._show_preview, to, text)
+
+    def _show_preview(self, to: str, text: Text) -> None:
+        if to == self.to and self.is_mounted:
+            self.query_one("#export-preview", Static).update(text)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -112,6 +131,8 @@ class ExportDialog(ModalScreen[str | None]):
         follow = field.value == self._path_for(self.to)  # the user has not typed a path of their own
         self.to = str(event.value)
         self.query_one("#export-what", Static).update(self._describe())
+        self.query_one("#export-preview", Static).update(Text("Working out what the export changes…", "dim"))
+        self.preview()
         if follow:
             field.value = self._path_for(self.to)
 
@@ -178,14 +199,18 @@ class ExportDialog(ModalScreen[str | None]):
         """Off the UI thread: build the document, serialize it, write it atomically."""
         exported = export_outcome(self.imported, self.result, self.to)
         data, fmt, count = exported.data, exported.format, exported.entries
+        changes = len(exported.events)
         try:
             if (sent := confine.deliver(self.app, path, data)) is not None:
                 return sent
             atomic_write(path, data, inputs=self.inputs)
         except OSError as exc:
             raise InputError(path, exc.strerror or str(exc)) from None
-        return (f"Wrote {count:,} {'message' if count == 1 else 'messages'} as {fmt} to {path} "
-                f"({self.result.summary()}{', strict' if self.strict else ''}).")
+        session = facts.chosen_session(self.imported.document)
+        return (f"Wrote {count:,} {'message' if count == 1 else 'messages'} as {fmt} to {path}"
+                f"{f' (session {session})' if session is not None else ''} "
+                f"({self.result.summary()}{', strict' if self.strict else ''}; "
+                f"{changes} export event{'' if changes == 1 else 's'}).")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "export":
@@ -213,6 +238,46 @@ class ExportDialog(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         if self.writing is None:  # a running write finishes first; then the dialog closes itself
             self.dismiss(None)
+
+
+def omitted_blocks(imported: Imported, fmt: str) -> list[str]:
+    """`messages[1].content[0]: thinking 17*23 = 391`: each original block an export to
+    another format leaves behind (the import's own record of them), named as the format
+    names it."""
+    out = []
+    base = imported.container or "history"
+    for i, key, k in imported.unconverted[:PREVIEW_LINES]:
+        try:
+            block = imported.history[i][key][k] if key is not None else imported.history[i]
+        except (IndexError, KeyError, TypeError):
+            continue
+        where = f"{base}[{i}]" + (f".{key}[{k}]" if key is not None else "")
+        out.append(f"{where}: {adapter.describe_block(imported.format, block)} not carried to {fmt}")
+    return out
+
+
+def preview_text(events: list[Event], fmt: str, imported: Imported | None = None) -> Text:
+    """What the export changes on its own, before writing: each export event's sentence,
+    grouped by kind (for a session file: the lines added, re-linked and removed)."""
+    if not events:
+        return Text(f"The export to {fmt} changes nothing on its own (0 export events).", "dim")
+    text = Text()
+    text.append(f"The export to {fmt} changes on its own ({len(events)} export "
+                f"event{'' if len(events) == 1 else 's'}):", "bold")
+    groups: dict[str, list[Event]] = {}
+    for e in events:
+        groups.setdefault(e.kind, []).append(e)
+    for kind, group in groups.items():
+        info = KINDS.get(kind)
+        text.append(f"\n{kind}" + (f" ({info.label})" if info is not None else "") + f": {len(group)}", "bold")
+        for e in group[:PREVIEW_LINES]:
+            text.append("\n  " + inert(e.message))
+        if kind == "export-omitted" and imported is not None:
+            for line in omitted_blocks(imported, fmt):
+                text.append("\n    " + inert(line))
+        if len(group) > PREVIEW_LINES:
+            text.append(f"\n  … and {len(group) - PREVIEW_LINES:,} more", "dim")
+    return text
 
 
 def export_inputs(source: Any) -> tuple[str, ...]:

@@ -21,7 +21,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
-from textual.containers import Horizontal, Vertical
+from textual import events
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
@@ -31,7 +32,8 @@ from ...engine import KINDS
 from .. import confine, loader
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
-from ..messages import DocumentLoaded, LoadFailed, LoadProgress, StagesPrepared
+from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
+from .. import causes, facts, verdict
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
@@ -41,11 +43,15 @@ from ..widgets.rule_panel import RulePanel
 from ..widgets.stage_bar import StageBar
 from ..widgets.summary import Summary
 from ..widgets.title_bar import TitleBar
+from ..widgets.verdict import VerdictBar, problems_text
+from .browser import BrowserScreen
 from .error import ErrorDialog
 from .export import ExportDialog, default_export_path, export_inputs
 from .gallery import GalleryScreen
 from .help import HelpScreen
 from .open_file import OpenFileDialog
+from .providers import NONE, ProviderPicker
+from .sessions import SessionPicker
 
 WIDE = 120  # columns from which the side panel sits beside the table instead of under it
 BACKGROUND_SEARCH = 20_000  # rows from which a search runs in a worker thread
@@ -107,6 +113,12 @@ class MainScreen(Screen[None]):
         Binding("j", "journey", "Journey", id="row.journey",
                 tooltip="The selected message's path through all four stages"),
         Binding("e", "export", "Export", id="file.export", tooltip="Export the repaired JSON"),
+        Binding("v", "providers", "Provider", id="provider.pick",
+                tooltip="Which provider to check against: every provider's verdict, enter picks one"),
+        Binding("x", "next_problem", "Problem", show=False, id="provider.next",
+                tooltip="Go to the next row the chosen provider would reject (marked ! in the table)"),
+        Binding("b", "browse", "Folder", show=False, id="file.browse",
+                tooltip="The folder's history and session files, with a verdict for each"),
         Binding("o", "open", "Open", show=False, id="file.open", tooltip="Open another file"),
         Binding("g", "gallery", "Samples", show=False, id="file.gallery", tooltip="The bundled samples gallery"),
         Binding("r", "reload", "Reload", show=False, id="file.reload", tooltip="Reload the file from disk"),
@@ -127,9 +139,15 @@ class MainScreen(Screen[None]):
     kind: reactive[str | None] = reactive(None, init=False, repaint=False)
     query_text: reactive[str] = reactive("", init=False, repaint=False)
 
-    def __init__(self, strict: bool = False) -> None:
+    def __init__(self, strict: bool = False, target: str = "auto") -> None:
         super().__init__()
         self.doc: Document | None = None
+        self.target_option = target  # --target: a target name, or auto (the provider the format speaks)
+        self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
+        self.verdicts: verdict.Verdicts | None = None
+        self.caused: dict[int, list[Any]] = {}  # input entry -> the later events it made necessary
+        self.browse_root: str | None = None  # the folder `inspector DIR` (or b) lists
+        self._browse_cache: dict[Any, Any] = {}  # its files' verdicts, kept across visits
         self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
         self.kind_keys: set[Any] | None = None
         self.searching = False
@@ -145,6 +163,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar(id="title")
         yield StageBar(id="stages")
+        yield VerdictBar(id="verdict")
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield DiffTable(id="table")
@@ -160,6 +179,9 @@ class MainScreen(Screen[None]):
                         yield Journey(id="journey")
                     with TabPane("Summary", id="tab-summary"):
                         yield Summary(id="summary")
+                    with TabPane("Provider", id="tab-provider"):
+                        with VerticalScroll(id="problems-scroll"):
+                            yield Static(id="problems")
         with Vertical(id="loading"):
             yield Static("Loading…", id="loading-label")
             yield ProgressBar(total=100, show_eta=False, id="loading-bar")
@@ -281,6 +303,51 @@ class MainScreen(Screen[None]):
     def _on_failed(self, message: LoadFailed) -> None:
         self._failed(message.source, message.error)
 
+    @on(SessionsOffered)
+    def _on_sessions(self, message: SessionsOffered) -> None:
+        """A file with several sessions and no --session: the user picks one."""
+        self._done_loading()
+        if self.doc is None:
+            self._show_document()
+        source = message.source
+
+        def chosen(session: str | None) -> None:
+            if session:
+                self.load(replace(source, session=session))
+
+        self.app.push_screen(SessionPicker(source.name, message.sessions), chosen)
+
+    @on(VerdictBar.Ready)
+    def _on_verdicts(self, message: VerdictBar.Ready) -> None:
+        if message.document is self.doc:
+            self.verdicts = message.verdicts
+            self._show_verdict()
+
+    def _verdict_stage(self) -> str:
+        return verdict.stage_of_view(self.views[self.view] if self.view < len(self.views) else "", self.view)
+
+    def _show_verdict(self) -> None:
+        """The bar, the problem marks in the table and the Provider pane, for the view shown."""
+        stage = self._verdict_stage()
+        self.query_one(VerdictBar).show_verdict(self.verdicts, stage, self.target)
+        table = self.query_one(DiffTable)
+        chosen = self.verdicts.at(stage, self.target) if self.verdicts and self.target else None
+        flags: dict[int, str] = {}
+        if chosen is not None and table.rows is not None:
+            rows = table.rows
+            final = self.view == len(self.views) - 1 or stage == verdict.INPUT
+            flags = verdict.flagged_rows(chosen, rows.layout().row_of,
+                                         ((d, r) for r, d in enumerate(rows.dst) if d >= 0) if final else ())
+        if flags != table.flags:
+            table.flags = flags
+            table.refresh()
+        before = self.verdicts.at(verdict.MEM5, self.target) if (
+            self.verdicts and self.target and stage == verdict.STRICT) else None
+        if self.verdicts is None:
+            self.query_one("#problems", Static).update(Text("Checking what each provider would accept…"))
+        else:
+            self.query_one("#problems", Static).update(problems_text(chosen, before).content())
+
     def _done_loading(self) -> None:
         self.loading_source = None
         if self._loading_timer is not None:
@@ -310,7 +377,15 @@ class MainScreen(Screen[None]):
             last = len(doc.model.views) - 1
             self.set_reactive(MainScreen.view, last if doc.strict and toggled else min(self.view, last))
         self._kind_keys()
+        self.caused = causes.caused(doc.result.events)
+        table = self.query_one(DiffTable)
+        table.later = {o: causes.tag(evs) for o, evs in self.caused.items()}
+        self.verdicts = None
+        if not reload or self.target is None and self.target_option == "auto":
+            self.target = (facts.provider_of(doc.imported.format) if self.target_option == "auto"
+                           else self.target_option)
         self._show_document(keep)
+        self.query_one(VerdictBar).compute(doc, self.target)
         if toggled:
             if doc.strict:
                 self.notify("Strict on: the strict stage, Inspector's extension beyond MEM-5, now runs "
@@ -414,6 +489,7 @@ class MainScreen(Screen[None]):
                                   f"{views[self.view - 1] if self.view > 1 else 'input'} → {views[self.view]}")
         self.query_one(StageBar).current = self.view
         self._show_rule()
+        self._show_verdict()
         self._status()
         if self.query_text and table.row_count == 0:
             self.notify(f"No row in {views[self.view]} matches {self.query_text!r}.", severity="warning")
@@ -478,9 +554,10 @@ class MainScreen(Screen[None]):
         row = self._pane_row
         model = self.doc.model if self.doc is not None else None
         if tab == "tab-details":
+            later = self.caused.get(row.origin, []) if row is not None and row.origin is not None and not self.view else []
             self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
                                          model.imported if model is not None else None,
-                                         model.import_at if model is not None else None)
+                                         model.import_at if model is not None else None, later)
         elif tab == "tab-journey":
             steps = model.journey(row.key) if (row is not None and model is not None) else []
             where = None
@@ -554,6 +631,9 @@ class MainScreen(Screen[None]):
         shown here, else in the latest earlier view that shows it."""
         row = self.query_one(DiffTable).current
         cause = first_cause(row.events) if row is not None else None
+        if cause is None and row is not None and self.view == 0 and self.caused.get(row.origin):
+            self._go_to_effect(self.caused[row.origin][0])
+            return
         if cause is None or self.doc is None:
             self.notify("The selected row names no cause (only events that another message made "
                         "necessary do: → #N in the table).")
@@ -571,6 +651,22 @@ class MainScreen(Screen[None]):
                 self.minimize()
                 return
         self.notify(f"#{cause} is not shown in any view.", severity="warning")
+
+    def _go_to_effect(self, event: Any) -> None:
+        """From an input entry to the stage and row of what it causes (``f`` on view 0)."""
+        assert self.doc is not None
+        view = next((v for v in range(1, len(self.views)) if self.views[v] == event.stage), None)
+        if view is None:
+            return
+        rows = self.doc.model.rows(view)
+        key: Any = event.origin
+        if key is None:  # a synthesized row: the one whose event this is
+            key = next((("+", ident) for ident, e in rows.synth.items() if e is event), None)
+        if self.changed_only or self.kind or self.query_text:
+            self.clear_filters()
+        self._change(key, moved=True, view=view)
+        self.query_one(DiffTable).focus()
+        self.minimize()
 
     def action_changed_only(self) -> None:
         self.changed_only = not self.changed_only
@@ -687,6 +783,75 @@ class MainScreen(Screen[None]):
             return
         self._begin_loading(self.doc.source)
         loader.start(self, self.doc.source, self.strict, self.doc)
+
+    def action_providers(self) -> None:
+        """Every provider's verdict for the view shown; enter checks against the one picked."""
+        if self.doc is None or self.verdicts is None or not self.verdicts.complete:
+            self.notify("Open a history first; its providers' verdicts follow in a moment."
+                        if self.doc is None or self.verdicts is None else
+                        "Still checking the other providers: v again in a moment.", severity="warning")
+            return
+
+        def picked(name: str | None) -> None:
+            if name is None:
+                return
+            self.target = name or None
+            self._show_verdict()
+            if name:
+                self._open_tab("tab-provider", self.query_one("#problems-scroll"))
+
+        self.app.push_screen(ProviderPicker(self.verdicts, self._verdict_stage(), self.target), picked)
+
+    def action_next_problem(self) -> None:
+        """The next row (after the cursor, wrapping) the chosen provider has a problem with."""
+        table = self.query_one(DiffTable)
+        if not table.flags:
+            self.notify("No row marked: the chosen provider has no problem with this view "
+                        "(v picks another provider)." if self.target else "v picks a provider first.")
+            return
+        if (self.changed_only or self.kind or self.query_text) and table.order is not None \
+                and not set(table.flags) & set(table.order):
+            self.clear_filters()
+        order = table.order if table.order is not None else range(table.row_count)
+        marked = [p for p, r in enumerate(order) if r in table.flags]
+        if not marked:
+            return
+        after = [p for p in marked if p > table.cursor]
+        table.cursor = after[0] if after else marked[0]
+        table.focus()
+        self.minimize()
+
+    def action_browse(self) -> None:
+        """The folder's files (the one `inspector DIR` named, else the open file's)."""
+        root = self.browse_root
+        if root is None and self.doc is not None and self.doc.source.path and not self.doc.source.sample:
+            root = str(Path(self.doc.source.path).resolve().parent)
+        root = root or os.getcwd()
+        self.browse_root = root
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.load(Source.file(path))
+            elif self.doc is None:
+                self._show_document()
+
+        self.app.push_screen(BrowserScreen(root, self._browse_cache), chosen)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A path pasted on the screen (a bracketed paste) opens that file, or lists that folder."""
+        if isinstance(self.focused, Input):  # pasted into the search field: it is search text
+            return
+        text = event.text.strip().strip("'\"")
+        if not text or "\n" in text:
+            return
+        path = os.path.expanduser(text)
+        if os.path.isdir(path):
+            event.stop()
+            self.browse_root = path
+            self.action_browse()
+        elif os.path.isfile(path):
+            event.stop()
+            self.load(Source.file(path))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))

@@ -1,4 +1,6 @@
-"""Open another history: type a path, or pick a .json file from the folder tree."""
+"""Open another history: type a path (completed as you type: → accepts), or pick a file the
+format registry can read from the folder tree; ``ctrl+↑`` (or ``..`` then enter) goes up a
+folder, and a folder typed then enter shows that folder."""
 
 from __future__ import annotations
 
@@ -6,44 +8,102 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.suggester import Suggester
 from textual.widgets import DirectoryTree, Footer, Input, Static
 
-from .. import confine
+from .. import confine, facts
 
 
-class JsonTree(DirectoryTree):
+class HistoryTree(DirectoryTree):
+    """Folders, and the files some registered format reads (histories, sessions, databases)."""
+
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         paths = confine.visible(self.app, paths)  # served mode: nothing that leads out of the folder
-        return [p for p in paths if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".json")]
+        suffixes = facts.openable_suffixes()
+        return [p for p in paths if not p.name.startswith(".") and (p.is_dir() or p.name.endswith(suffixes))]
+
+
+class PathSuggester(Suggester):
+    """Completes a typed path with the first folder or readable file that starts with it."""
+
+    def __init__(self, screen: "OpenFileDialog") -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.dialog = screen
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value:
+            return None
+        typed = os.path.expanduser(value)
+        folder, _, stem = typed.rpartition("/")
+        base = Path(folder or ".") if folder or not typed.startswith("/") else Path("/")
+        if not Path(typed).is_absolute():
+            base = Path(self.dialog.start) / base
+        try:
+            entries = sorted(p for p in base.iterdir() if p.name.startswith(stem) and not p.name.startswith("."))
+        except OSError:
+            return None
+        tree = self.dialog.query_one(HistoryTree)
+        for p in tree.filter_paths(entries):
+            if p.name != stem or p.is_dir():
+                return value[:len(value) - len(stem)] + p.name + ("/" if p.is_dir() else "")
+        return None
 
 
 class OpenFileDialog(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Close", id="open.cancel", tooltip="Close without opening")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Close", id="open.cancel", tooltip="Close without opening"),
+        Binding("ctrl+up", "up", "Up a folder", key_display="ctrl+↑", id="open.up",
+                tooltip="Show the folder above this one"),
+    ]
 
     def __init__(self, start: str | None = None) -> None:
         super().__init__()
         self.start = start or os.getcwd()
 
     def compose(self) -> ComposeResult:
+        suffixes = " ".join(facts.openable_suffixes())
         with Vertical(id="dialog", classes="dialog wide"):
-            yield Static("Open a history (JSON)", id="dialog-title")
-            yield Input(placeholder="path to a .json file, then enter", id="open-path")
-            yield JsonTree(self.start, id="open-tree")
-            yield Static("enter opens · tab moves to the folder tree · esc closes", classes="dialog-hint")
+            yield Static(Text(f"Open a history or session file ({suffixes})"), id="dialog-title")
+            yield Input(placeholder="path, then enter (→ completes; a folder shows it; .. goes up)",
+                        id="open-path", suggester=PathSuggester(self))
+            yield HistoryTree(self.start, id="open-tree")
+            yield Static("enter opens · tab moves to the folder tree · ctrl+↑ up a folder · esc closes",
+                         classes="dialog-hint")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
+    def _show_folder(self, folder: Path) -> None:
+        if confine.refusal(self.app, str(folder)) is not None:
+            self.notify(f"{folder}: outside the served folder", severity="warning", markup=False)
+            return
+        self.start = str(folder)
+        self.query_one(HistoryTree).path = folder
+        self.query_one("#dialog-title", Static).update(Text(f"Open a history or session file: {folder}"))
+
+    def action_up(self) -> None:
+        self._show_folder(Path(self.start).resolve().parent)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         value = os.path.expanduser(event.value.strip())
-        if value:
-            self.dismiss(value)
+        if not value:
+            return
+        path = Path(value) if Path(value).is_absolute() else Path(self.start) / value
+        if value == "..":
+            self.query_one(Input).value = ""
+            self.action_up()
+        elif path.is_dir():
+            self.query_one(Input).value = ""
+            self._show_folder(path.resolve())
+        else:
+            self.dismiss(str(path) if not Path(value).is_absolute() and self.start != os.getcwd() else value)
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()

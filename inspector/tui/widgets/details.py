@@ -6,7 +6,7 @@ another message made necessary names it as a jump, `→ #1`, which f follows."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from ...engine import KINDS, Event
 from ..adapter import is_extension
+from ..causes import sentence
 from ..rows import MARK_NAMES, VIEWS, Row, original_part
 from ..text import indented, inert, json_block, pretty_json
 
@@ -48,7 +49,7 @@ def event_lines(e: Event, indent: int = 2, stage: bool = False) -> list[Renderab
 
 
 def details_text(row: Row | None, view: int, name: str | None = None, imported: Any = None,
-                 import_at: Mapping[int, list[Event]] | None = None) -> Group:
+                 import_at: Mapping[int, list[Event]] | None = None, later: Sequence[Event] = ()) -> Group:
     """``imported`` (view 0 of a provider format) adds where the row came from, its import
     events and the original object above its flat form."""
     if row is None:
@@ -60,7 +61,7 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
     if view and is_extension(name):
         parts.append(Text("An extension beyond MEM-5: Inspector's strict stage, not the rule.", "italic"))
     if view == 0 and imported is not None and row.origin is not None:
-        return _import_details(parts, row, imported, (import_at or {}).get(row.origin, []))
+        return _import_details(parts, row, imported, (import_at or {}).get(row.origin, []), later)
     parts.append(Text("\nEverything the stages will do to it:" if view == 0 else "\nEvents in this stage:", "bold"))
     if row.events:
         for e in row.events:
@@ -69,6 +70,7 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
         parts.append(indented(Text("none: the stage left it as it was" if view else "none: it goes through unchanged",
                                    "dim"), 2))
     if view == 0:
+        parts += later_lines(later)
         parts += [Text("\nAs given:", "bold"), json_block(pretty_json(row.after))]
         return Group(*parts)
     parts += [Text(f"\nBefore {name}:", "bold"),
@@ -79,7 +81,20 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
     return Group(*parts)
 
 
-def _import_details(parts: list[RenderableType], row: Row, imported: Any, events: list[Event]) -> Group:
+def later_lines(later: Sequence[Event]) -> list[RenderableType]:
+    """What the entry makes a later stage do (the events that name it as their cause)."""
+    if not later:
+        return []
+    out: list[RenderableType] = [Text.assemble(("\nWhat it causes later:", "bold"),
+                                               (f" ({CAUSE_KEY} goes to the first)", "dim"))]
+    for e in later:
+        out.append(indented(Text(inert(sentence(e)), "bold"), 2))
+        out.append(indented(Text(inert(e.message)), 4))
+    return out
+
+
+def _import_details(parts: list[RenderableType], row: Row, imported: Any, events: list[Event],
+                    later: Sequence[Event] = ()) -> Group:
     i = row.origin
     assert i is not None
     parts.append(Text.assemble(("From ", "bold"), inert(imported.where(i)), f" ({imported.format})"))
@@ -95,6 +110,7 @@ def _import_details(parts: list[RenderableType], row: Row, imported: Any, events
             parts += event_lines(e, stage=True)
     else:
         parts.append(indented(Text("none: it goes through unchanged", "dim"), 2))
+    parts += later_lines(later)
     whole = imported.original(i)
     part = original_part(imported, i)
     parts += [Text(f"\nOriginal ({imported.format}, {inert(imported.where(i))}):", "bold"),
@@ -110,6 +126,6 @@ class Details(VerticalScroll, can_focus=True):
         yield Static(id="details-body")
 
     def show(self, row: Row | None, view: int, name: str | None = None, imported: Any = None,
-             import_at: Mapping[int, list[Event]] | None = None) -> None:
-        self.query_one("#details-body", Static).update(details_text(row, view, name, imported, import_at))
+             import_at: Mapping[int, list[Event]] | None = None, later: Sequence[Event] = ()) -> None:
+        self.query_one("#details-body", Static).update(details_text(row, view, name, imported, import_at, later))
         self.scroll_home(animate=False)

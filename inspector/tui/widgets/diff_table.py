@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .. import layout
+from .. import facts, layout
 from ..adapter import describe_block
 from ..layout import ROLE_WIDTH
 from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, import_tag, original_part, role_of, tag_text
@@ -102,6 +102,9 @@ class Lines:
         return line - self.cum[i], 0
 
 
+LATER_TAG = 24  # characters the input view's fate column grows to for what an entry causes later
+
+
 class DiffTable(ScrollView, can_focus=True):
     """Rows of the current stage; a cursor row drives the details and journey panes."""
 
@@ -148,6 +151,8 @@ class DiffTable(ScrollView, can_focus=True):
         self.lines = Lines(None, 0, {})
         self._sized: tuple[Size, Size, Size] | None = None  # what the last layout gave (see _size_updated)
         self._base: Style | None = None  # the widget's style during one paint (see render_lines)
+        self.flags: dict[int, str] = {}  # row number -> severity of the chosen provider's problem on it
+        self.later: dict[int, str] = {}  # input entry -> what it causes later (the input view's fate)
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -372,7 +377,10 @@ class DiffTable(ScrollView, can_focus=True):
         if rows is None:
             return layout.Measures(shown=False)
         measured = rows.layout()
-        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, measured.tag,
+        tag = measured.tag
+        if rows.view == 0 and self.later:  # what entries cause later shares the fate column
+            tag = max(tag, min(max(map(len, self.later.values())), LATER_TAG))
+        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, tag,
                                measured.where, self.importing)
 
     def _where_width(self, width: int) -> int:
@@ -417,6 +425,13 @@ class DiffTable(ScrollView, can_focus=True):
         piece = set_cell_size(shorten(inert(ident), width), width)
         return [(piece, self._style("diff-table--gone") if gone else None)]
 
+    def _mark_cells(self, row: Row) -> list[tuple[str, Style | None]]:
+        """The row's mark, then ``!`` when the chosen provider has a problem with it."""
+        flag = self.flags.get(row.index)
+        if flag is None:
+            return [(row.mark + " ", None)]
+        return [(row.mark, None), ("!", self._style("diff-table--drop" if flag == "error" else "diff-table--change"))]
+
     def _index_text(self, row: Row) -> str:
         return f"#{row.origin}" if row.origin is not None else "new"
 
@@ -425,7 +440,9 @@ class DiffTable(ScrollView, can_focus=True):
         text = tag_of(row, view)
         if not text and row.origin is not None and self.rows is not None:
             text = import_tag(self.rows.import_at.get(row.origin, []))
-        if cell_len(text) > width:
+        if not text and view == 0 and row.origin is not None:
+            text = self.later.get(row.origin, "")
+        if cell_len(text) > width and row.events:
             text = tag_of(row, view, full=False)
         if cell_len(text) > width and "(" in text:  # narrow: the rule panel names the clause
             head, _, rest = text.partition("(")
@@ -442,7 +459,7 @@ class DiffTable(ScrollView, can_focus=True):
         message = row.message
         dim = self._style("diff-table--dim")
         cells: list[tuple[str, Style | None]] = [
-            (row.mark + " ", None),
+            *self._mark_cells(row),
             (set_cell_size(self._index_text(row).rjust(index - 1) + " ", index), dim),
             (" ", None),
             (fit(inert(role_of(message)), role), None),
@@ -507,7 +524,7 @@ class DiffTable(ScrollView, can_focus=True):
         else:
             left = side(row.before, row.entered, "(not there before: created by this stage)", half)
             right = side(row.after, row.left, "(dropped)", right_width)
-        cells = [(row.mark + " ", None), *left, (" │ ", dim), *right]
+        cells = [*self._mark_cells(row), *left, (" │ ", dim), *right]
         if ids:
             cells += [(" ", None), *self._ids_cells(row, ids)]
         if tag:
@@ -519,6 +536,9 @@ class DiffTable(ScrollView, can_focus=True):
         names them; a plain message by its text)."""
         imported = self.rows.imported
         shown = describe_block(imported.format, original_part(imported, row.origin))
+        if shown is not None and facts.is_session_format(imported.format):
+            text = self._preview(row.after)  # a session's line is named by its type: its text says which turn
+            return f"{text} · {preview(shown)}" if text else preview(shown)
         return preview(shown) if shown is not None else self._preview(row.after)
 
     @staticmethod

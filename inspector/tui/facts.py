@@ -1,0 +1,61 @@
+"""What the TUI asks of the format registry: the provider a format speaks, which files it can
+open, and the sessions of a file that holds several. Each answer is the formats' own declared
+fact (``inspector.formats``); the TUI keeps no list of format names, suffixes or providers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .. import formats
+from ..formats import SessionInfo
+
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
+
+__all__ = ["SessionInfo", "chosen_session", "files_under", "is_session_format", "openable_suffixes",
+           "provider_of", "session_entries"]
+
+
+def provider_of(fmt: str) -> str | None:
+    """The provider API a format speaks (its resume target), None for a flat history."""
+    return formats.provider(fmt)
+
+
+def is_session_format(fmt: str) -> bool:
+    """Whether a format is an agent's own session record (a line or row per entry)."""
+    return formats.is_session_format(fmt)
+
+
+def openable_suffixes() -> tuple[str, ...]:
+    """Every file suffix some registered format reads."""
+    return formats.suffixes()
+
+
+def session_entries(document: Any) -> list[SessionInfo]:
+    """The sessions of a parsed file that holds several, when none is chosen yet (empty for
+    any other document, and for a file holding one session only)."""
+    held = formats.sessions(document)
+    return held if len(held) > 1 and formats.chosen_session(document) is None else []
+
+
+def chosen_session(document: Any) -> str | None:
+    """The session chosen in a parsed file that holds several (None: not such a file)."""
+    return formats.chosen_session(document) if len(formats.sessions(document)) > 1 else None
+
+
+def files_under(root: str | os.PathLike) -> Iterator[str]:
+    """Every history and session file under ``root``, recursively, sorted: the session files a
+    session format claims (as ``inspector check DIR`` finds them), and the files with a
+    history format's suffix (whether one is a history is known once it is read, which the
+    folder browser does in the background)."""
+    root = Path(root)
+    found = set(formats.session_files(root))
+    history = formats.suffixes("history")
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for f in files:
+            if f.endswith(history) and not f.startswith(".") and ".repaired." not in f:
+                found.add(os.path.join(folder, f))
+    yield from sorted(found)

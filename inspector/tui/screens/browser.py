@@ -1,0 +1,201 @@
+"""``inspector DIR``: every history and session file under a folder, with what ``inspector
+check DIR`` would say of each, worked out in the background one file at a time.
+
+Enter opens the selected file (a file that holds several sessions then offers them), escape
+goes back; ``v`` sorts by verdict, ``m`` by time, ``n`` by name. The verdicts outlive the
+screen (the caller keeps the cache), so coming back to the folder does not check it again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import get_current_worker
+
+from ... import pipeline, sessions, targets
+from ...io import describe_error, read_bytes
+from .. import confine, facts
+from ..text import inert
+
+OK, CHANGE, UNREADABLE, PENDING = "ok", "would change", "unreadable", "…"
+ORDER = {UNREADABLE: 0, CHANGE: 1, OK: 2, PENDING: 3}   # sorted by verdict: worst first
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerdict:
+    """What ``inspector check`` says of one file: ok, would change (and why), unreadable."""
+
+    status: str
+    detail: str = ""
+
+
+def check_file(path: str, read: Callable[[str], bytes] = read_bytes) -> FileVerdict:
+    """The pipeline's outcome of one file, in ``inspector check``'s words, with what the
+    provider its format speaks would still reject after the repair (``read``: how its bytes
+    are read; in served mode, through the confinement)."""
+    name = os.path.basename(path)
+    try:
+        document = pipeline.parse(read(path), name)
+        held = facts.session_entries(document)
+        if held:   # as `inspector check` does: each session on its own
+            verdicts = [(s.id, _verdict(pipeline.outcome(pipeline.read(document, name, session=s.id), name)))
+                        for s in held]
+            worst = min((v.status for _, v in verdicts), key=ORDER.__getitem__)
+            return FileVerdict(worst, f"{len(held)} sessions (enter lists them): "
+                               + "; ".join(f"{sid} {v.status}" for sid, v in verdicts))
+        return _verdict(pipeline.outcome(pipeline.read(document, name), name, owned=True))
+    except Exception as exc:  # noqa: BLE001 - one bad file is a row that says so, not a crash
+        return FileVerdict(UNREADABLE, describe_error(exc, name).removeprefix(f"{name}: "))
+
+
+def _verdict(outcome: pipeline.Outcome) -> FileVerdict:
+    """One history's line: what the provider would reject as it is (a session's resume), what
+    the repair does, and whether the provider would take the repaired history."""
+    result = outcome.result
+    words = [outcome.format]
+    why = sessions.why(outcome.imported, result).strip(" ()") if outcome.changed else ""
+    if why:
+        words.append(why)
+    elif outcome.changed:
+        events = len(result.events) + len(outcome.export_events)
+        words.append(f"{result.summary()}, {events} events")
+    provider = facts.provider_of(outcome.format)
+    if provider is not None:
+        problems = targets.check(outcome, provider)
+        errors = [p for p in problems if p.severity == targets.ERROR]
+        words.append(f"after repair {provider} still rejects {', '.join(dict.fromkeys(p.rule for p in errors))}"
+                     if errors else f"after repair {provider} accepts it")
+    if not outcome.changed:
+        return FileVerdict(OK, " · ".join([*words, "nothing to change"]))
+    return FileVerdict(CHANGE, " · ".join(words))
+
+
+class BrowserScreen(Screen[str | None]):
+    """Dismisses with the path to open, or None (escape)."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="browser.back", tooltip="Back to the open history"),
+        Binding("v", "sort('verdict')", "By verdict", id="browser.sort_verdict", tooltip="Sort by verdict, worst first"),
+        Binding("m", "sort('time')", "By time", id="browser.sort_time", tooltip="Sort by last change, newest first"),
+        Binding("n", "sort('name')", "By name", id="browser.sort_name", tooltip="Sort by path"),
+        Binding("q", "app.quit", "Quit", id="browser.quit", tooltip="Quit Inspector"),
+    ]
+
+    class Checked(Message):
+        def __init__(self, path: str, verdict: FileVerdict) -> None:
+            super().__init__()
+            self.path = path
+            self.verdict = verdict
+
+    def __init__(self, root: str | os.PathLike, cache: MutableMapping[tuple[str, float], FileVerdict]) -> None:
+        super().__init__()
+        self.root = Path(root)
+        self.cache = cache
+        self.files: list[str] = []
+        self.mtimes: dict[str, float] = {}
+        self.verdicts: dict[str, FileVerdict] = {}
+        self.sorted_by = "name"
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="browser-title")
+        yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        found = [p for p in facts.files_under(self.root)
+                 if confine.refusal(self.app, p) is None]  # served mode: nothing that leads out
+        self.files = found
+        for p in found:
+            try:
+                self.mtimes[p] = os.stat(p).st_mtime
+            except OSError:
+                self.mtimes[p] = 0.0
+            cached = self.cache.get((p, self.mtimes[p]))
+            self.verdicts[p] = cached if cached is not None else FileVerdict(PENDING)
+        table = self.query_one(DataTable)
+        widest = max((len(os.path.relpath(p, self.root)) for p in found), default=10)
+        name_width = min(widest, max(self.app.size.width // 3, 20))
+        table.add_column("verdict", key="verdict", width=12)
+        table.add_column("file", key="file", width=name_width)
+        when = 16 if self.app.size.width >= 120 else 11
+        table.add_column("changed", key="time", width=when)
+        table.add_column("what check says", key="detail",
+                         width=max(self.app.size.width - name_width - when - 22, 20))
+        for p in found:
+            table.add_row(*self._cells(p), key=p)
+        self._title()
+        table.focus()
+        if any(v.status == PENDING for v in self.verdicts.values()):
+            self._check_all([p for p in found if self.verdicts[p].status == PENDING])
+
+    def _title(self) -> None:
+        done = sum(v.status != PENDING for v in self.verdicts.values())
+        counts = {s: sum(v.status == s for v in self.verdicts.values()) for s in (OK, CHANGE, UNREADABLE)}
+        title = Text()
+        title.append(f"{inert(str(self.root))}/", "bold")
+        title.append(f"  {len(self.files)} history and session files (recursively)")
+        if done < len(self.files):
+            title.append(f" · checking {done} of {len(self.files)}…", "dim")
+        title.append(f" · ok {counts[OK]} · would change {counts[CHANGE]} · unreadable {counts[UNREADABLE]}")
+        title.append(f"\nenter opens · v/m/n sort by verdict, time, name (now: {self.sorted_by}) · esc back",
+                     "dim")
+        if not self.files:
+            title.append("\nNo history or session file here.", "bold")
+        self.query_one("#browser-title", Static).update(title)
+
+    def _cells(self, path: str) -> tuple[Text, Text, Text, Text]:
+        v = self.verdicts[path]
+        style = {OK: "", CHANGE: "bold", UNREADABLE: "bold reverse"}.get(v.status, "dim")
+        shape = "%Y-%m-%d %H:%M" if self.app.size.width >= 120 else "%m-%d %H:%M"
+        when = time.strftime(shape, time.localtime(self.mtimes[path])) if self.mtimes[path] else ""
+        rel = os.path.relpath(path, self.root)
+        return Text(v.status, style), Text(inert(rel)), Text(when, "dim"), Text(inert(v.detail))
+
+    def _check_all(self, paths: list[str]) -> None:
+        def run() -> None:
+            worker = get_current_worker()
+            confinement = confine.of(self.app)
+            read = read_bytes if confinement is None else (lambda p: confine.read(confinement, p))
+            for p in paths:
+                if worker.is_cancelled:
+                    return
+                self.post_message(self.Checked(p, check_file(p, read)))
+
+        self.run_worker(run, thread=True, exclusive=True, group="browse", description="check the folder's files")
+
+    def on_browser_screen_checked(self, message: Checked) -> None:
+        self.verdicts[message.path] = message.verdict
+        self.cache[(message.path, self.mtimes.get(message.path, 0.0))] = message.verdict
+        table = self.query_one(DataTable)
+        status, _, _, detail = self._cells(message.path)
+        table.update_cell(message.path, "verdict", status)
+        table.update_cell(message.path, "detail", detail, update_width=False)
+        self._title()
+
+    def action_sort(self, by: str) -> None:
+        self.sorted_by = by
+        table = self.query_one(DataTable)
+        if by == "verdict":
+            table.sort("verdict", "file", key=lambda cells: (ORDER.get(cells[0].plain, 9), cells[1].plain))
+        elif by == "time":
+            table.sort("time", key=lambda when: when.plain, reverse=True)
+        else:
+            table.sort("file", key=lambda name: name.plain)
+        self._title()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.dismiss(str(event.row_key.value))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,58 @@
+"""Pick the provider to check against: every target with its verdict at the moment shown."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..verdict import WHEN, Verdicts
+from ..widgets.verdict import BAD, OK, WARN, Text
+
+NONE = ""   # the option that shows every provider's verdict instead of one's problems
+
+
+class ProviderPicker(ModalScreen[str | None]):
+    """Dismisses with a target name, :data:`NONE` for the matrix, or None (escape)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Close", id="providers.cancel", tooltip="Close without choosing")]
+
+    def __init__(self, verdicts: Verdicts, stage: str, chosen: str | None) -> None:
+        super().__init__()
+        self.verdicts = verdicts
+        self.stage = stage
+        self.chosen = chosen
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for v in self.verdicts.matrix(self.stage):
+            line = Text()
+            line.append("✓ " if v.accepts else "✗ ", OK if v.accepts else BAD)
+            line.append(f"{v.target:<18}", "bold" if v.target == self.chosen else "")
+            line.append(v.short(), OK if v.accepts and not v.warnings else (BAD if v.errors else WARN))
+            if v.problems:
+                line.append("  " + ", ".join(dict.fromkeys(p.rule for p in v.problems)), "$text-muted")
+            options.append(Option(line.content(), id=v.target))
+        options.append(Option(Text().append("every provider's verdict, none chosen", "$text-muted").content(),
+                              id="-none-"))
+        with Vertical(id="dialog", classes="dialog wide providers"):
+            yield Static(f"Which provider? Their verdicts {WHEN[self.stage]}", id="dialog-title")
+            yield OptionList(*options, id="providers-list")
+            yield Static("enter checks against it · esc closes", classes="dialog-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        listing = self.query_one(OptionList)
+        listing.focus()
+        ids = [v.target for v in self.verdicts.matrix(self.stage)]
+        listing.highlighted = ids.index(self.chosen) if self.chosen in ids else 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(NONE if event.option.id == "-none-" else event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,166 @@
+"""Would the provider take this history now? ``inspector.targets.check`` on the pipeline's
+outcome, arranged for the screen: no textual, no rule of its own.
+
+Three moments can be checked, and the screen shows the one its view stands for: the input as
+given (view 0: the flat messages the import read, before any repair), the history after
+MEM-5 (the four stages' views) and after the strict stage (its own view, when it is on). Each
+problem keeps the input entry its row came from (the result's origins), so the table marks
+the rows in every view that shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import pipeline, targets
+from ..engine import Result
+from ..formats import Imported
+from ..targets import Problem
+
+INPUT, MEM5, STRICT = "input", "mem-5", "strict"
+WHEN = {INPUT: "as given", MEM5: "after MEM-5's repair", STRICT: "after the strict stage"}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One target's problems with the history at one moment."""
+
+    target: str
+    stage: str
+    problems: tuple[Problem, ...] = ()
+    origins: tuple[int | None, ...] = ()     # per problem: the input entry its row came from
+    places: tuple[str | None, ...] = ()      # per problem: its native location, when known
+    failure: str | None = None               # the check itself could not run (why)
+
+    @property
+    def errors(self) -> int:
+        return sum(p.severity == targets.ERROR for p in self.problems)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.problems) - self.errors
+
+    @property
+    def accepts(self) -> bool:
+        return self.failure is None and not targets.failed(list(self.problems))
+
+    def short(self) -> str:
+        """`accepts`, `2 errors`, `1 warning`: one cell of the matrix."""
+        if self.failure is not None:
+            return "not checked"
+        if self.errors:
+            return _count(self.errors, "error")
+        return "accepts" + (f" ({_count(self.warnings, 'warning')})" if self.warnings else "")
+
+    def sentence(self) -> str:
+        """The header's words: would the provider accept the history now."""
+        when = WHEN[self.stage]
+        if self.failure is not None:
+            return f"{self.target}: not checked {when} ({self.failure})"
+        if self.errors:
+            more = f" and {_count(self.warnings, 'warning')}" if self.warnings else ""
+            rules = ", ".join(dict.fromkeys(p.rule for p in self.problems if p.severity == targets.ERROR))
+            return f"{self.target} would reject this history {when}: {_count(self.errors, 'error')}{more} ({rules})"
+        if self.warnings:
+            return f"{self.target} would accept this history {when}, with {_count(self.warnings, 'warning')}"
+        return f"{self.target} would accept this history {when}"
+
+    def strict_repairs(self) -> list[Problem]:
+        """The problems the strict stage repairs, as each target rule declares."""
+        return [p for p in self.problems if p.strict]
+
+
+@dataclass(slots=True)
+class Verdicts:
+    """Every checked target at every checked moment."""
+
+    by_stage: dict[str, dict[str, Verdict]] = field(default_factory=dict)
+    complete: bool = False   # every target checked (the chosen one comes first)
+
+    def at(self, stage: str, target: str) -> Verdict | None:
+        return self.by_stage.get(stage, {}).get(target)
+
+    def matrix(self, stage: str) -> list[Verdict]:
+        return list(self.by_stage.get(stage, {}).values())
+
+
+def stage_of_view(name: str, index: int) -> str:
+    """The moment a view stands for: view 0 the input, strict's view the strict output, every
+    MEM-5 stage the history MEM-5 writes."""
+    if index == 0:
+        return INPUT
+    return STRICT if name == STRICT else MEM5
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _verdict(target: str, stage: str, subject: Any, origin: Callable[[int], int | None],
+             place: Callable[[Problem], str | None]) -> Verdict:
+    try:
+        problems = targets.check(subject, target)
+    except Exception as exc:  # noqa: BLE001 - one target that cannot read a history leaves the others
+        return Verdict(target, stage, failure=f"{type(exc).__name__}: {exc}")
+    return Verdict(target, stage, tuple(problems), tuple(origin(p.index) for p in problems),
+                   tuple(place(p) for p in problems))
+
+
+def check_all(imported: Imported, result: Result, strict: bool, name: str = "<input>",
+              names: Sequence[str] | None = None, cancelled: Callable[[], bool] = lambda: False,
+              first: str | None = None, report: Callable[[Verdicts], None] = lambda verdicts: None) -> Verdicts:
+    """Every target in ``names`` (all by default) on the input as given, after MEM-5, and
+    after strict when ``result`` has it (``strict``). Off the UI thread: a check reads the
+    whole history, a few seconds per target on 100,000 messages, so ``first`` (the chosen
+    target) is checked at every moment before the others and ``report`` is called with
+    what is known then, and again at the end."""
+    names = tuple(names or targets.TARGETS)
+    if first in names:
+        names = (first, *(t for t in names if t != first))
+    out = Verdicts()
+    given = list(imported.messages)
+    n = len(given)
+
+    def given_place(p: Problem) -> str | None:
+        return p.where or (imported.where(p.index) if p.index < n else None)
+
+    moments: list[tuple[str, Any, Callable[[int], int | None], Callable[[Problem], str | None]]] = [
+        (INPUT, given, lambda i: i if i < n else None, given_place)]
+    repairs = [(MEM5, result if not strict else pipeline.repair(imported, (), owned=True))]
+    if strict:
+        repairs.append((STRICT, result))
+    for stage, res in repairs:
+        origins = res.origins
+        moments.append((stage, pipeline.Outcome(name, imported, res, pipeline.export(imported, res)),
+                        lambda i, o=origins: o[i] if i < len(o) else None, lambda p: p.where))
+    for k, t in enumerate(names):
+        for stage, subject, origin, place in moments:
+            if cancelled():
+                return out
+            out.by_stage.setdefault(stage, {})[t] = _verdict(t, stage, subject, origin, place)
+        if k == 0 and first == t and len(names) > 1:
+            report(out)
+    out.complete = True
+    report(out)
+    return out
+
+
+def flagged_rows(verdict: Verdict | None, row_of: dict[int, int], final_rows: Iterable[tuple[int, int]] = ()
+                 ) -> dict[int, str]:
+    """Row number -> the worst severity of the problems on it, for one view: ``row_of`` maps
+    an input entry to the view's row; ``final_rows`` maps (output index, row) for a view that
+    shows the checked output itself (so a synthesized row, which has no input entry, is
+    marked too)."""
+    if verdict is None:
+        return {}
+    out: dict[int, str] = {}
+    by_output = dict(final_rows)
+    for p, o in zip(verdict.problems, verdict.origins):
+        r = row_of.get(o) if o is not None else by_output.get(p.index)
+        if r is None:
+            continue
+        if out.get(r) != targets.ERROR:
+            out[r] = p.severity
+    return out

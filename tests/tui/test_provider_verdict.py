@@ -1,0 +1,88 @@
+"""The provider's verdict in the TUI, through make_app: the bar says in words whether the
+chosen provider would accept the history now, the Provider pane lists what `inspector check
+--target` lists, the rows are marked, x goes to them, and strict's repairs show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.pipeline import run_file
+from inspector.targets import TARGETS, check
+from inspector.tui.screens.providers import ProviderPicker
+from inspector.tui.screenshots import settle
+from inspector.tui.widgets.diff_table import DiffTable
+
+from .helpers import opened, widget_text
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLE_11 = SAMPLES / "11-known-limit-separated-result.json"
+
+
+async def test_a_chosen_target_names_its_rules_and_marks_their_rows():
+    async with opened(SAMPLE_11, target="openai-chat") as (app, pilot):
+        await settle(app, pilot)
+        bar = widget_text(app, "#verdict")
+        assert "openai-chat would reject" in bar
+        problems = check(run_file(SAMPLE_11), "openai-chat")   # what `check --target` reports
+        assert {p.rule for p in problems} == {"tool-calls-unanswered", "tool-without-calls"}
+        pane = app.main.query_one("#problems").render()
+        for p in problems:
+            assert p.rule in str(pane) and p.error[:40] in str(pane) and p.source in str(pane)
+        table = app.main.query_one(DiffTable)
+        assert set(table.flags) == {p.index for p in problems}   # the input view: rows are entries
+        await pilot.press("x")
+        assert table.current.origin == min(p.index for p in problems)
+        await pilot.press("x")
+        assert table.current.origin == max(p.index for p in problems)
+
+
+async def test_without_a_target_a_flat_history_shows_every_targets_verdict():
+    async with opened(SAMPLE_11) as (app, pilot):
+        await settle(app, pilot)
+        bar = widget_text(app, "#verdict")
+        for name in TARGETS:
+            assert name in bar
+        assert app.main.target is None and not app.main.query_one(DiffTable).flags
+        await pilot.press("v")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProviderPicker)
+        await pilot.press("enter")      # the first target: openai-chat
+        await settle(app, pilot)
+        assert app.main.target == TARGETS[0]
+        assert app.main.query_one(DiffTable).flags
+
+
+async def test_strict_shows_what_it_repairs_and_the_verdict_follows_the_stage():
+    async with opened(SAMPLE_11, target="openai-chat") as (app, pilot):
+        await settle(app, pilot)
+        await pilot.press("4")
+        assert "after MEM-5" in widget_text(app, "#verdict") and "would reject" in widget_text(app, "#verdict")
+        await pilot.press("t")
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert "would accept" in widget_text(app, "#verdict")
+        assert "strict stage repaired 2" in str(app.main.query_one("#problems").render())
+        strict = run_file(SAMPLE_11, strict=True)
+        assert not check(strict, "openai-chat")
+
+
+async def test_a_format_speaks_its_provider_by_default():
+    async with opened(SAMPLES / "21-claude-code-session.jsonl") as (app, pilot):
+        await settle(app, pilot)
+        assert app.main.target == "anthropic"
+        assert "anthropic would" in widget_text(app, "#verdict")
+
+
+def test_the_chosen_target_is_reported_before_the_others():
+    from inspector import pipeline
+    from inspector.tui.verdict import INPUT, MEM5, check_all
+
+    imported = pipeline.load_file(SAMPLE_11)
+    result = pipeline.repair(imported)
+    seen = []
+    check_all(imported, result, False, first="anthropic",
+              report=lambda v: seen.append(({s: sorted(by) for s, by in v.by_stage.items()}, v.complete)))
+    (early, done_early), (late, done) = seen
+    assert early == {INPUT: ["anthropic"], MEM5: ["anthropic"]} and not done_early
+    assert done and all(sorted(late[s]) == sorted(TARGETS) for s in (INPUT, MEM5))
