@@ -18,6 +18,7 @@ module only wires them together. No step edits what an earlier step returned.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,11 +44,26 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto", sniff: bool = T
     if sniff:
         # Formats sniff the head only: a one-line JSON body of many megabytes is then not
         # parsed once per JSON Lines format before it is parsed as the document it is.
-        head = data[:SNIFF_BYTES]
+        head = sniff_head(data)
         for f in REGISTRY.values():
             if f.sniff(head, name):
                 return f.parse(data, name)
     return parse_json(data, name)
+
+
+_NON_BLANK = re.compile(rb"\S")
+
+
+def sniff_head(data: bytes) -> bytes:
+    """The first :data:`SNIFF_BYTES`, extended to the end of the line they cut: a session
+    whose first line is longer is still seen whole. A document that is one line (nothing but
+    whitespace after its first line break) is cut at the limit: it is JSON, not JSON Lines."""
+    if len(data) <= SNIFF_BYTES:
+        return data
+    end = data.find(b"\n", SNIFF_BYTES)
+    if end < 0 or _NON_BLANK.search(data, end + 1) is None:
+        return data[:SNIFF_BYTES]
+    return data[:end + 1]
 
 
 def select_session(document: Any, session: str, name: str) -> Any:

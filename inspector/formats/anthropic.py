@@ -87,10 +87,12 @@ class Anthropic(BlockSpec):
     def arrange(self, im, origin, blocks, kept, strict, notes):
         """Anthropic rejects anything but more ``tool_use`` after a message's first ``tool_use``.
         With ``--strict`` the blocks that follow it move ahead of it, in their order."""
-        uses = [k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"]
-        if not strict or not uses:
+        if not strict:
             return kept
-        first = kept.index(uses[0])
+        uses = {k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"}
+        if not uses:
+            return kept
+        first = next(p for p, k in enumerate(kept) if k in uses)
         late = [k for k in kept[first:] if k not in uses]
         if not late:
             return kept

@@ -26,6 +26,9 @@ from .base import Decisions, Exported, Imported, Loc, join_text, kind_of, note_u
 EMITS = declare(
     Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
          "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
+    Kind("export-developer-system", EXPORT_CLAUSE, False, "developer into system",
+         "An OpenAI developer message was written into the target's top-level system field: the target has "
+         "no developer role.", "move"),
 )
 
 
@@ -216,6 +219,10 @@ class BlockSpec:
             role = msg["role"]
             if role in ("system", "developer"):      # OpenAI's developer role is its system prompt
                 systems.append(msg["content"])
+                if role == "developer":
+                    notes.note("export-developer-system",
+                               f"row {o} is a developer message; {self.name} has no developer role, so its text "
+                               f"is written into the top-level system field.", origin=o)
             elif role == "assistant":
                 blocks = [self.text_block(msg["content"])] if msg["content"].strip() else []
                 blocks += [self.call_block(c["tool_call_id"], c, im) for c in msg.get("tool_calls") or ()]

@@ -25,6 +25,10 @@ NAME = "openai-chat"
 PART_MARKERS = frozenset({"image_url", "input_audio", "file", "refusal"})
 PARTS = frozenset({"text", *PART_MARKERS})   # every part type a Chat message may hold
 TEXT_PARTS = ("text", "refusal", "input_text", "output_text")
+# Message fields only Chat Completions defines (an assistant message echoing a response:
+# ``annotations``, ``refusal``, ``audio``; the legacy ``function_call``): evidence of the
+# format, never fields for the flat shape to discard.
+MESSAGE_MARKERS = frozenset({"annotations", "refusal", "audio", "function_call"})
 
 
 def content_text(content: Any) -> Any:
@@ -153,6 +157,7 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
 def evidence(document: Any) -> list[str]:
     shape = shape_of(document, "messages")
     found = [f'a "{t}" content part' for t in sorted(PART_MARKERS & shape.blocks.keys())]
+    found += [f'a message with "{k}"' for k in sorted(MESSAGE_MARKERS & shape.message_keys)]
     if shape.call_function_objects:
         found.append('calls with "function": {name, arguments}')
     return found

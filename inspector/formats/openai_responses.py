@@ -265,7 +265,9 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     for msg, o in zip(result.messages, result.origins):
         role = msg["role"]
         if role == "assistant":
-            if msg["content"]:
+            # An empty turn without calls is still written: left out, what follows it would
+            # move up (a result could then open the input) with no event to say so.
+            if msg["content"] or not msg.get("tool_calls"):
                 out.append({"role": "assistant", "content": msg["content"]})
             for c in msg.get("tool_calls") or ():
                 out.append({"type": "function_call", "call_id": c["tool_call_id"], "name": call_name(c),
