@@ -103,9 +103,9 @@ def repair(imported: Imported, extensions: Sequence[str] = (), owned: bool = Fal
 
 
 # -- export -------------------------------------------------------------------------------
-def _written(imported: Imported, result: Result, to: str) -> tuple[Any, list[Event]]:
+def _written(imported: Imported, result: Result, to: str, reasoning: str) -> tuple[Any, list[Event]]:
     """The formats' export, and what it changed on its own: the one call into it."""
-    exported = export_history(imported, result, to)
+    exported = export_history(imported, result, to, reasoning)
     return exported.document, exported.events
 
 
@@ -139,10 +139,13 @@ class Exported:
         return self._entries
 
 
-def export(imported: Imported, result: Result, to: str = "same", compact: bool = False) -> Exported:
+def export(imported: Imported, result: Result, to: str = "same", compact: bool = False,
+           reasoning: str = "keep") -> Exported:
     """``result`` (from :func:`repair` of ``imported``) as a document in format ``to``
-    (``same``: the input's own)."""
-    document, events = _written(imported, result, to)
+    (``same``: the input's own). ``reasoning``: ``keep`` writes reasoning back as it was read;
+    ``strip`` (``--reasoning strip``) removes every reasoning block, signature and encrypted
+    item, each removal an export event."""
+    document, events = _written(imported, result, to, reasoning)
     return Exported(document, events, imported.format if to == "same" else to, compact)
 
 
@@ -157,6 +160,7 @@ class Outcome:
     result: Result
     export: Exported
     to: str = "same"
+    reasoning: str = "keep"        # the --reasoning policy the export ran with
 
     @property
     def format(self) -> str:
@@ -201,15 +205,15 @@ class Outcome:
 
 
 def outcome(imported: Imported, name: str = "<input>", to: str = "same", strict: bool = False,
-            compact: bool = False, owned: bool = False) -> Outcome:
+            compact: bool = False, owned: bool = False, reasoning: str = "keep") -> Outcome:
     """Repair and export an import: the steps after :func:`load`."""
     result = repair(imported, EXTENSIONS if strict else (), owned)
-    return Outcome(name, imported, result, export(imported, result, to, compact), to)
+    return Outcome(name, imported, result, export(imported, result, to, compact, reasoning), to, reasoning)
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
         strict: bool = False, compact: bool = False, session: str | None = None,
-        owned: bool = False) -> Outcome:
+        owned: bool = False, reasoning: str = "keep") -> Outcome:
     """Every step on a parsed document (``bytes`` are parsed first, and then owned; ``session``
     picks one session in a file that holds several; ``owned``: see :func:`repair`)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
@@ -217,10 +221,10 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
         owned = True
     else:
         imported = read(document, name, fmt, session)
-    return outcome(imported, name, to, strict, compact, owned)
+    return outcome(imported, name, to, strict, compact, owned, reasoning)
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,
-             compact: bool = False, session: str | None = None) -> Outcome:
+             compact: bool = False, session: str | None = None, reasoning: str = "keep") -> Outcome:
     """:func:`run` on a file, or on standard input for ``-``."""
-    return run(read_bytes(path), display_name(path), fmt, to, strict, compact, session)
+    return run(read_bytes(path), display_name(path), fmt, to, strict, compact, session, reasoning=reasoning)

@@ -13,7 +13,7 @@ import pytest
 
 from inspector.engine import (
     CLAUSE_STAGES, CLAUSES, EXPORT_CLAUSE, EXTENSIONS, IMPORT_CLAUSE, KINDS, MEM5_STAGES, STAGE_BY_NAME, STAGES,
-    STRICT_CLAUSES, STRICT_EXPORT_CLAUSES, STRICT_KINDS, Kind, declare, gc_paused, kind, kinds_with, normalize,
+    REASONING_CLAUSES, STRICT_CLAUSES, STRICT_EXPORT_CLAUSES, STRICT_KINDS, Kind, declare, gc_paused, kind, kinds_with, normalize,
     summary,
 )
 from inspector.engine.rule import EFFECTS, SCOPES
@@ -42,7 +42,7 @@ def test_every_kind_names_a_clause_a_table_defines():
     for name, k in KINDS.items():
         assert k.clause in CLAUSE_STAGES and k.stage, name
         defined = (k.clause in CLAUSES or k.clause in STRICT_CLAUSES or k.clause in STRICT_EXPORT_CLAUSES
-                   or k.clause in (IMPORT_CLAUSE, EXPORT_CLAUSE))
+                   or k.clause in REASONING_CLAUSES or k.clause in (IMPORT_CLAUSE, EXPORT_CLAUSE))
         assert defined, name
     with pytest.raises(ValueError, match="no table defines"):
         declare(Kind("made-up", "strict:nowhere", False, "made up", "A clause nobody wrote."))

@@ -56,6 +56,7 @@ class Job:
     fmt: str = "auto"     # --from
     to: str = "same"      # --to
     strict: bool = False  # --strict
+    reasoning: str = "keep"  # --reasoning
     errors: str | None = None
     report: str | None = None
     task_bytes: int = TASK_BYTES  # input per task; small in tests to get many tasks
@@ -65,7 +66,7 @@ class Job:
 
     @property
     def conversion(self) -> Conversion:
-        return Conversion(self.fmt, self.to, self.strict)
+        return Conversion(self.fmt, self.to, self.strict, self.reasoning)
 
     def check(self) -> None:
         if self.workers < 1:

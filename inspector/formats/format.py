@@ -64,6 +64,7 @@ class Format:
     of a JSONL output; ``sessions(document)`` lists the sessions of a file holding several,
     ``select(document, id, name)`` chooses one, ``chosen(document)`` says which one is.
     ``kinds`` are the event kinds only this format emits (declared to the engine's table).
+    ``strip_reasoning(document, notes)`` removes the reasoning of a written document.
     """
 
     name: str
@@ -88,6 +89,9 @@ class Format:
     select: Callable[[Any, str, str], Any] | None = None
     chosen: Callable[[Any], str | None] | None = None
     kinds: tuple[Kind, ...] = ()
+    # ``--reasoning strip`` on a document this format wrote: the document without its
+    # reasoning, each removal noted (None: the format holds none Inspector knows).
+    strip_reasoning: Callable[[Any, Exported], Any] | None = None
 
     @property
     def is_session(self) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, declare
-from . import base, blocks
+from . import base, blocks, reasoning
 from .base import Imported, args_object, as_text, call_args, call_name, describe_block, join_text, kind_of
 from .blocks import BlockSpec
 from .format import Format
@@ -96,6 +96,16 @@ class Gemini(BlockSpec):
         if isinstance(resp, Mapping):
             return "result", (resp.get("id"), as_text(resp.get("response")))
         return "other", None
+
+    def reasoning_of(self, part: Any) -> tuple[str, bool, bool, str] | None:
+        if not isinstance(part, Mapping):
+            return None
+        sig = _get(part, "thoughtSignature", "thought_signature")
+        if part.get("thought"):
+            return "thought", bool(sig), False, part["text"] if isinstance(part.get("text"), str) else ""
+        if sig:
+            return "thoughtSignature", True, True, ""
+        return None
 
     def system_text(self, value: Any) -> str:
         if isinstance(value, Mapping):
@@ -276,6 +286,35 @@ def _uses_snake(history: list[Any]) -> bool:
     return False
 
 
+# Google's documented stand-in for a signature Gemini 3 requires on the first functionCall
+# part of a turn, for histories whose signatures are gone (ai.google.dev, "Thought signatures").
+SIGNATURE_SENTINEL = "skip_thought_signature_validator"
+
+
+def _thought(part: Any) -> str | None:
+    return "thought" if isinstance(part, Mapping) and part.get("thought") else None
+
+
+def _unsign(part: Any, first_call: bool) -> tuple[Any, str]:
+    """The part without its signature (None when it has none); the first call of a turn
+    gets the sentinel in its place."""
+    if not isinstance(part, Mapping):
+        return None, ""
+    keys = [k for k in ("thoughtSignature", "thought_signature") if k in part]
+    if not keys or part[keys[0]] == SIGNATURE_SENTINEL:
+        return None, ""
+    plain = {k: v for k, v in part.items() if k not in keys}
+    if first_call and reasoning._is_call(part):
+        plain[keys[0]] = SIGNATURE_SENTINEL
+        return plain, f"; Google's sentinel {SIGNATURE_SENTINEL!r} takes its place, as the first call of a turn needs one"
+    return plain, ""
+
+
+def strip_reasoning(document: Any, notes: Any) -> Any:
+    """``--reasoning strip``: thought parts go, and so does every thoughtSignature."""
+    return reasoning.strip_blocks(document, notes, "contents", "parts", _thought, _unsign)
+
+
 SPEC = Gemini()
 import_ = SPEC.import_
 export_same = SPEC.export_same
@@ -305,5 +344,6 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("id",), ("text", "args", "response")),
     provider="gemini",
-    kinds=EMITS + blocks.EMITS + base.EMITS,
+    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS,
+    strip_reasoning=strip_reasoning,
 )
