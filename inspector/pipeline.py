@@ -103,21 +103,13 @@ def repair(imported: Imported, extensions: Sequence[str] = (), owned: bool = Fal
 
 
 # -- export -------------------------------------------------------------------------------
-def _written(imported: Imported, result: Result, to: str, reasoning: str) -> tuple[Any, list[Event]]:
-    """The formats' export, and what it changed on its own: the one call into it."""
-    exported = export_history(imported, result, to, reasoning)
-    return exported.document, exported.events
-
-
 @dataclass(slots=True)
-class Exported:
-    """A repair written back in one format: the document, the export's own events (what it
-    changed beyond the engine's decisions), and the bytes and entry count, computed when
-    first asked for."""
+class Exported(formats.Exported):
+    """A repair written back in one format: the formats' export (the document and the
+    export's own events, what it changed beyond the engine's decisions), with the format it
+    is in and the bytes and entry count, computed when first asked for."""
 
-    document: Any
-    events: list[Event]
-    format: str
+    format: str = ""
     compact: bool = False
     _data: bytes | None = field(default=None, repr=False)
     _entries: int | None = field(default=None, repr=False)
@@ -145,8 +137,8 @@ def export(imported: Imported, result: Result, to: str = "same", compact: bool =
     (``same``: the input's own). ``reasoning``: ``keep`` writes reasoning back as it was read;
     ``strip`` (``--reasoning strip``) removes every reasoning block, signature and encrypted
     item, each removal an export event."""
-    document, events = _written(imported, result, to, reasoning)
-    return Exported(document, events, imported.format if to == "same" else to, compact)
+    written = export_history(imported, result, to, reasoning)   # the one call into the formats' export
+    return Exported(written.document, written.events, imported.format if to == "same" else to, compact)
 
 
 # -- all steps ----------------------------------------------------------------------------

@@ -50,8 +50,8 @@ EMITS = declare(
          "provider signed, so the turn is written as it was.", "note"),
 )
 
-RISK = ("The provider checks signed reasoning against the turn it was issued with and may reject the request "
-        "(Anthropic: 'Invalid signature in thinking block'); send the history with --reasoning strip if it does.")
+RISK = ("The provider checks signed reasoning against the turn it was issued with and may reject the request; "
+        "send the history with --reasoning strip if it does.")
 
 
 def _where(im: Imported, r: Reasoning) -> str:
