@@ -146,6 +146,17 @@ class Imported:
             self._by_row = index
         return self._by_row.get(row, [])
 
+    def block_of(self, r: Reasoning) -> Any:
+        """The original block, part, item or field a reasoning record names (a view's details)."""
+        loc = r.loc
+        entry = self.history[loc.message] if isinstance(loc.message, int) else None
+        if not isinstance(entry, Mapping) or loc.key is None:
+            return entry
+        inner = entry.get(loc.key)
+        if loc.blocks and isinstance(inner, list) and loc.blocks[0] < len(inner):
+            return inner[loc.blocks[0]]
+        return inner
+
     @property
     def signed(self) -> list[Reasoning]:
         """The reasoning a provider signed or encrypted: never edited, merged or moved."""

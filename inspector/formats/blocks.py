@@ -28,7 +28,7 @@ EMITS = declare(
          "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
     Kind("export-developer-system", EXPORT_CLAUSE, False, "developer into system",
          "An OpenAI developer message was written into the target's top-level system field: the target has "
-         "no developer role.", "move"),
+         "no developer role.", "change"),
 )
 
 

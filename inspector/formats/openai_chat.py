@@ -113,7 +113,7 @@ def _reasoning(i: int, m: Mapping, fld: str, calls: int) -> Reasoning:
     text = value if isinstance(value, str) else join_text(
         [d.get("text") for d in details if isinstance(d, Mapping) and isinstance(d.get("text"), str)])
     model = m.get("model") if isinstance(m.get("model"), str) else None
-    return Reasoning(i, Loc(i, fld), fld, signed, encrypted, model, tuple(range(calls)), text)
+    return Reasoning(i, Loc(i, fld, ()), fld, signed, encrypted, model, tuple(range(calls)), text)
 
 
 def strip_reasoning(document: Any, notes: Exported) -> Any:

@@ -91,6 +91,8 @@ def test_each_importer_records_its_reasoning_with_its_turn(fmt):
     assert all(isinstance(r, Reasoning) for r in out.imported.reasoning)
     first = out.imported.reasoning[0]
     assert out.imported.reasoning_of(first.row)[0] is first
+    shown = [out.imported.block_of(r) for r in out.imported.reasoning]
+    assert all(b is not None for b in shown) and shown[0] != DOCS[fmt]
     assert out.exported == DOCS[fmt] and not out.changed        # kept: written back identical
 
 
@@ -98,6 +100,10 @@ def test_the_model_that_wrote_a_turn_is_recorded_where_the_document_says_so():
     records = run(copy.deepcopy(ANTHROPIC), "t.json").imported.reasoning
     assert [r.model for r in records] == ["claude-sonnet-4-5", None]
     assert records[0].text == "call it twice" and records[1].encrypted and records[1].text == ""
+    imported = run(copy.deepcopy(ANTHROPIC), "t.json").imported
+    assert imported.block_of(imported.reasoning[1]) == {"type": "redacted_thinking", "data": "ENC"}
+    responses = run(copy.deepcopy(RESPONSES), "t.json").imported
+    assert responses.block_of(responses.reasoning[0])["id"] == "rs_1"
 
 
 def _events(outcome, kind):
