@@ -7,9 +7,9 @@ read, in place. What is left to say is here, read from provenance and the engine
 decisions only (never by comparing texts):
 
 - :func:`note_signed`: a MEM-5 repair that drops a call from a signed turn, drops the turn,
-  merges it, or drops rows from the middle of the history before a signed turn is an event
-  with what the provider may do (a provider verifies a signature against the turn it was
-  issued with; blocks may go from the front of a history, not from its middle);
+  merges it, or drops rows from the middle of the history before a signed Claude turn is an
+  event with what the provider may do (a provider verifies a signature against the turn it
+  was issued with; Claude's blocks may go from the front of a history, not its middle);
 - :func:`note_omitted`: a conversion writes no reasoning; one ``export-omitted`` event per
   block, with a warning where the request has thinking enabled;
 - :func:`strip`: ``--reasoning strip`` runs the format's own ``strip_reasoning`` on the
@@ -88,8 +88,17 @@ def note_signed(im: Imported, result: Result, notes: Exported) -> None:
     _note_cuts(im, result, signed, kept, notes)
 
 
+# Signatures over the history before them (Claude's thinking, direct or through Bedrock): rows
+# may go from its front, not from its middle (router-for-me/CLIProxyAPI#5422). Gemini and
+# Responses check a signature against its own turn only.
+HISTORY_SIGNED = frozenset({"thinking", "redacted_thinking", "reasoningContent"})
+
+
 def _note_cuts(im: Imported, result: Result, signed: dict[int, Reasoning], kept: set[int], notes: Exported) -> None:
     """One event per signed turn that rows dropped from the middle of the history precede."""
+    signed = {row: r for row, r in signed.items() if r.kind in HISTORY_SIGNED}
+    if not signed:
+        return
     rows = im.messages
     front = min((o for o in kept if not (isinstance(rows[o], Mapping) and rows[o].get("role") == "system")),
                 default=None)
