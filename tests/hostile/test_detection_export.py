@@ -62,10 +62,12 @@ def test_every_corpus_body_without_from_is_what_it_is_with_from(file):
         assert detected.exported == doc
 
 
-OPENCODE_EXPORT = {"info": {"id": "ses_01", "title": "fix the build", "version": "1.0.0"},
-                   "messages": [{"info": {"id": f"msg_{i}", "role": role, "sessionID": "ses_01"},
-                                 "parts": [{"type": "text", "text": f"text {i}"}]}
-                                for i, role in enumerate(["user", "assistant"] * 4)]}
+# Another tool's export (shaped like a chat log, none of whose entries has a role): the
+# OpenCode format now claims OpenCode's own export, so the rule is shown on a stranger one.
+OPENCODE_EXPORT = {"meta": {"id": "log_01", "title": "fix the build", "version": "1.0.0"},
+                   "messages": [{"meta": {"id": f"msg_{i}", "author": who, "thread": "log_01"},
+                                 "body": [{"kind": "text", "value": f"text {i}"}]}
+                                for i, who in enumerate(["me", "bot"] * 4)]}
 
 
 @pytest.mark.parametrize("command", [["normalize"], ["check"], ["explain"], ["explain", "--json"]])
