@@ -21,7 +21,9 @@ from ..io import InputError
 from . import reasoning as thoughts
 from .base import Exported, Imported, Loc, Reasoning, kind_of
 from .detect import detect, evidence
-from .files import claims, is_session_file, may_hold_sessions, session_files, suffixes, whole_file_suffixes
+from .files import (
+    claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
+)
 from .format import Format, SessionInfo
 from .registry import REGISTRY, get, unknown
 
@@ -33,7 +35,7 @@ __all__ = ["EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Expor
            "Reasoning", "SessionInfo",
            "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "provider", "select_session",
-           "session_files", "sessions", "suffixes", "whole_file_suffixes", "writes_whole_file"]
+           "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_file_suffixes", "writes_whole_file"]
 
 
 def known(fmt: str, name: str = "<input>", same: bool = False) -> str:

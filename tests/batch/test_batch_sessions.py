@@ -154,3 +154,25 @@ def test_batch_and_check_of_a_folder_find_the_same_session_files(tmp_path, capsy
     counts = orjson.loads(report.read_bytes())["records"]
     assert (counts["read"], counts["failed"]) == (3, 0)
     assert (out / "sub" / "agent.sqlite").read_bytes() == normalized(src / "sub" / "agent.sqlite", tmp_path)
+
+
+def test_batch_and_check_walk_a_folder_alike(tmp_path, capsys):
+    """Both search hidden folders (agents' homes are hidden: ``~/.claude/projects``) and skip
+    the same things: dependency and version-control folders, hidden files (temporaries of an
+    atomic write, editors' swap files) and the repaired copies Inspector writes."""
+    src = tmp_path / "in"
+    session = (samples_dir() / "21-claude-code-session.jsonl").read_bytes()
+    for rel in ("a.jsonl", "node_modules/b.jsonl", ".claude/projects/p/c.jsonl", "d.repaired.jsonl",
+                ".e.jsonl", ".git/f.jsonl"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(session)
+    (src / "sub").mkdir()
+    shutil.copyfile(samples_dir() / "24-agents-sdk-session.db", src / "sub" / "g.sqlite3")
+    assert cli.main(["check", str(src)]) == 1
+    checked = sorted(line.split(": ", 1)[0] for line in capsys.readouterr().out.splitlines())
+    out = tmp_path / "out"
+    assert cli.main(["batch", "-q", str(src), "-o", str(out) + "/", "--workers", "1"]) == 0
+    written = sorted(str(src / p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    expected = sorted(str(src / rel) for rel in ("a.jsonl", ".claude/projects/p/c.jsonl", "sub/g.sqlite3"))
+    assert checked == expected
+    assert written == expected
