@@ -17,8 +17,8 @@ import orjson
 
 from . import __version__
 from .cli_options import (
-    EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Parser, from_option, print_error, strict_option,
-    to_option,
+    EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Parser, from_option, print_error, reasoning_option,
+    strict_option, to_option,
 )
 from .engine import (
     CLAUSES, DROP_COUNT_NOTE, KNOWN_LIMITS, KNOWN_LIMITS_FIX, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE,
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     p = sub.add_parser("normalize", help="write the normalized history as JSON",
-                       parents=[from_option(), to_option(), strict_option()])
+                       parents=[from_option(), to_option(), strict_option(), reasoning_option()])
     p.add_argument("file", metavar="FILE|-", help="history file, or - for standard input")
     p.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout; a session "
                    "file or database goes beside it as NAME.repaired.EXT unless -o is given (-o - for stdout)")
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
     p = sub.add_parser("explain", help="report every change, stage by stage, with its clause",
-                       parents=[from_option(), to_option(), strict_option()])
+                       parents=[from_option(), to_option(), strict_option(), reasoning_option()])
     p.add_argument("file", metavar="FILE|-", nargs="?")
     p.add_argument("--json", action="store_true", help="machine-readable result")
     p.add_argument("--rule", action="store_true",
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     session_option(p)
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
-                       parents=[from_option(), strict_option()])
+                       parents=[from_option(), strict_option(), reasoning_option()])
     p.add_argument("files", metavar="FILE", nargs="+", help="files, or folders searched for session files")
     session_option(p)
     p.add_argument("--target", choices=CHECK_TARGETS,
@@ -97,7 +97,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
 
     if args.in_place and (args.output is not None or args.file == "-"):
         raise InputError(display_name(args.file), "--in-place needs a file and no -o")
-    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session)
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session, args.reasoning)
     data = outcome.data
     output = args.output if args.output is not None else session_output(args.file, outcome)
     if args.in_place:
@@ -188,7 +188,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.file is None:
         raise InputError("explain", "give a FILE (or - for standard input), or --rule for the rule itself")
-    outcome = run_file(args.file, args.fmt, args.to, args.strict, session=args.session)
+    outcome = run_file(args.file, args.fmt, args.to, args.strict, session=args.session,
+                       reasoning=args.reasoning)
     imported, result = outcome.imported, outcome.result
     if args.json:
         report = explain_json(result)
@@ -213,7 +214,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     template = load_template(args.template) if args.template else None
     for path, session, label in each_session(expand(args.files), args.session):
         try:
-            outcome = run_file(path, args.fmt, strict=args.strict, session=session)
+            outcome = run_file(path, args.fmt, strict=args.strict, session=session, reasoning=args.reasoning)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue

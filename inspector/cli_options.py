@@ -13,7 +13,7 @@ from typing import IO
 
 import orjson
 
-from .formats import EXPORT_CHOICES, REGISTRY
+from .formats import EXPORT_CHOICES, REASONING_POLICIES, REGISTRY
 from .io import EXIT_ERROR, InputError, describe_error, display_name
 
 EXIT_OK, EXIT_CHANGED, EXIT_INTERRUPTED = 0, 1, 130  # EXIT_ERROR (2) is io's
@@ -53,6 +53,17 @@ def to_option(documents_only: bool = False) -> argparse.ArgumentParser:
 def strict_option() -> argparse.ArgumentParser:
     p = _parent()
     p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    return p
+
+
+REASONING_HELP = ("keep (default): write reasoning back as it was read, signed blocks untouched; strip: remove "
+                  "every reasoning block, signature and encrypted item (for a history moved to another model)")
+
+
+def reasoning_option() -> argparse.ArgumentParser:
+    """``--reasoning keep|strip``: the reasoning policy of the export."""
+    p = _parent()
+    p.add_argument("--reasoning", default="keep", choices=REASONING_POLICIES, help=REASONING_HELP)
     return p
 
 

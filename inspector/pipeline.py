@@ -18,6 +18,7 @@ module only wires them together. No step edits what an earlier step returned.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,11 +44,26 @@ def parse(data: bytes, name: str = "<input>", fmt: str = "auto", sniff: bool = T
     if sniff:
         # Formats sniff the head only: a one-line JSON body of many megabytes is then not
         # parsed once per JSON Lines format before it is parsed as the document it is.
-        head = data[:SNIFF_BYTES]
+        head = sniff_head(data)
         for f in REGISTRY.values():
             if f.sniff(head, name):
                 return f.parse(data, name)
     return parse_json(data, name)
+
+
+_NON_BLANK = re.compile(rb"\S")
+
+
+def sniff_head(data: bytes) -> bytes:
+    """The first :data:`SNIFF_BYTES`, extended to the end of the line they cut: a session
+    whose first line is longer is still seen whole. A document that is one line (nothing but
+    whitespace after its first line break) is cut at the limit: it is JSON, not JSON Lines."""
+    if len(data) <= SNIFF_BYTES:
+        return data
+    end = data.find(b"\n", SNIFF_BYTES)
+    if end < 0 or _NON_BLANK.search(data, end + 1) is None:
+        return data[:SNIFF_BYTES]
+    return data[:end + 1]
 
 
 def select_session(document: Any, session: str, name: str) -> Any:
@@ -115,10 +131,13 @@ class Exported(formats.Exported):
         return self._entries
 
 
-def export(imported: Imported, result: Result, to: str = "same", compact: bool = False) -> Exported:
+def export(imported: Imported, result: Result, to: str = "same", compact: bool = False,
+           reasoning: str = "keep") -> Exported:
     """``result`` (from :func:`repair` of ``imported``) as a document in format ``to``
-    (``same``: the input's own)."""
-    written = export_history(imported, result, to)   # the one call into the formats' export
+    (``same``: the input's own). ``reasoning``: ``keep`` writes reasoning back as it was read;
+    ``strip`` (``--reasoning strip``) removes every reasoning block, signature and encrypted
+    item, each removal an export event."""
+    written = export_history(imported, result, to, reasoning)   # the one call into the formats' export
     return Exported(written.document, written.events, imported.format if to == "same" else to, compact)
 
 
@@ -133,6 +152,7 @@ class Outcome:
     result: Result
     export: Exported
     to: str = "same"
+    reasoning: str = "keep"        # the --reasoning policy the export ran with
 
     @property
     def format(self) -> str:
@@ -177,15 +197,15 @@ class Outcome:
 
 
 def outcome(imported: Imported, name: str = "<input>", to: str = "same", strict: bool = False,
-            compact: bool = False, owned: bool = False) -> Outcome:
+            compact: bool = False, owned: bool = False, reasoning: str = "keep") -> Outcome:
     """Repair and export an import: the steps after :func:`load`."""
     result = repair(imported, EXTENSIONS if strict else (), owned)
-    return Outcome(name, imported, result, export(imported, result, to, compact), to)
+    return Outcome(name, imported, result, export(imported, result, to, compact, reasoning), to, reasoning)
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
         strict: bool = False, compact: bool = False, session: str | None = None,
-        owned: bool = False) -> Outcome:
+        owned: bool = False, reasoning: str = "keep") -> Outcome:
     """Every step on a parsed document (``bytes`` are parsed first, and then owned; ``session``
     picks one session in a file that holds several; ``owned``: see :func:`repair`)."""
     if isinstance(document, (bytes, bytearray, memoryview)):
@@ -193,10 +213,10 @@ def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same
         owned = True
     else:
         imported = read(document, name, fmt, session)
-    return outcome(imported, name, to, strict, compact, owned)
+    return outcome(imported, name, to, strict, compact, owned, reasoning)
 
 
 def run_file(path: str | os.PathLike, fmt: str = "auto", to: str = "same", strict: bool = False,
-             compact: bool = False, session: str | None = None) -> Outcome:
+             compact: bool = False, session: str | None = None, reasoning: str = "keep") -> Outcome:
     """:func:`run` on a file, or on standard input for ``-``."""
-    return run(read_bytes(path), display_name(path), fmt, to, strict, compact, session)
+    return run(read_bytes(path), display_name(path), fmt, to, strict, compact, session, reasoning=reasoning)

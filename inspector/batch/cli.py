@@ -8,7 +8,8 @@ import sys
 
 import orjson
 
-from ..cli_options import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, strict_option, to_option
+from ..cli_options import (EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, reasoning_option,
+                           strict_option, to_option)
 from ..io import InputError, atomic_write, describe_os_error
 from ..process import interruptible, release_interrupts, silence_stdout
 from ..targets import TARGETS as CHECK_TARGETS
@@ -34,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "its health report. A record that cannot be read is counted and logged, "
                     "never fatal.",
         parents=[from_option("input format of every record (default: detect each)"), to_option(documents_only=True),
-                 strict_option()],
+                 strict_option(), reasoning_option()],
     )
     p.add_argument("inputs", metavar="INPUT", nargs="+",
                    help="JSONL file (one history per line; .gz read transparently), folder of "
@@ -72,7 +73,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     job = Job(inputs=args.inputs, output=args.output, workers=args.workers or default_workers(),
               fmt=args.fmt, to=args.to, strict=args.strict, errors=args.errors, report=args.report,
-              changes=args.changes, column=args.column, id_column=args.id_column, target=args.target)
+              changes=args.changes, column=args.column, id_column=args.id_column, target=args.target,
+              reasoning=args.reasoning)
     with interruptible():  # SIGINT and SIGTERM: the CLI's one policy (inspector.process)
         committed = False
         try:

@@ -59,6 +59,7 @@ class Job:
     fmt: str = "auto"     # --from
     to: str = "same"      # --to
     strict: bool = False  # --strict
+    reasoning: str = "keep"  # --reasoning
     errors: str | None = None
     report: str | None = None
     changes: str | None = None    # --changes: the change log
@@ -75,7 +76,7 @@ class Job:
     @property
     def conversion(self) -> Conversion:
         return Conversion(self.fmt, self.to, self.strict, self.column, self.id_column, self.target,
-                          self.changes is not None)
+                          self.changes is not None, self.reasoning)
 
     def check(self) -> None:
         if self.workers < 1:

@@ -55,6 +55,7 @@ class Conversion:
     id_column: str | None = None  # --id-column: named in the change log
     target: str | None = None     # --target: the provider problems left, in the change log and report
     changes: bool = False         # --changes: keep each changed record's change-log entry
+    reasoning: str = "keep"      # --reasoning
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +159,8 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
                 # A record is one JSON document: no session format's sniffing of raw bytes
                 # applies to it (and a sniff would parse every line twice).
                 imported = pipeline.load(item, RECORD, fmt, sniff=False)
-                outcomes = [pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)]
+                outcomes = [pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True,
+                                             reasoning=conversion.reasoning)]
             if column is None or is_session_record(record.relpath):
                 data = outcomes[-1].data
             change = tally(outcomes, conversion.target)
@@ -195,14 +197,16 @@ def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outco
     document = pipeline.parse(data, RECORD, fmt)
     sessions = [s.id for s in formats.sessions(document)]
     if formats.chosen_session(document) is not None or len(sessions) < 2:
-        return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True)]
+        return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True,
+                                 reasoning=conversion.reasoning)]
     if to != "same":
         raise InputError(RECORD, f"the database holds {len(sessions)} sessions; they are repaired together "
                                  "only into a database (without --to)")
     outcomes = []
     for session in sessions:
         imported = pipeline.read(document, RECORD, fmt, session)
-        outcome = pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)
+        outcome = pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True,
+                                             reasoning=conversion.reasoning)
         outcomes.append(outcome)
         document = outcome.exported
     return outcomes

@@ -112,6 +112,14 @@ STRICT_EXPORT_CLAUSES = {
     "strict:text-after-tool-use": "In a target whose provider requires it (Anthropic), nothing of an assistant "
                                   "message follows its first tool_use block.",
 }
+# What reasoning asks of an export: ``--reasoning strip``, and what a repair did to a turn a
+# provider signed (recorded by the export step, beside the export's own events).
+REASONING_CLAUSES = {
+    "reasoning:strip": "With --reasoning strip, reasoning blocks, their signatures and encrypted reasoning items are "
+                       "removed, so that a history moved to another model is accepted.",
+    "reasoning:signed": "What a provider signed or encrypted goes back unchanged and in place; a repair that changes "
+                        "the turn it belongs to is said, with what the provider may do.",
+}
 IMPORT_CLAUSE = "import"   # events carry "import:<format>"
 EXPORT_CLAUSE = "export"
 
@@ -122,6 +130,7 @@ CLAUSE_STAGES: dict[str, str] = {
     IMPORT_CLAUSE: IMPORT_CLAUSE,
     EXPORT_CLAUSE: EXPORT_CLAUSE,
     **dict.fromkeys(STRICT_EXPORT_CLAUSES, EXPORT_CLAUSE),
+    **dict.fromkeys(REASONING_CLAUSES, EXPORT_CLAUSE),
 }
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..engine import Result, gc_paused
 from ..io import InputError
-from .base import Exported, Imported, Loc, kind_of
+from . import reasoning as thoughts
+from .base import Exported, Imported, Loc, Reasoning, kind_of
 from .detect import detect, evidence
 from .files import (
     claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
@@ -28,9 +29,11 @@ from .registry import REGISTRY, get, unknown
 from .sqlite_file import whole_database
 
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
+REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (default) | strip
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
-__all__ = ["EXPORT_CHOICES", "FORMATS", "REGISTRY", "Exported", "Format", "Imported", "Loc", "SessionInfo",
+__all__ = ["EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Exported", "Format", "Imported", "Loc",
+           "Reasoning", "SessionInfo",
            "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
            "select_session", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
@@ -52,21 +55,33 @@ def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> I
         return REGISTRY[known(fmt, name)].import_(document, name)
 
 
-def export_history(imported: Imported, result: Result, to: str = "same") -> Exported:
+def export_history(imported: Imported, result: Result, to: str = "same", reasoning: str = "keep") -> Exported:
     """The repaired history as a document in format ``to`` (``same``: the input's format),
     with what the export itself changed beyond the engine's decisions.
 
     ``result`` must come from normalizing ``imported.messages``. In the input's own format,
     every message the engine kept is the original object; changed ones keep their other keys
     and lose only what was dropped. The import is not changed: each export has its own events.
+    Signed reasoning goes back as it was read, and a repair that touched its turn is an
+    event; a conversion says per block that it carries none. ``reasoning="strip"``
+    (``--reasoning strip``) removes every reasoning block, signature and encrypted item of
+    the written document, each removal an event.
     """
     known(to, "--to", same=True)
+    if reasoning not in thoughts.POLICIES:
+        raise InputError("--reasoning", f"unknown policy {reasoning!r}; known: {', '.join(thoughts.POLICIES)}")
     out = Exported()
     with gc_paused():
         if to in ("same", imported.format):
-            out.document = REGISTRY[imported.format].export_same(imported, result, out)
+            target = imported.format
+            out.document = REGISTRY[target].export_same(imported, result, out)
+            thoughts.note_signed(imported, result, out)
         else:
+            target = to
             out.document = REGISTRY[to].export_new(imported, result, out)
+            thoughts.note_omitted(imported, to, out)
+        if reasoning == thoughts.STRIP_POLICY:
+            out.document = thoughts.strip(REGISTRY[target], out.document, out)
     return out
 
 

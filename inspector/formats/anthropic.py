@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Kind, declare
-from . import base, blocks
+from . import base, blocks, reasoning
 from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
 from .format import Format
@@ -59,6 +59,15 @@ class Anthropic(BlockSpec):
     def system_text(self, value: Any) -> str:
         return result_text(value) if isinstance(value, list) else as_text(value)
 
+    def reasoning_of(self, block: Any) -> tuple[str, bool, bool, str] | None:
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind == "thinking":
+            sig, text = block.get("signature"), block.get("thinking")
+            return kind, isinstance(sig, str) and bool(sig), False, text if isinstance(text, str) else ""
+        if kind == "redacted_thinking":
+            return kind, True, True, ""
+        return None
+
     def text_block(self, text: str) -> Any:
         return {"type": "text", "text": text}
 
@@ -87,18 +96,39 @@ class Anthropic(BlockSpec):
     def arrange(self, im, origin, blocks, kept, strict, notes):
         """Anthropic rejects anything but more ``tool_use`` after a message's first ``tool_use``.
         With ``--strict`` the blocks that follow it move ahead of it, in their order."""
-        uses = [k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"]
-        if not strict or not uses:
+        if not strict:
             return kept
-        first = kept.index(uses[0])
+        uses = {k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"}
+        if not uses:
+            return kept
+        first = next(p for p, k in enumerate(kept) if k in uses)
         late = [k for k in kept[first:] if k not in uses]
         if not late:
+            return kept
+        signed = [k for k in kept if (self.reasoning_of(blocks[k]) or ("", False))[1]]
+        if signed:
+            where = f"{im.container or 'messages'}[{im.sources[origin].message}]"
+            notes.note("signed-kept-in-place", f"{where} has blocks after its first tool_use, which Anthropic rejects, "
+                           f"but it carries signed thinking ({where}.content[{signed[0]}]): Inspector never reorders "
+                           "what a provider signed, so it is written as it was. Send it with --reasoning strip "
+                           "(which removes the thinking) if the provider refuses it.",
+                       origin=origin, clause=reasoning.SIGNED)
             return kept
         where = ", ".join(f"{im.container or 'messages'}[{im.sources[origin].message}].content[{k}]" for k in late)
         notes.note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
                        "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks.",
                        origin=origin, clause="strict:text-after-tool-use")
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
+
+
+def _thinking(block: Any) -> str | None:
+    kind = block.get("type") if isinstance(block, Mapping) else None
+    return kind if kind in ("thinking", "redacted_thinking") else None
+
+
+def strip_reasoning(document: Any, notes: Any) -> Any:
+    """``--reasoning strip``: every thinking and redacted_thinking block goes."""
+    return reasoning.strip_blocks(document, notes, "messages", "content", _thinking)
 
 
 SPEC = Anthropic()
@@ -140,5 +170,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     parts=PARTS,
     provider="anthropic",
-    kinds=EMITS + blocks.EMITS + base.EMITS,
+    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS,
+    strip_reasoning=strip_reasoning,
 )

@@ -82,6 +82,31 @@ class PerMessage(Sequence):
         return self._make(index, self._history[index])
 
 
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """One reasoning block, part or item of the original document, as its importer read it.
+
+    ``row`` is the flat row of its turn (None when the turn became no row: a Responses turn
+    of reasoning alone, carried as it is). ``loc`` is where it sits in the document; ``kind``
+    its own spelling (``thinking``, ``redacted_thinking``, ``reasoning``, ``thought``,
+    ``thoughtSignature``, ``reasoningContent``, ``reasoning_content``). ``signed``: it
+    carries a signature or an encrypted payload the provider checks, so it must go back
+    byte for byte, in place; ``encrypted``: its text is opaque. ``model`` is the model that
+    wrote it where the document says so. ``before`` lists the positions, in the row's
+    ``tool_calls``, of the calls it precedes in its turn. ``text`` is its readable text
+    ("" when encrypted), for a view's details.
+    """
+
+    row: int | None
+    loc: Loc
+    kind: str
+    signed: bool
+    encrypted: bool = False
+    model: str | None = None
+    before: tuple[int, ...] = ()
+    text: str = ""
+
+
 @dataclass(slots=True)
 class Imported:
     """A document read in one format, as the flat messages the engine consumes.
@@ -93,6 +118,8 @@ class Imported:
     ``unconverted`` lists, as ``(index, key, k)``, the blocks, parts and items of the original
     the flat form does not carry (what converting leaves behind). ``state`` is what a format
     keeps for its own export: a dataclass of the format's own, never read by another.
+    ``reasoning`` lists the reasoning the document holds (:class:`Reasoning`), in document
+    order; :meth:`reasoning_of` gives one row's.
     """
 
     format: str
@@ -106,6 +133,34 @@ class Imported:
     history: list[Any] = field(default_factory=list)
     unconverted: list[tuple[Any, Any, Any]] = field(default_factory=list)
     state: Any = None
+    reasoning: list[Reasoning] = field(default_factory=list)
+    _by_row: dict[int | None, list[Reasoning]] | None = field(default=None, repr=False, compare=False)
+
+    def reasoning_of(self, row: int) -> list[Reasoning]:
+        """The reasoning of flat row ``row`` (a marker on the row; the blocks in details),
+        from an index built on first use."""
+        if self._by_row is None:
+            index: dict[int | None, list[Reasoning]] = {}
+            for r in self.reasoning:
+                index.setdefault(r.row, []).append(r)
+            self._by_row = index
+        return self._by_row.get(row, [])
+
+    def block_of(self, r: Reasoning) -> Any:
+        """The original block, part, item or field a reasoning record names (a view's details)."""
+        loc = r.loc
+        entry = self.history[loc.message] if isinstance(loc.message, int) else None
+        if not isinstance(entry, Mapping) or loc.key is None:
+            return entry
+        inner = entry.get(loc.key)
+        if loc.blocks and isinstance(inner, list) and loc.blocks[0] < len(inner):
+            return inner[loc.blocks[0]]
+        return inner
+
+    @property
+    def signed(self) -> list[Reasoning]:
+        """The reasoning a provider signed or encrypted: never edited, merged or moved."""
+        return [r for r in self.reasoning if r.signed]
 
     def add(self, flat: Any, source: Loc, calls: list[Loc] | None = None) -> int:
         self.messages.append(flat)
@@ -151,8 +206,11 @@ class Exported:
 
 def note_unconverted(im: Imported, target: str, notes: Exported) -> None:
     """Converting writes only what the flat form carries: one export event lists the blocks,
-    parts and items of the original (recorded at import as ``(index, key, k)``) left behind."""
-    lost = im.unconverted
+    parts and items of the original (recorded at import as ``(index, key, k)``) left behind.
+    Reasoning is left out of it: each block has an event of its own (``reasoning.note_omitted``)."""
+    thoughts = {(r.loc.message, r.loc.key if r.loc.blocks else None, r.loc.blocks[0] if r.loc.blocks else None)
+                for r in im.reasoning}
+    lost = [x for x in im.unconverted if x not in thoughts] if thoughts else im.unconverted
     if not lost:
         return
     base = im.container or "history"

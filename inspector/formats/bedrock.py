@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import base, blocks
+from . import base, blocks, reasoning
 from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
 from .format import Format
@@ -58,6 +58,18 @@ class Bedrock(BlockSpec):
     def system_text(self, value: Any) -> str:
         return result_text(value)
 
+    def reasoning_of(self, block: Any) -> tuple[str, bool, bool, str] | None:
+        content = block.get("reasoningContent") if isinstance(block, Mapping) else None
+        if not isinstance(content, Mapping):
+            return None
+        if "redactedContent" in content:
+            return "reasoningContent", True, True, ""
+        text = content.get("reasoningText")
+        text = text if isinstance(text, Mapping) else {}
+        sig = text.get("signature")
+        return ("reasoningContent", isinstance(sig, str) and bool(sig), False,
+                text.get("text") if isinstance(text.get("text"), str) else "")
+
     def text_block(self, text: str) -> Any:
         return {"text": text}
 
@@ -77,6 +89,15 @@ class Bedrock(BlockSpec):
         current = body.get("system")
         current = current if isinstance(current, list) else []
         return {"system": [*current, *(b for t in items for b in (t if isinstance(t, list) else [{"text": t}]))]}
+
+
+def _reasoning_block(block: Any) -> str | None:
+    return "reasoningContent" if isinstance(block, Mapping) and "reasoningContent" in block else None
+
+
+def strip_reasoning(document: Any, notes: Any) -> Any:
+    """``--reasoning strip``: every reasoningContent block goes."""
+    return reasoning.strip_blocks(document, notes, "messages", "content", _reasoning_block)
 
 
 SPEC = Bedrock()
@@ -113,5 +134,6 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("toolUseId",), ("text", "content", "input")),
     provider="bedrock",
-    kinds=blocks.EMITS + base.EMITS,
+    kinds=blocks.EMITS + base.EMITS + reasoning.EMITS,
+    strip_reasoning=strip_reasoning,
 )

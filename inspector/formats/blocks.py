@@ -20,12 +20,15 @@ from typing import Any
 
 from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
-from .base import Decisions, Exported, Imported, Loc, join_text, kind_of, note_unconverted, split_body
+from .base import Decisions, Exported, Imported, Loc, Reasoning, join_text, kind_of, note_unconverted, split_body
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
     Kind("export-merged", EXPORT_CLAUSE, False, "merged on export",
          "The output format allows no two messages of this role in a row, so they were written as one.", "change"),
+    Kind("export-developer-system", EXPORT_CLAUSE, False, "developer into system",
+         "An OpenAI developer message was written into the target's top-level system field: the target has "
+         "no developer role.", "change"),
 )
 
 
@@ -66,6 +69,11 @@ class BlockSpec:
 
     def system_text(self, value: Any) -> str:
         raise NotImplementedError
+
+    def reasoning_of(self, block: Any) -> tuple[str, bool, bool, str] | None:
+        """``(kind, signed, encrypted, text)`` when an assistant block is (or carries)
+        reasoning, else None."""
+        return None
 
     # -- writing
     def text_block(self, text: str) -> Any:
@@ -118,6 +126,7 @@ class BlockSpec:
                 continue
             if role == "assistant":
                 texts, calls, locs = [], [], []
+                thoughts: list[tuple[int, tuple[str, bool, bool, str]]] = []
                 for k, b in enumerate(blocks):
                     what, value = self.classify(b)
                     if what == "text":
@@ -127,10 +136,18 @@ class BlockSpec:
                         locs.append(Loc(i, self.key, (k,)))
                     else:
                         lost.append((i, self.key, k))
+                    thought = self.reasoning_of(b)
+                    if thought is not None:
+                        thoughts.append((k, thought))
                 flat = {"role": "assistant", "content": join_text(texts)}
                 if calls:
                     flat["tool_calls"] = calls
-                im.add(flat, Loc(i), locs)
+                row = im.add(flat, Loc(i), locs)
+                if thoughts:
+                    model = m.get("model") if isinstance(m.get("model"), str) else None
+                    for k, (kind, signed, encrypted, text) in thoughts:
+                        im.reasoning.append(Reasoning(row, Loc(i, self.key, (k,)), kind, signed, encrypted, model,
+                                                      tuple(j for j, c in enumerate(locs) if c.blocks[0] >= k), text))
                 continue
             run: list[int] = []
             texts = []
@@ -216,6 +233,10 @@ class BlockSpec:
             role = msg["role"]
             if role in ("system", "developer"):      # OpenAI's developer role is its system prompt
                 systems.append(msg["content"])
+                if role == "developer":
+                    notes.note("export-developer-system",
+                               f"row {o} is a developer message; {self.name} has no developer role, so its text "
+                               f"is written into the top-level system field.", origin=o)
             elif role == "assistant":
                 blocks = [self.text_block(msg["content"])] if msg["content"].strip() else []
                 blocks += [self.call_block(c["tool_call_id"], c, im) for c in msg.get("tool_calls") or ()]

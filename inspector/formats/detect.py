@@ -12,6 +12,9 @@ Input with no evidence at all:
   Anthropic share) are read by the first registered format whose part vocabulary holds them
   all (``openai-chat`` for shared text parts), which writes every part back as it was;
   parts that fit no format are read by MEM-5 itself (``flat``, clause 1 writes them as text);
+- a list of entries none of which has a role is not a history at all (another tool's
+  export, say): an error naming what was tried and the formats Inspector reads, never a
+  "repair" that drops every entry;
 - anything else is an error naming the formats tried.
 """
 
@@ -71,6 +74,8 @@ def _detect(document: Any, name: str) -> str:
     plain = isinstance(document, list) or (isinstance(document, Mapping) and isinstance(document.get("messages"), list))
     if plain:
         shape = shape_of(document, "messages")
+        if shape.present and not shape.roles and _entries(document):
+            raise not_a_history(document, name)
         if not shape.list_content:
             return FALLBACK
         fits = [f.name for f in REGISTRY.values() if shape.blocks and f.parts and shape.blocks.keys() <= f.parts]
@@ -84,3 +89,20 @@ def _detect(document: Any, name: str) -> str:
                                f"tried {tried}")
     raise InputError(name, f'expected a JSON array of messages or an object with a "messages" array, '
                            f"got {kind_of(document)}; tried {tried}")
+
+
+def _entries(document: Any) -> list[Any]:
+    return document if isinstance(document, list) else document["messages"]
+
+
+def not_a_history(document: Any, name: str) -> InputError:
+    """The error for a document whose entries have no role: it is no conversation history."""
+    entries = _entries(document)
+    first = next((e for e in entries if isinstance(e, Mapping)), None)
+    seen = (f"its first entry has keys {', '.join(sorted(map(str, first))[:6]) or 'none'}"
+            if first is not None else f"its entries are {kind_of(entries[0])}")
+    where = "the array" if isinstance(document, list) else 'the "messages" array'
+    known = "; ".join(f"{n} ({f.label})" for n, f in REGISTRY.items())
+    return InputError(name, f"not a conversation history: no entry of {where} has a role ({len(entries)} entries; "
+                            f"{seen}); tried {', '.join(REGISTRY)}. Inspector reads: {known}. "
+                            "Pass --from NAME if it is one of them")

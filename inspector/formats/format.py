@@ -121,6 +121,7 @@ class Format:
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling
     ``keep(bytes)`` to store the backup, and returns the backup's name.
+    ``strip_reasoning(document, notes)`` removes the reasoning of a written document.
     """
 
     name: str
@@ -148,6 +149,9 @@ class Format:
     # What the agent does itself on resume to an imported session (a session store's fact).
     on_resume: Callable[[Imported], OnResume] | None = None
     replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
+    # ``--reasoning strip`` on a document this format wrote: the document without its
+    # reasoning, each removal noted (None: the format holds none Inspector knows).
+    strip_reasoning: Callable[[Any, Exported], Any] | None = None
 
     @property
     def is_session(self) -> bool:

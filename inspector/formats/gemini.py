@@ -17,12 +17,13 @@ the original call had one.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, declare
-from . import base, blocks
+from . import base, blocks, reasoning
 from .base import Imported, args_object, as_text, call_args, call_name, describe_block, join_text, kind_of
 from .blocks import BlockSpec
 from .format import Format
@@ -96,6 +97,16 @@ class Gemini(BlockSpec):
             return "result", (resp.get("id"), as_text(resp.get("response")))
         return "other", None
 
+    def reasoning_of(self, part: Any) -> tuple[str, bool, bool, str] | None:
+        if not isinstance(part, Mapping):
+            return None
+        sig = _get(part, "thoughtSignature", "thought_signature")
+        if part.get("thought"):
+            return "thought", bool(sig), False, part["text"] if isinstance(part.get("text"), str) else ""
+        if sig:
+            return "thoughtSignature", True, True, ""
+        return None
+
     def system_text(self, value: Any) -> str:
         if isinstance(value, Mapping):
             parts = value.get("parts")
@@ -107,13 +118,16 @@ class Gemini(BlockSpec):
         im = super().import_(document, name)
         im.state = GeminiState(snake=_uses_snake(im.history))
         derived = im.state.derived
-        pending: list[list[Any]] = []      # [name, id, answered] for the latest model content
+        # The latest model content's calls: by id (answered by id), and by name in order
+        # (answered by name), each a dict or a queue so a turn of n calls costs n steps.
+        open_ids: dict[Any, list[list[Any]]] = {}
+        by_name: dict[Any, deque[list[Any]]] = {}
         for o, flat in enumerate(im.messages):
             if not isinstance(flat, dict):
                 continue
             loc = im.sources[o]
             if flat.get("role") == "assistant":
-                pending = []
+                open_ids, by_name = {}, {}
                 for j, call in enumerate(flat.get("tool_calls") or ()):
                     if call.get("tool_call_id") is None:
                         cid = _derived(call.get("name"), loc.message, im.calls[o][j].blocks[0])
@@ -122,7 +136,12 @@ class Gemini(BlockSpec):
                         im.note(o, "id-derived",
                                 f"Call {_shown(call.get('name'))} at {im.calls[o][j].describe(im.container)} has no id; "
                                 f"Inspector names it {cid!r} (name-content-part) to pair it.", call=j, tool_call_id=cid)
-                    pending.append([call.get("name"), call["tool_call_id"], False])
+                    entry = [call.get("name"), call["tool_call_id"], False]
+                    by_name.setdefault(_name_key(entry[0]), deque()).append(entry)
+                    try:
+                        open_ids.setdefault(entry[1], []).append(entry)
+                    except TypeError:            # an id that is no JSON scalar pairs with nothing by id
+                        pass
             elif flat.get("role") == "tool" and loc.blocks:      # a functionResponse part
                 part = im.history[loc.message][self.key][loc.blocks[0]]
                 resp = _get(part, "functionResponse", "function_response") if isinstance(part, Mapping) else None
@@ -130,7 +149,7 @@ class Gemini(BlockSpec):
                     continue                     # a "tool" content of other parts: no response to pair
                 rname = resp.get("name")
                 if flat["tool_call_id"] is None:
-                    match = next((p for p in pending if _same(p[0], rname) and not p[2]), None)
+                    match = _first_open(by_name.get(_name_key(rname)), rname)
                     if match is not None:
                         match[2] = True
                         flat["tool_call_id"] = match[1]
@@ -146,9 +165,12 @@ class Gemini(BlockSpec):
                                 f"{_shown(rname)} in the model turn before it; it is given the id {cid!r} and pairs with nothing.",
                                 tool_call_id=cid)
                 else:
-                    for p in pending:
-                        if p[1] == flat["tool_call_id"]:
-                            p[2] = True
+                    try:
+                        same_id = open_ids.get(flat["tool_call_id"], ())
+                    except TypeError:
+                        same_id = ()
+                    for entry in same_id:
+                        entry[2] = True
         if derived:
             im.notes.append("Some Gemini calls or responses have no id: pairing was derived from position and "
                             "name (see the import events); derived ids are not written back.")
@@ -217,6 +239,31 @@ def _shown(name: Any) -> str:
     return repr(name) if isinstance(name, str) else f"({kind_of(name)})"
 
 
+def _name_key(name: Any) -> Any:
+    """A name as a dict key: itself when hashable, else one shared bucket compared by value."""
+    try:
+        hash(name)
+    except TypeError:
+        return _UNHASHABLE
+    return name
+
+
+_UNHASHABLE = object()
+
+
+def _first_open(queue: deque[list[Any]] | None, name: Any) -> list[Any] | None:
+    """The first call of ``queue`` not yet answered that has ``name``; answered calls at the
+    head are let go, so each call is passed over once."""
+    if not queue:
+        return None
+    while queue and queue[0][2]:
+        queue.popleft()
+    for entry in queue:
+        if not entry[2] and _same(entry[0], name):
+            return entry
+    return None
+
+
 def _same(a: Any, b: Any) -> bool:
     """Names compared for pairing; values too deep to compare pair with nothing."""
     if isinstance(a, str) or isinstance(b, str):
@@ -237,6 +284,35 @@ def _uses_snake(history: list[Any]) -> bool:
                     if "functionCall" in part or "functionResponse" in part:
                         return False
     return False
+
+
+# Google's documented stand-in for a signature Gemini 3 requires on the first functionCall
+# part of a turn, for histories whose signatures are gone (ai.google.dev, "Thought signatures").
+SIGNATURE_SENTINEL = "skip_thought_signature_validator"
+
+
+def _thought(part: Any) -> str | None:
+    return "thought" if isinstance(part, Mapping) and part.get("thought") else None
+
+
+def _unsign(part: Any, first_call: bool) -> tuple[Any, str]:
+    """The part without its signature (None when it has none); the first call of a turn
+    gets the sentinel in its place."""
+    if not isinstance(part, Mapping):
+        return None, ""
+    keys = [k for k in ("thoughtSignature", "thought_signature") if k in part]
+    if not keys or part[keys[0]] == SIGNATURE_SENTINEL:
+        return None, ""
+    plain = {k: v for k, v in part.items() if k not in keys}
+    if first_call and reasoning._is_call(part):
+        plain[keys[0]] = SIGNATURE_SENTINEL
+        return plain, f"; Google's sentinel {SIGNATURE_SENTINEL!r} takes its place, as the first call of a turn needs one"
+    return plain, ""
+
+
+def strip_reasoning(document: Any, notes: Any) -> Any:
+    """``--reasoning strip``: thought parts go, and so does every thoughtSignature."""
+    return reasoning.strip_blocks(document, notes, "contents", "parts", _thought, _unsign)
 
 
 SPEC = Gemini()
@@ -268,5 +344,6 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("id",), ("text", "args", "response")),
     provider="gemini",
-    kinds=EMITS + blocks.EMITS + base.EMITS,
+    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS,
+    strip_reasoning=strip_reasoning,
 )

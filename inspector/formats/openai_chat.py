@@ -13,8 +13,8 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import base
-from .base import (Decisions, Exported, Imported, Loc, PerMessage, args_string, call_args, call_name, describe_block,
+from . import base, reasoning
+from .base import (Decisions, Exported, Imported, Loc, PerMessage, Reasoning, args_string, call_args, call_name, describe_block,
                    join_text, kind_of, note_unconverted, rebuild, split_body)
 from .format import Format
 from .shape import shape_of
@@ -25,6 +25,13 @@ NAME = "openai-chat"
 PART_MARKERS = frozenset({"image_url", "input_audio", "file", "refusal"})
 PARTS = frozenset({"text", *PART_MARKERS})   # every part type a Chat message may hold
 TEXT_PARTS = ("text", "refusal", "input_text", "output_text")
+# Message fields only Chat Completions defines (an assistant message echoing a response:
+# ``annotations``, ``refusal``, ``audio``; the legacy ``function_call``): evidence of the
+# format, never fields for the flat shape to discard.
+# OpenAI-compatible reasoning fields (DeepSeek's ``reasoning_content``, a gateway's
+# ``reasoning`` text and signed ``reasoning_details``) are the format's too.
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+MESSAGE_MARKERS = frozenset({"annotations", "refusal", "audio", "function_call", *REASONING_FIELDS})
 
 
 def content_text(content: Any) -> Any:
@@ -87,10 +94,43 @@ def import_(document: Any, name: str) -> Imported:
             calls = m.get("tool_calls")
             if isinstance(calls, list):
                 flat["tool_calls"] = [flat_call(c) for c in calls]
+            for fld in REASONING_FIELDS:
+                if m.get(fld):
+                    im.reasoning.append(_reasoning(i, m, fld, len(calls) if isinstance(calls, list) else 0))
         elif role == "tool":
             flat["tool_call_id"] = m.get("tool_call_id")
         push(flat)
     return im
+
+
+def _reasoning(i: int, m: Mapping, fld: str, calls: int) -> Reasoning:
+    """A reasoning field of an assistant message: signed when its details carry a signature
+    or encrypted data (a gateway's ``reasoning_details``)."""
+    value = m[fld]
+    details = value if isinstance(value, list) else []
+    signed = any(isinstance(d, Mapping) and (d.get("signature") or d.get("data")) for d in details)
+    encrypted = any(isinstance(d, Mapping) and d.get("data") for d in details)
+    text = value if isinstance(value, str) else join_text(
+        [d.get("text") for d in details if isinstance(d, Mapping) and isinstance(d.get("text"), str)])
+    model = m.get("model") if isinstance(m.get("model"), str) else None
+    return Reasoning(i, Loc(i, fld, ()), fld, signed, encrypted, model, tuple(range(calls)), text)
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip``: the reasoning fields of assistant messages go."""
+    body, history = reasoning.history_of(document, "messages")
+    if history is None:
+        return document
+    out, changed = [], False
+    for i, m in enumerate(history):
+        found = [f for f in REASONING_FIELDS if isinstance(m, Mapping) and f in m]
+        if found:
+            changed = True
+            for f in found:
+                reasoning.removed(notes, f"messages[{i}].{f}", "reasoning")
+            m = {k: v for k, v in m.items() if k not in found}
+        out.append(m)
+    return reasoning.put_back(body, "messages", out) if changed else document
 
 
 def _source_of(index: int, message: Any) -> Loc:
@@ -153,6 +193,7 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
 def evidence(document: Any) -> list[str]:
     shape = shape_of(document, "messages")
     found = [f'a "{t}" content part' for t in sorted(PART_MARKERS & shape.blocks.keys())]
+    found += [f'a message with "{k}"' for k in sorted(MESSAGE_MARKERS & shape.message_keys)]
     if shape.call_function_objects:
         found.append('calls with "function": {name, arguments}')
     return found
@@ -165,5 +206,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_call_id"), ("text", "refusal", "function")),
     parts=PARTS,
     provider="openai-chat",
-    kinds=base.EMITS,
+    kinds=base.EMITS + reasoning.EMITS,
+    strip_reasoning=strip_reasoning,
 )

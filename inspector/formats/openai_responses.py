@@ -25,8 +25,8 @@ from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare, to_id
 from ..io import InputError
-from . import base
-from .base import (Decisions, Exported, Imported, Loc, args_string, as_text, call_args, call_name, describe_block,
+from . import base, reasoning
+from .base import (Decisions, Exported, Imported, Loc, Reasoning, args_string, as_text, call_args, call_name, describe_block,
                    kind_of, note_unconverted, rebuild)
 from .openai_chat import TEXT_PARTS, content_text
 from .format import Format
@@ -144,6 +144,7 @@ def import_(document: Any, name: str) -> Imported:
         if is_model(item):
             j = i
             texts, calls, locs = [], [], []
+            thoughts: list[tuple[int, Mapping, int]] = []       # (index, item, calls before it)
             message = False
             while j < n and is_model(history[j]):
                 it = history[j]
@@ -159,18 +160,23 @@ def import_(document: Any, name: str) -> Imported:
                     texts.append(text if isinstance(text, str) else as_text(text))
                 else:
                     lost.append((j, None, None))
+                    if t == "reasoning":
+                        thoughts.append((j, it, len(calls)))
                 if t not in KNOWN:
                     im.note(None, "item-carried",
                             f"input[{j}] is an item of type {t!r} that Inspector does not know; it is carried "
                             "through unchanged as part of its turn.")
                 j += 1
+            row = None
             if message or calls:
                 flat: dict[str, Any] = {"role": "assistant", "content": "\n".join(t for t in texts if t)}
                 if calls:
                     flat["tool_calls"] = calls
-                im.add(flat, Loc(i, items=tuple(range(i, j))), locs)
+                row = im.add(flat, Loc(i, items=tuple(range(i, j))), locs)
             else:
                 carried.extend(range(i, j))   # no text and no client call: nothing for the engine
+            for k, it, before in thoughts:
+                im.reasoning.append(_reasoning(row, k, it, tuple(range(before, len(calls)))))
             i = j
             continue
         if kind in OUTPUTS:
@@ -198,6 +204,33 @@ def import_(document: Any, name: str) -> Imported:
             im.add(dict(item), Loc(i))     # no type and no usable role: the engine says why (clause 1)
         i += 1
     return im
+
+
+def _reasoning(row: int | None, k: int, item: Mapping, before: tuple[int, ...]) -> Reasoning:
+    """A reasoning item: signed when it carries ``encrypted_content`` (or is a stored
+    ``rs_`` item the server checks by id)."""
+    encrypted = bool(item.get("encrypted_content"))
+    rid = item.get("id")
+    summary = item.get("summary")
+    text = "\n".join(s.get("text") for s in summary if isinstance(s, Mapping) and isinstance(s.get("text"), str)) \
+        if isinstance(summary, list) else ""
+    signed = encrypted or (isinstance(rid, str) and rid.startswith("rs_"))
+    return Reasoning(row, Loc(k), "reasoning", signed, encrypted, None, before, text)
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip``: reasoning items and every item holding ``encrypted_content`` go."""
+    body, history = reasoning.history_of(document, "input")
+    if history is None:
+        return document
+    out = []
+    for k, it in enumerate(history):
+        if isinstance(it, Mapping) and (item_type(it) == "reasoning" or "encrypted_content" in it):
+            reasoning.removed(notes, f"input[{k}]", f"a {item_type(it)} item" + (
+                f" {it['id']}" if isinstance(it.get("id"), str) else ""))
+            continue
+        out.append(it)
+    return reasoning.put_back(body, "input", out) if len(out) != len(history) else document
 
 
 def export_same(im: Imported, result: Result, notes: Exported) -> Any:
@@ -265,7 +298,9 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     for msg, o in zip(result.messages, result.origins):
         role = msg["role"]
         if role == "assistant":
-            if msg["content"]:
+            # An empty turn without calls is still written: left out, what follows it would
+            # move up (a result could then open the input) with no event to say so.
+            if msg["content"] or not msg.get("tool_calls"):
                 out.append({"role": "assistant", "content": msg["content"]})
             for c in msg.get("tool_calls") or ():
                 out.append({"type": "function_call", "call_id": c["tool_call_id"], "name": call_name(c),
@@ -299,5 +334,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("call_id", "id"), ("text", "output", "arguments", "content")),
     parts=PARTS,
     provider="openai-responses",
-    kinds=EMITS + base.EMITS,
+    kinds=EMITS + base.EMITS + reasoning.EMITS,
+    strip_reasoning=strip_reasoning,
 )

@@ -33,6 +33,8 @@ class Shape:
     block_keys: dict[str, set[str]] = field(default_factory=dict)     # block "type" -> keys seen
     untyped_keys: set[str] = field(default_factory=set)               # keys of blocks without "type"
     list_content: bool = False            # some content is a list of parts
+    message_keys: set[str] = field(default_factory=set)               # keys of messages that are not plain
+    roles: bool = False                   # some entry is an object with a "role" key
 
 
 def _scan(history: list[Any]) -> Shape:
@@ -43,10 +45,13 @@ def _scan(history: list[Any]) -> Shape:
             keys = m.keys()
             # Plain messages (the most common) carry no marker of any format: skip them fast.
             if keys <= plain:
+                if "role" in keys:
+                    shape.roles = True
                 if type(m.get("content")) is not list:
                     continue
             elif keys <= with_calls and type(m.get("content")) is not list \
                     and type(calls := m.get("tool_calls")) is list:
+                shape.roles = shape.roles or "role" in keys
                 _calls(calls, shape)
                 continue
         elif not isinstance(m, Mapping):
@@ -57,6 +62,9 @@ def _scan(history: list[Any]) -> Shape:
 
 def _item(m: Mapping, shape: Shape) -> None:
     """Everything one history item that is not plain says about its format."""
+    shape.message_keys.update(m.keys())
+    if "role" in m:
+        shape.roles = True
     kind = m.get("type")
     if isinstance(kind, str):
         shape.item_types.setdefault(kind, set()).update(m.keys())

@@ -125,6 +125,30 @@ def create(name: str, rules: Iterable[Rule]) -> Target:
     return Target(name, rules)
 
 
+SIGNED_CLAUSE = "reasoning:signed"      # the export's events about signed turns a repair changed
+
+
+def signed_repairs(view: "View", fmt: str) -> Iterator[Hit]:
+    """Native: each export event saying a repair changed a turn that carries signed
+    reasoning (a call dropped from it, the turn dropped, merged or not reordered, rows cut
+    before it), as the warning of what the provider may do, on the row it concerns."""
+    if view.native(fmt) is None:
+        return
+    out = view.outcome
+    rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
+    for e in getattr(out, "export_events", ()):
+        if e.clause == SIGNED_CLAUSE:
+            yield Hit(rows.get(e.origin, 0), e.message)
+
+
+def signed_rule(fmt: str, source: str) -> "Rule":
+    """The ``signed-turn-repaired`` rule of a target whose provider signs reasoning."""
+    return Rule("signed-turn-repaired", lambda view: signed_repairs(view, fmt), WARNING, source,
+                "a repair changed a turn that carries signed reasoning, or cut rows before it (native)",
+                "Keep the turn whole (repair its results, not its calls), or send the history with "
+                "--reasoning strip, which removes the reasoning the provider would check.")
+
+
 # -- the view of one history --------------------------------------------------------------
 
 def calls_of(m: Mapping) -> list[Any]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import re
 
-from .base import ERROR, MOVE, WARNING, Hit, Rule, Turn, View, create, is_map, result_id
+from .base import ERROR, MOVE, WARNING, Hit, Rule, Turn, View, create, is_map, result_id, signed_rule
 from .text import surrogate_rule
 
 NAME = "gemini"
@@ -151,4 +151,5 @@ TARGET = create(NAME, [
          "models do not; native)",
          "Send the model's parts back exactly as it returned them, thoughtSignature included."),
     surrogate_rule(WARNING, CONTENT),
+    signed_rule(NAME, SIGNATURES),
 ])

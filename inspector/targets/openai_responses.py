@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from .base import EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create, is_map, result_id
+from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create,
+                   is_map, result_id, signed_rule)
 from .text import surrogate_rule
 
 NAME = "openai-responses"
@@ -192,4 +193,5 @@ TARGET = create(NAME, [
          "store: false, and an item sent by id only (item_reference, reasoning without encrypted_content) (native)",
          "Send the reasoning with its encrypted_content (include reasoning.encrypted_content), or set store to true."),
     surrogate_rule(WARNING, DOCS),
+    signed_rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173"),
 ])

@@ -51,7 +51,8 @@ def dataset_lines(count: int, seed: int = 1, bad_every: int = 0) -> list[bytes]:
     """JSONL lines: bundled samples (some as request bodies) and generated histories,
     with a broken line every ``bad_every`` lines when asked."""
     rng = random.Random(seed)
-    samples = [orjson.loads(p.read_bytes()) for p in sorted(samples_dir().glob("*.json"))]
+    # index.json lists the samples: it is no history (and is refused as one, issue 25).
+    samples = [orjson.loads(p.read_bytes()) for p in sorted(samples_dir().glob("*.json")) if p.name != "index.json"]
     lines = []
     for i in range(count):
         if bad_every and i % bad_every == bad_every // 2:

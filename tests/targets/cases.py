@@ -79,6 +79,10 @@ THINKING_FIRST = ("messages.1.content.0.type: Expected `thinking` or `redacted_t
 SIGNATURE = ("Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
              "correctly, and missing thought_signature may lead to degraded model performance. Additional data, "
              "function call `default_api:weather`, position 1.")
+BUSE = {"toolUse": {"toolUseId": "t1", "name": "weather", "input": {}}}
+# What a signed-turn-repaired warning adds to the repair it names (issue 20, item 2).
+RISK = ("The provider checks signed reasoning against the turn it was issued with and may reject the request; "
+        "send the history with --reasoning strip if it does.")
 BAD_ARGS = '{"city": "Paris", description": "cut"}'
 
 CASES = [
@@ -102,6 +106,10 @@ CASES = [
     ("anthropic", "lone-surrogate", [U("Nice \ud83d")],
      "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 5 of content)",
      None),
+    ("anthropic", "signed-turn-repaired",
+     ("anthropic", anthropic({"role": "assistant", "content": [THINK, USE, USE]}, RESULT, thinking=ENABLED)),
+     "messages[1].content[0] (thinking) is signed, and the repair dropped call(s) toolu_1 from its turn. " + RISK,
+     "messages[1]"),
     # Bedrock (aws-samples/bedrock-engineer#8)
     ("bedrock", "blank-text",
      ("bedrock", {"messages": [{"role": "user", "content": [{"text": "Weather?"}]},
@@ -109,6 +117,15 @@ CASES = [
                                {"role": "user", "content": [{"text": ""}]}]}),
      "The text field in the ContentBlock object at messages.2.content.0 is blank. Add text to the text field, and "
      "try again.", "messages[2].content[0]"),
+    ("bedrock", "signed-turn-repaired",
+     ("bedrock", {"messages": [{"role": "user", "content": [{"text": "Weather?"}]},
+                               {"role": "assistant", "content": [
+                                   {"reasoningContent": {"reasoningText": {"text": "call", "signature": "c2ln"}}},
+                                   BUSE, BUSE]},
+                               {"role": "user", "content": [{"toolResult": {"toolUseId": "t1",
+                                                                            "content": [{"text": "18C"}]}}]}]}),
+     "messages[1].content[0] (reasoningContent) is signed, and the repair dropped call(s) t1 from its turn. " + RISK,
+     "messages[1]"),
     ("bedrock", "lone-surrogate", [U("\ude00 cut")],
      "The request body is not valid JSON: invalid low surrogate in string (U+DE00 at character 0 of content)",
      None),
@@ -133,6 +150,10 @@ CASES = [
                                     store=False)),
      "Item with id 'rs_1' not found. Items are not persisted when 'store' is set to false. Try again with 'store' "
      "set to true, or remove this item from your input.", "input[1]"),
+    ("openai-responses", "signed-turn-repaired",
+     ("openai-responses", responses(reasoning(encrypted_content="gAAA"), fcall("fc_1", "call_1"),
+                                    fcall("fc_2", "call_1"), fout("call_1"))),
+     "input[1] (reasoning) is signed, and the repair dropped call(s) call_1 from its turn. " + RISK, "input[1..3]"),
     ("openai-responses", "lone-surrogate", [U("\ud83d")],
      "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 0 of content)",
      None),
@@ -141,6 +162,13 @@ CASES = [
      SIGNATURE, "contents[1].parts[0]"),
     ("gemini", "thought-signature-unknown-model", ("gemini", gemini(gcall("c2lnMQ=="), GRESULT, gcall(), GRESULT)),
      SIGNATURE, "contents[3].parts[0]"),
+    ("gemini", "signed-turn-repaired",
+     ("gemini", gemini({"role": "model", "parts": [
+         {"functionCall": {"id": "c1", "name": "weather", "args": {}}, "thoughtSignature": "c2ln"},
+         {"functionCall": {"id": "c1", "name": "weather", "args": {}}}]},
+         {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "weather", "response": {}}}]})),
+     "contents[1].parts[0] (thoughtSignature) is signed, and the repair dropped call(s) c1 from its turn. " + RISK,
+     "contents[1]"),
     ("gemini", "lone-surrogate", [U("\udbff")],
      "The request body is not valid JSON: invalid high surrogate in string (U+DBFF at character 0 of content)",
      None),
