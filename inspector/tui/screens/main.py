@@ -50,7 +50,7 @@ from .export import ExportDialog, default_export_path, export_inputs
 from .gallery import GalleryScreen
 from .help import HelpScreen
 from .open_file import OpenFileDialog
-from .providers import NONE, ProviderPicker
+from .providers import ProviderPicker
 from .sessions import SessionPicker
 
 WIDE = 120  # columns from which the side panel sits beside the table instead of under it
