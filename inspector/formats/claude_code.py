@@ -388,7 +388,8 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                 key_of_line[i] = min(key_of_line.get(i, position[o]), position[o])
     nodes: list[tuple[int, int, Any]] = []      # (key, tiebreak, line index or ("new", p))
     last = -1
-    for t, i in enumerate(chain.sent):
+    sent = chain.sent                            # one copy: a property that slices
+    for t, i in enumerate(sent):
         if i in removed:
             continue
         if i in key_of_line:
@@ -396,7 +397,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
         nodes.append((key_of_line.get(i, last), t, i))
     for i in recovered:
         if i not in removed and i in key_of_line:
-            nodes.append((key_of_line[i], len(chain.sent), i))
+            nodes.append((key_of_line[i], len(sent), i))
     for p, o in enumerate(result.origins):
         if o is None:
             nodes.append((p, -1, ("new", p)))
@@ -428,6 +429,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
 
     # 4. Lines that named a removed line (as parent, logical parent or leaf) name its survivor.
     survivor = _survivors(entries, chain, removed)
+    new_uuids = {entry["uuid"] for entry in made.values()}
     for i, e in enumerate(entries):
         if i in removed or not isinstance(e, dict):
             continue
@@ -436,20 +438,17 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
         if i in parent_uuid:
             if e.get("parentUuid") != parent_uuid[i]:
                 changes["parentUuid"] = parent_uuid[i]
-        elif e.get("parentUuid") in survivor:
+        elif _str(e.get("parentUuid")) in survivor:
             changes["parentUuid"] = survivor[e["parentUuid"]]
         for fld in ("logicalParentUuid", "leafUuid"):
-            if e.get(fld) in survivor:
+            if _str(e.get(fld)) in survivor:
                 changes[fld] = survivor[e[fld]]
         if changes:
             entry = dict(entry)
             entry.update(changes)
             rewrite[i] = entry
             for fld, value in changes.items():
-                target = chain.by_uuid.get(value) if isinstance(value, str) else None
-                named = (f"line {target + 1}" if target is not None
-                         else "the new line" if value is not None else "none (the root)")
-                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
+                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {_named(chain, new_uuids, value)}.")
 
     # 5. Write: untouched lines as their bytes, changed ones re-serialized, new ones in place.
     after = {i: [(None, entry) for entry in made_here] for i, made_here in new_lines.items()}
@@ -464,35 +463,58 @@ def _start_parent(entries: list[Any], chain: Chain) -> Any:
     return entries[sent[0]].get("parentUuid")
 
 
+def _named(chain: Chain, new_uuids: set[str], value: Any) -> str:
+    """How a re-link's new target reads: a line of the file, a line the export adds, the
+    root, or a parent that no line holds (a chain that started at a missing parent)."""
+    if value is None:
+        return "none (the root)"
+    if value in new_uuids:
+        return "the new line"
+    target = chain.by_uuid.get(value)
+    return f"line {target + 1}" if target is not None else f"{value}, which no line of the file has"
+
+
 def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str, Any]:
-    """For each removed line's uuid, the uuid of its nearest ancestor that stays (None: the root)."""
-    out: dict[str, Any] = {}
-    for i in removed:
-        u = _str(entries[i].get("uuid"))
-        if u is None:
-            continue
-        seen = {i}
-        j = i
-        target: Any = None
+    """For each removed line's uuid, the uuid of its nearest ancestor that stays (None: the
+    root). A removed ancestor's answer is reused, so a run of removed lines costs one walk."""
+    memo: dict[int, Any] = {}        # removed line -> the uuid it is replaced by
+    for start in removed:
+        path: list[int] = []
+        on_path: set[int] = set()
+        j, target = start, None
         while True:
+            if j in memo:
+                target = memo[j]
+                break
+            path.append(j)
+            on_path.add(j)
             parent = _str(entries[j].get("parentUuid"))
             if parent is None or parent not in chain.by_uuid:
                 target = parent
                 break
-            j = chain.by_uuid[parent]
-            if j in seen:
-                break
-            seen.add(j)
-            if j not in removed:
+            k = chain.by_uuid[parent]
+            if k not in removed:
                 target = parent
                 break
-        out[u] = target
+            if k in on_path:            # a loop of removed lines: they hang from the root
+                target = None
+                break
+            j = k
+        for k in path:
+            memo[k] = target
+    out: dict[str, Any] = {}
+    for i in removed:
+        u = _str(entries[i].get("uuid"))
+        if u is not None and u not in out:
+            out[u] = memo[i]
     return out
 
 
 def _result_line(base: Mapping, parent: Any, cid: str, text: str) -> dict[str, Any]:
     entry: dict[str, Any] = {k: base[k] for k in HEADER if k in base}
     entry["parentUuid"] = parent
+    if "isSidechain" in entry:
+        entry["isSidechain"] = False     # on the main chain, even when hung after a sub-agent line
     entry["type"] = "user"
     entry["message"] = {"role": "user", "content": [
         {"tool_use_id": cid, "type": "tool_result", "content": text, "is_error": True}]}
