@@ -379,6 +379,20 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
         notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+    # A user line whose rows the engine put in two places (results of two turns, each moved
+    # by --strict right after its call) is split: each run of its rows is a line of its own.
+    parts = _runs(im, result, position, removed)
+    for i, runs in parts.items():
+        base = rewrite.get(i, entries[i])
+        blocks = blocks_of(entries[i])
+        entry = dict(base)
+        entry["message"] = {**base["message"], "content": [blocks[k] for k in runs[0][1]]}
+        rewrite[i] = entry
+        moved = sorted(k for _, run in runs[1:] for k in run)
+        notes.note("entry-rewritten", f"Line {i + 1} is split: it keeps content block"
+                    f"{'s' if len(runs[0][1]) > 1 else ''} {', '.join(map(str, runs[0][1]))}, and block"
+                    f"{'s' if len(moved) > 1 else ''} {', '.join(map(str, moved))} go to new lines after "
+                    f"their calls' turns.")
 
     # 2. The new order of the sent part of the chain (rows in the engine's order).
     key_of_line: dict[int, int] = {}
@@ -398,6 +412,9 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     for i in recovered:
         if i not in removed and i in key_of_line:
             nodes.append((key_of_line[i], len(sent), i))
+    for i, runs in parts.items():
+        for g in range(1, len(runs)):
+            nodes.append((runs[g][0], len(sent), ("part", i, g)))
     for p, o in enumerate(result.origins):
         if o is None:
             nodes.append((p, -1, ("new", p)))
@@ -412,6 +429,17 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     prev_uuid: Any = first_parent
     anchor: int | None = None
     for node in order:
+        if isinstance(node, tuple) and node[0] == "part":
+            _, i, g = node
+            blocks = blocks_of(entries[i])
+            entry = _part_line(entries[i], prev_uuid, [blocks[k] for k in parts[i][g][1]], g)
+            made[node] = entry
+            new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
+            notes.note("entry-added", f"A new user line after line {(anchor or 0) + 1} holds content block"
+                        f"{'s' if len(parts[i][g][1]) > 1 else ''} {', '.join(map(str, parts[i][g][1]))} "
+                        f"of line {i + 1}, right after their call's turn.")
+            prev_uuid = entry["uuid"]
+            continue
         if isinstance(node, tuple):
             p = node[1]
             msg = result.messages[p]
@@ -461,6 +489,41 @@ def _start_parent(entries: list[Any], chain: Chain) -> Any:
     if not sent:
         return None
     return entries[sent[0]].get("parentUuid")
+
+
+def _runs(im: Imported, result: Result, position: dict[int, int],
+          removed: set[int]) -> dict[int, list[tuple[int, list[int]]]]:
+    """User lines whose kept rows the engine's order separates by a row that is not a
+    result (another turn's call): line -> its runs, each (first position, its block indexes),
+    in output order. Results only made adjacent by a synthesized result stay one line."""
+    by_line: dict[int, list[tuple[int, int]]] = {}
+    for o, loc in enumerate(im.sources):
+        if o in position and loc.blocks is not None and not loc.items and loc.message not in removed \
+                and isinstance(im.history[loc.message], dict) and im.history[loc.message].get("type") == "user":
+            by_line.setdefault(loc.message, []).append((position[o], o))
+    out: dict[int, list[tuple[int, list[int]]]] = {}
+    for i, rows in by_line.items():
+        if len(rows) < 2:
+            continue
+        rows.sort()
+        runs: list[list[int]] = [[rows[0][1]]]
+        for (q, _), (p, o) in zip(rows, rows[1:]):
+            if any(result.messages[x]["role"] != "tool" for x in range(q + 1, p)):
+                runs.append([])
+            runs[-1].append(o)
+        if len(runs) > 1:
+            out[i] = [(position[run[0]], sorted(k for o in run for k in im.sources[o].blocks)) for run in runs]
+    return out
+
+
+def _part_line(source: Mapping, parent: Any, blocks: list[Any], g: int) -> dict[str, Any]:
+    """A new line holding some blocks of a split user line: the line itself in its own key
+    order, with its own uuid and parent; the tool's display record stays on the original."""
+    entry = {k: v for k, v in source.items() if k != "toolUseResult"}
+    entry["parentUuid"] = parent
+    entry["message"] = {**source["message"], "content": blocks}
+    entry["uuid"] = str(uuidlib.uuid5(NAMESPACE, f"{source.get('uuid')}/part/{g}"))
+    return entry
 
 
 def _named(chain: Chain, new_uuids: set[str], value: Any) -> str:
