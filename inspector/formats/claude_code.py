@@ -27,6 +27,7 @@ from __future__ import annotations
 import uuid as uuidlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
@@ -124,17 +125,88 @@ class ClaudeState:
     recovered: dict[int, int] = field(default_factory=dict)
 
 
+def _stamp(entry: Mapping) -> datetime | None:
+    value = entry.get("timestamp")
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
+
+
+def pick_leaf(entries: list[Any], by_uuid: dict[str, int]) -> int | None:
+    """The line a resume starts from, as Claude Code picks it (anthropics/claude-code #62301):
+    of the main-chain lines no other main-chain line names as parent, the one with the newest
+    ``timestamp``; a line without one never beats one with it, and among equals the later
+    line wins (a file without timestamps resumes from its last line, as before 2.1)."""
+    parents: set[str] = set()
+    for e in entries:
+        if isinstance(e, dict) and not e.get("isSidechain"):
+            p = _str(e.get("parentUuid"))
+            if p is not None:
+                parents.add(p)
+            if is_boundary(e):
+                lp = _str(e.get("logicalParentUuid"))
+                if lp is not None:
+                    parents.add(lp)
+    best: int | None = None
+    best_key: tuple = ()
+    memo: dict[int, bool] = {}
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or e.get("isSidechain") or e.get("type") not in CHAINED:
+            continue
+        u = _str(e.get("uuid"))
+        if u is None or u in parents or by_uuid.get(u) != i:
+            continue
+        if not is_conversation(e) and not _reaches_conversation(entries, by_uuid, i, memo):
+            continue
+        stamp = _stamp(e)
+        key = (stamp is not None, stamp or _EPOCH, i)
+        if best is None or key > best_key:
+            best, best_key = i, key
+    return best
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, memo: dict[int, bool]) -> bool:
+    """Whether a non-conversation leaf (a progress or system line) hangs, through parents,
+    from a conversation line: only such a leaf is a place a resume starts from. ``memo``
+    keeps every line's answer, so all the leaves of a file cost one walk of it."""
+    path: list[int] = []
+    on_path: set[int] = set()
+    j: int | None = i
+    found = False
+    while j is not None:
+        if j in memo:
+            found = memo[j]
+            break
+        if j in on_path:
+            break
+        if is_conversation(entries[j]):
+            found = True
+            break
+        path.append(j)
+        on_path.add(j)
+        p = _str(entries[j].get("parentUuid"))
+        j = by_uuid.get(p) if p is not None else None
+    for k in path:
+        memo[k] = found
+    return found
+
+
 def walk(entries: list[Any]) -> Chain:
     by_uuid: dict[str, int] = {}
-    leaf = None
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             continue
         u = _str(e.get("uuid"))
         if u is not None and u not in by_uuid:
             by_uuid[u] = i
-        if is_conversation(e) and u is not None:
-            leaf = i
+    leaf = pick_leaf(entries, by_uuid)
     chain = Chain(by_uuid)
     seen: set[int] = set()
     i = leaf
@@ -157,16 +229,6 @@ def walk(entries: list[Any]) -> Chain:
     if i is not None and i in seen and chain.why is None and len(chain.lines) > 1 and chain.lines[-1] != i:
         chain.why = f"the parent chain loops back to line {i + 1}"
     chain.lines.reverse()
-    # Lines chained after the last conversation entry (turn_duration, progress...) hang off it:
-    # they are on the chain too, so that whatever a resume takes as its leaf, the walk is whole.
-    if leaf is not None:
-        tail = _str(entries[leaf].get("uuid"))
-        for i in range(leaf + 1, len(entries)):
-            e = entries[i]
-            if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
-                    and not e.get("isSidechain") and not is_conversation(e) and _str(e.get("uuid")):
-                chain.lines.append(i)
-                tail = e["uuid"]
     for k in range(len(chain.lines) - 1, -1, -1):
         if is_boundary(entries[chain.lines[k]]):
             chain.start = k
