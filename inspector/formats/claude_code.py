@@ -43,6 +43,10 @@ EMITS = declare(
     Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
          "A result that is in the session file but off the chain a resume reads was put back right after "
          "its call's turn, before MEM-5 ran.", "restore"),
+    Kind("sibling-recovered", IMPORT_CLAUSE, False, "sibling recovered",
+         "A line of an API message on the chain (the same message.id) hangs off the chain, as when a new "
+         "prompt cut its turn; Claude Code puts it back in its message on resume, and so does the import.",
+         "restore"),
     Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
          "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
          "follows it.", "note"),
@@ -86,8 +90,22 @@ def is_boundary(entry: Any) -> bool:
     return isinstance(entry, dict) and entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
 
 
-def is_conversation(entry: Any) -> bool:
-    return isinstance(entry, dict) and entry.get("type") in CONVERSATION and not entry.get("isSidechain")
+def is_conversation(entry: Any, side: bool = False) -> bool:
+    """A user/assistant line of the chain being read: the main chain, or (``side``) the
+    sidechain lines of a sub-agent transcript."""
+    return isinstance(entry, dict) and entry.get("type") in CONVERSATION and bool(entry.get("isSidechain")) == side
+
+
+def is_subagent(entries: list[Any]) -> bool:
+    """A sub-agent transcript (``<session>/subagents/agent-<id>.jsonl``): every conversation
+    line is a sidechain line. The Agent tool resumes it by id, so it is a session of its own."""
+    side = False
+    for e in entries:
+        if isinstance(e, dict) and e.get("type") in CONVERSATION:
+            if not e.get("isSidechain"):
+                return False
+            side = True
+    return side
 
 
 def message_id(entry: Mapping) -> str | None:
@@ -110,6 +128,7 @@ class Chain:
     start: int = 0
     why: str | None = None
     broken_at: int | None = None
+    side: bool = False           # a sub-agent transcript: the chain is its sidechain lines
 
     @property
     def sent(self) -> list[int]:
@@ -123,6 +142,7 @@ class ClaudeState:
 
     chain: Chain
     recovered: dict[int, int] = field(default_factory=dict)
+    siblings: set[int] = field(default_factory=set)      # off-chain lines put back by message.id
 
 
 def _stamp(entry: Mapping) -> datetime | None:
@@ -136,14 +156,14 @@ def _stamp(entry: Mapping) -> datetime | None:
     return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
 
 
-def pick_leaf(entries: list[Any], by_uuid: dict[str, int]) -> int | None:
+def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -> int | None:
     """The line a resume starts from, as Claude Code picks it (anthropics/claude-code #62301):
     of the main-chain lines no other main-chain line names as parent, the one with the newest
     ``timestamp``; a line without one never beats one with it, and among equals the later
     line wins (a file without timestamps resumes from its last line, as before 2.1)."""
     parents: set[str] = set()
     for e in entries:
-        if isinstance(e, dict) and not e.get("isSidechain"):
+        if isinstance(e, dict) and bool(e.get("isSidechain")) == side:
             p = _str(e.get("parentUuid"))
             if p is not None:
                 parents.add(p)
@@ -155,12 +175,12 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int]) -> int | None:
     best_key: tuple = ()
     memo: dict[int, bool] = {}
     for i, e in enumerate(entries):
-        if not isinstance(e, dict) or e.get("isSidechain") or e.get("type") not in CHAINED:
+        if not isinstance(e, dict) or bool(e.get("isSidechain")) != side or e.get("type") not in CHAINED:
             continue
         u = _str(e.get("uuid"))
         if u is None or u in parents or by_uuid.get(u) != i:
             continue
-        if not is_conversation(e) and not _reaches_conversation(entries, by_uuid, i, memo):
+        if not is_conversation(e, side) and not _reaches_conversation(entries, by_uuid, i, memo, side):
             continue
         stamp = _stamp(e)
         key = (stamp is not None, stamp or _EPOCH, i)
@@ -172,7 +192,8 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int]) -> int | None:
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, memo: dict[int, bool]) -> bool:
+def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, memo: dict[int, bool],
+                          side: bool) -> bool:
     """Whether a non-conversation leaf (a progress or system line) hangs, through parents,
     from a conversation line: only such a leaf is a place a resume starts from. ``memo``
     keeps every line's answer, so all the leaves of a file cost one walk of it."""
@@ -186,7 +207,7 @@ def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, m
             break
         if j in on_path:
             break
-        if is_conversation(entries[j]):
+        if is_conversation(entries[j], side):
             found = True
             break
         path.append(j)
@@ -199,6 +220,7 @@ def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, m
 
 
 def walk(entries: list[Any]) -> Chain:
+    side = is_subagent(entries)
     by_uuid: dict[str, int] = {}
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
@@ -206,8 +228,8 @@ def walk(entries: list[Any]) -> Chain:
         u = _str(e.get("uuid"))
         if u is not None and u not in by_uuid:
             by_uuid[u] = i
-    leaf = pick_leaf(entries, by_uuid)
-    chain = Chain(by_uuid)
+    leaf = pick_leaf(entries, by_uuid, side)
+    chain = Chain(by_uuid, side=side)
     seen: set[int] = set()
     i = leaf
     while i is not None and i not in seen:
@@ -254,7 +276,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     units: list[tuple[str, list[int]]] = []
     for i in sent:
         e = entries[i]
-        if not is_conversation(e):
+        if not is_conversation(e, chain.side):
             continue
         if not isinstance(e.get("message"), dict):
             im.note(None, "entry-skipped", f"Line {i + 1} is a {e.get('type')} entry without a message; "
@@ -267,6 +289,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                 continue
         units.append((e["type"], [i]))
 
+    _siblings(im, units, on_chain, chain.side)
     answered: set[str] = set()
     declared: dict[str, int] = {}          # call id -> index of its unit
     for u, (kind, lines) in enumerate(units):
@@ -281,7 +304,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                     declared.setdefault(b["id"], u)
                 elif kind == "user" and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
                     answered.add(b["tool_use_id"])
-    recovered = _off_chain_results(entries, on_chain, declared, answered)
+    recovered = _off_chain_results(entries, on_chain, declared, answered, chain.side)
     by_unit: dict[int, list[int]] = {}
     for line, u in recovered.items():
         by_unit.setdefault(u, []).append(line)
@@ -300,9 +323,12 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                             tool_call_id=im.messages[o]["tool_call_id"])
         else:
             _add_user(im, lines[0])
-    off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered]
-    side = sum(1 for i in off if entries[i].get("isSidechain"))
-    conv = sum(1 for i in off if is_conversation(entries[i]))
+    off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered
+           and i not in state.siblings]
+    side = sum(1 for i in off if bool(entries[i].get("isSidechain")) != chain.side)
+    conv = sum(1 for i in off if is_conversation(entries[i], chain.side))
+    if chain.side:
+        im.notes.append("a sub-agent transcript: its own chain of sidechain lines (the Agent tool resumes it by id)")
     im.notes.append(f"resumed chain: {len(chain.lines)} lines"
                     + (f", lines {chain.lines[0] + 1} to {chain.lines[-1] + 1}" if chain.lines else ""))
     if chain.start:
@@ -322,13 +348,45 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
+def _siblings(im: Imported, units: list[tuple[str, list[int]]], on_chain: set[int], side: bool) -> None:
+    """Off-chain assistant lines that share ``message.id`` with a turn on the chain join that
+    turn, in file order: Claude Code reads one API message back from all its lines, so a
+    ``tool_use`` line that a new prompt cut off (the prompt hung off the turn's text line)
+    is still sent."""
+    entries = im.history
+    by_mid: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        if i not in on_chain and is_conversation(e, side) and e.get("type") == "assistant" \
+                and isinstance(e.get("message"), dict):
+            mid = message_id(e)
+            if mid is not None:
+                by_mid.setdefault(mid, []).append(i)
+    if not by_mid:
+        return
+    state: ClaudeState = im.state
+    for kind, lines in units:
+        if kind != "assistant":
+            continue
+        mid = message_id(entries[lines[0]])
+        extra = by_mid.pop(mid, None) if mid is not None else None
+        if not extra:
+            continue
+        lines.extend(extra)
+        lines.sort()
+        state.siblings.update(extra)
+        for i in extra:
+            im.note(None, "sibling-recovered",
+                    f"Line {i + 1} is part of the API message {mid} on the chain but hangs off it; a resume "
+                    f"sends it with that message, so it is read with it.")
+
+
 def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[str, int],
-                       answered: set[str]) -> dict[int, int]:
+                       answered: set[str], side: bool) -> dict[int, int]:
     """Off-chain user lines holding only results for calls the chain declares and never answers."""
     found: dict[int, int] = {}
     taken: set[str] = set()
     for i, e in enumerate(entries):
-        if i in on_chain or not is_conversation(e) or e.get("type") != "user":
+        if i in on_chain or not is_conversation(e, side) or e.get("type") != "user":
             continue
         blocks = blocks_of(e)
         if not isinstance(blocks, list) or not blocks:
@@ -471,7 +529,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
         if i in key_of_line:
             last = key_of_line[i]
         nodes.append((key_of_line.get(i, last), t, i))
-    for i in recovered:
+    for i in (*recovered, *sorted(state.siblings)):
         if i not in removed and i in key_of_line:
             nodes.append((key_of_line[i], len(sent), i))
     for i, runs in parts.items():
@@ -506,7 +564,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
             p = node[1]
             msg = result.messages[p]
             base = entries[anchor] if anchor is not None else {}
-            entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"])
+            entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"], chain.side)
             made[node] = entry
             new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
             notes.note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
@@ -635,11 +693,11 @@ def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str,
     return out
 
 
-def _result_line(base: Mapping, parent: Any, cid: str, text: str) -> dict[str, Any]:
+def _result_line(base: Mapping, parent: Any, cid: str, text: str, side: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {k: base[k] for k in HEADER if k in base}
     entry["parentUuid"] = parent
     if "isSidechain" in entry:
-        entry["isSidechain"] = False     # on the main chain, even when hung after a sub-agent line
+        entry["isSidechain"] = side      # on the chain read, even when hung after a sub-agent line
     entry["type"] = "user"
     entry["message"] = {"role": "user", "content": [
         {"tool_use_id": cid, "type": "tool_result", "content": text, "is_error": True}]}

@@ -61,27 +61,56 @@ def chain(data: bytes) -> list[dict[str, Any]]:
     for e in rows:
         if isinstance(e.get("uuid"), str) and e["uuid"]:
             by_uuid.setdefault(e["uuid"], e)
+    # A sub-agent transcript (subagents/agent-<id>.jsonl) holds sidechain lines only: the
+    # Agent tool resumes it as its own conversation.
+    convo = [bool(e.get("isSidechain")) for e in rows if e.get("type") in ("user", "assistant")]
+    side = bool(convo) and all(convo)
     named = set()
     for e in rows:
-        if not e.get("isSidechain"):
+        if bool(e.get("isSidechain")) == side:
             for key in ("parentUuid", "logicalParentUuid"):
                 if isinstance(e.get(key), str) and (key == "parentUuid" or e.get("subtype") == "compact_boundary"):
                     named.add(e[key])
     best, best_key, best_walk = None, None, []
     for k, e in enumerate(rows):
-        if e.get("type") not in CHAINED or e.get("isSidechain") or not isinstance(e.get("uuid"), str):
+        if e.get("type") not in CHAINED or bool(e.get("isSidechain")) != side or not isinstance(e.get("uuid"), str):
             continue
         if e["uuid"] in named or by_uuid.get(e["uuid"]) is not e:
             continue
         walked = _walk(e, by_uuid)
-        if not any(w.get("type") in ("user", "assistant") and not w.get("isSidechain") for w in walked):
+        if not any(w.get("type") in ("user", "assistant") and bool(w.get("isSidechain")) == side for w in walked):
             continue
         stamp = e.get("timestamp") if isinstance(e.get("timestamp"), str) else None
         key = (stamp is not None, stamp or "", k)
         if best is None or key > best_key:
             best, best_key, best_walk = e, key, walked
     starts = [k for k, e in enumerate(best_walk) if e.get("subtype") == "compact_boundary"]
-    return best_walk[starts[-1]:] if starts else best_walk
+    sent = best_walk[starts[-1]:] if starts else best_walk
+    return _with_siblings(sent, rows, side)
+
+
+def _with_siblings(sent: list[dict[str, Any]], rows: list[dict[str, Any]], side: bool) -> list[dict[str, Any]]:
+    """Claude Code rebuilds one API message from every line with its ``message.id``: an
+    assistant line off the walk joins its message, after the message's last walked line."""
+    walked = {id(e) for e in sent}
+    extra: dict[str, list[dict[str, Any]]] = {}
+    for e in rows:
+        msg = e.get("message")
+        if id(e) not in walked and e.get("type") == "assistant" and bool(e.get("isSidechain")) == side \
+                and isinstance(msg, dict) and isinstance(msg.get("id"), str):
+            extra.setdefault(msg["id"], []).append(e)
+    last: dict[str, int] = {}
+    for k, e in enumerate(sent):
+        msg = e.get("message")
+        if e.get("type") == "assistant" and isinstance(msg, dict) and msg.get("id") in extra:
+            last[msg["id"]] = k
+    out: list[dict[str, Any]] = []
+    for k, e in enumerate(sent):
+        out.append(e)
+        for mid, at in last.items():
+            if at == k:
+                out.extend(extra[mid])
+    return out
 
 
 def request(data: bytes) -> dict[str, Any]:
