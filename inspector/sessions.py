@@ -108,15 +108,24 @@ def why(imported: Any, result: Any) -> str:
     from .targets import check, failed
 
     words = []
-    # As the agent sends it today: without the results the import put back on the chain.
-    back = {e.origin for e in imported.events if e.kind == "result-recovered"}
-    keep = [i for i in range(len(imported.messages)) if i not in back]
+    agent = formats.on_resume(imported)
+    if agent is not None:
+        # The format knows what its agent repairs itself: the import's recoveries stand for
+        # those, and what is left is what the provider would refuse.
+        keep = list(range(len(imported.messages)))
+    else:
+        # As the agent sends it today: without the results the import put back on the chain.
+        back = {e.origin for e in imported.events if e.kind == "result-recovered"}
+        keep = [i for i in range(len(imported.messages)) if i not in back]
     problems = [p for p in check([imported.messages[i] for i in keep], formats.provider(imported.format))
                 if failed([p])]
     if problems:
         first = problems[0]
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
-        words.append(f"resume fails now: {first.target} {first.rule} at {imported.where(keep[first.index])}{more}")
+        lead = "the provider would refuse this" if agent is not None else "resume fails now"
+        words.append(f"{lead}: {first.target} {first.rule} at {imported.where(keep[first.index])}{more}")
+    if agent is not None:
+        words.extend(agent.sentences())
     kinds = Counter(e.kind for e in [*imported.events, *result.events])
     if kinds:
         words.append("repair: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()))

@@ -8,7 +8,7 @@ through it the CLI, the TUI and batch):
 - ``import_history(document, name, fmt="auto") -> Imported``
 - ``export_history(imported, result, to="same") -> Exported`` (document and its own events)
 and, for views that need a format's facts: :func:`provider`, :func:`is_session_format`,
-:func:`writes_whole_file`, :func:`sessions`, :func:`select_session`, :func:`chosen_session`,
+:func:`writes_whole_file`, :func:`on_resume`, :func:`sessions`, :func:`select_session`, :func:`chosen_session`,
 ``suffixes``, ``claims``, ``is_session_file``, ``session_files``.
 """
 
@@ -21,7 +21,7 @@ from ..io import InputError
 from .base import Exported, Imported, Loc, kind_of
 from .detect import detect, evidence
 from .files import claims, is_session_file, may_hold_sessions, session_files, suffixes, whole_file_suffixes
-from .format import Format, SessionInfo
+from .format import Format, OnResume, SessionInfo
 from .registry import REGISTRY, get, unknown
 
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
@@ -29,7 +29,8 @@ EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
 __all__ = ["EXPORT_CHOICES", "FORMATS", "REGISTRY", "Exported", "Format", "Imported", "Loc", "SessionInfo",
            "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
-           "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "provider", "select_session",
+           "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
+           "select_session",
            "session_files", "sessions", "suffixes", "whole_file_suffixes", "writes_whole_file"]
 
 
@@ -73,6 +74,13 @@ def provider(fmt: str) -> str | None:
 
 def is_session_format(fmt: str) -> bool:
     return get(fmt).is_session
+
+
+def on_resume(imported: Imported) -> OnResume | None:
+    """What the agent itself does when it resumes this imported session (None: its format
+    declares nothing): ``check``, ``doctor`` and the TUI word it with ``sentences()``."""
+    fact = get(imported.format).on_resume
+    return fact(imported) if fact is not None else None
 
 
 def writes_whole_file(fmt: str) -> bool:

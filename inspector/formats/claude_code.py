@@ -35,7 +35,7 @@ from . import session
 from .anthropic import result_text
 from .base import Decisions, Exported, Imported, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
-from .format import SESSION, Format
+from .format import SESSION, Format, OnResume, SelfRepair
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -54,6 +54,20 @@ EMITS = declare(
          "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
 )
 
+
+# What Claude Code repairs by itself when it resumes a session: the cases the import finds
+# that a resume does not send to the API as they are in the file.
+SELF_REPAIRS = (
+    SelfRepair("result-recovered", "2.1.80",
+               "puts back a result that hangs off its own tool_use line (2.1.x's parallel-call layout)",
+               "sends a \"[Tool result missing]\" placeholder in its place (no API error)",
+               "Claude Code CHANGELOG 2.1.80, \"Fixed --resume dropping parallel tool results\" "
+               "(recoverOrphanedParallelToolResults in its session loader)"),
+    SelfRepair("sibling-recovered", None,
+               "sends an assistant line off the chain with its API message (same message.id)",
+               "", "Claude Code's transcript loader merges the lines of one API message by message.id "
+               "(issue 21: two real sessions, a model of 2.1.88's reader)"),
+)
 
 NAME = "claude-code"
 SUMMARY = "a Claude Code session file (JSON Lines under ~/.claude/projects/)"
@@ -449,6 +463,23 @@ def _add_user(im: Imported, i: int) -> None:
         im.add({"role": "user", "content": join_text(texts)}, LineLoc(i, "content", tuple(run)))
 
 
+def on_resume(im: Imported) -> OnResume:
+    """What Claude Code does itself when it resumes this session, by the version that wrote
+    it: the ``version`` of the newest chain line that records one."""
+    state: ClaudeState = im.state
+    version = None
+    for i in reversed(state.chain.lines):
+        v = im.history[i].get("version") if isinstance(im.history[i], dict) else None
+        if isinstance(v, str) and v:
+            version = v
+            break
+    counts = {r.kind: 0 for r in SELF_REPAIRS}
+    for e in im.events:
+        if e.kind in counts:
+            counts[e.kind] += 1
+    return OnResume("Claude Code", version, tuple((r, counts[r.kind]) for r in SELF_REPAIRS if counts[r.kind]))
+
+
 # -- export ------------------------------------------------------------------------------
 
 def _lines_of(loc: LineLoc) -> tuple[int, ...]:
@@ -742,5 +773,5 @@ FORMAT = Format(
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
-    kinds=EMITS + session.EMITS,
+    kinds=EMITS + session.EMITS, on_resume=on_resume,
 )

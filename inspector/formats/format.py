@@ -46,6 +46,58 @@ class SessionInfo:
     last_activity: str | None = None
 
 
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".") if part.isdigit())
+
+
+@dataclass(frozen=True, slots=True)
+class SelfRepair:
+    """A case an agent repairs by itself when it resumes a session, declared by its format:
+    the import event ``kind`` that finds the case, the first version that does it (``since``;
+    None: every version known), what it ``does`` then, what happened ``before``, and the
+    ``source`` of the claim (a changelog entry or a source file)."""
+
+    kind: str
+    since: str | None
+    does: str
+    before: str
+    source: str
+
+    def covers(self, version: str | None) -> bool | None:
+        """Whether ``version`` does it (None: the version is not known)."""
+        if self.since is None:
+            return True
+        if not version or not _version(version):
+            return None
+        return _version(version) >= _version(self.since)
+
+
+@dataclass(frozen=True, slots=True)
+class OnResume:
+    """What an agent itself does on resume to one imported session: the agent, the version
+    that wrote the session (None: not recorded), and each self-repaired case it has, with its
+    count. ``sentences()`` is the one wording of it (``check``, ``doctor`` and the TUI)."""
+
+    agent: str
+    version: str | None
+    cases: tuple[tuple[SelfRepair, int], ...] = ()
+
+    def sentences(self) -> list[str]:
+        out = []
+        for repair, n in self.cases:
+            what = f"{n} case{'s' if n != 1 else ''} ({repair.kind})"
+            covers = repair.covers(self.version)
+            if repair.since is None:
+                out.append(f"{self.agent} {repair.does} itself on resume: {what}")
+            elif covers:
+                out.append(f"{self.agent} {self.version} (which wrote it) {repair.does} itself: {what}")
+            else:
+                writer = (f"{self.agent} {self.version} (which wrote it)" if covers is False
+                          else f"{self.agent} before {repair.since} (no version recorded)")
+                out.append(f"{writer} {repair.before}: {what}; since {repair.since} it {repair.does} itself")
+        return out
+
+
 @dataclass(frozen=True, slots=True)
 class Format:
     """One provider format: what it is called, how it is recognized, read and written.
@@ -64,6 +116,8 @@ class Format:
     of a JSONL output; ``sessions(document)`` lists the sessions of a file holding several,
     ``select(document, id, name)`` chooses one, ``chosen(document)`` says which one is.
     ``kinds`` are the event kinds only this format emits (declared to the engine's table).
+    ``on_resume(imported)`` says what the agent repairs by itself when it resumes the
+    session, by the version that wrote it (see :class:`SelfRepair`).
     """
 
     name: str
@@ -88,6 +142,8 @@ class Format:
     select: Callable[[Any, str, str], Any] | None = None
     chosen: Callable[[Any], str | None] | None = None
     kinds: tuple[Kind, ...] = ()
+    # What the agent does itself on resume to an imported session (a session store's fact).
+    on_resume: Callable[[Imported], OnResume] | None = None
 
     @property
     def is_session(self) -> bool:
