@@ -108,9 +108,13 @@ def _offchain(n):
 
 
 def _seconds(data: bytes) -> float:
-    t = time.perf_counter()
-    pipeline.run(data, "<x>").data
-    return time.perf_counter() - t
+    """The best of two runs (a noisy machine slows one run, never both the same way)."""
+    best = float("inf")
+    for _ in range(2):
+        t = time.perf_counter()
+        pipeline.run(data, "<x>").data
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 @pytest.mark.parametrize("make", [_orphans, _offchain], ids=["R2-15 removed lines", "R2-16 off-chain results"])
