@@ -281,7 +281,13 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     chain = walk(entries)
     im.state = state = ClaudeState(chain)
     session.skipped_lines(im, document)
-    if chain.why:
+    fork = _fork_source(entries)
+    if chain.why and fork is not None:
+        # /fork (Claude Code 2.1.118) writes a pointer and reads the parent session's lines on
+        # resume: a chain that starts at a parent of another file is whole there.
+        im.notes.append(f"forked from {fork}: the lines before line {chain.lines[0] + 1} are read from that "
+                        f"session's file on resume, and are not checked here")
+    elif chain.why:
         im.note(None, "chain-broken", f"The chain stops: {chain.why}.")
 
     sent = chain.sent
@@ -392,6 +398,21 @@ def _siblings(im: Imported, units: list[tuple[str, list[int]]], on_chain: set[in
             im.note(None, "sibling-recovered",
                     f"Line {i + 1} is part of the API message {mid} on the chain but hangs off it; a resume "
                     f"sends it with that message, so it is read with it.")
+
+
+def _fork_source(entries: list[Any]) -> str | None:
+    """The session a ``/fork`` pointer line names (``fork-pointer``, with ``parentSessionId``
+    or ``forkSource``), or None when the file has no pointer."""
+    for e in entries:
+        if isinstance(e, dict) and e.get("type") == "fork-pointer":
+            for key in ("parentSessionId", "forkSource"):
+                value = e.get(key)
+                if isinstance(value, str) and value:
+                    return f"session {value}"
+                if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
+                    return f"session {value['sessionId']}"
+            return "another session"
+    return None
 
 
 def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[str, int],
