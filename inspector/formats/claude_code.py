@@ -172,12 +172,13 @@ def _stamp(entry: Mapping) -> datetime | None:
 
 def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -> int | None:
     """The line a resume starts from, as Claude Code picks it (anthropics/claude-code #62301):
-    of the main-chain lines no other main-chain line names as parent, the one with the newest
+    of the main-chain lines no other main-chain line names as parent (lines of a type it does
+    not chain, such as ``file-history-delta``, make no child), the one with the newest
     ``timestamp``; a line without one never beats one with it, and among equals the later
     line wins (a file without timestamps resumes from its last line, as before 2.1)."""
     parents: set[str] = set()
     for e in entries:
-        if isinstance(e, dict) and bool(e.get("isSidechain")) == side:
+        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
             p = _str(e.get("parentUuid"))
             if p is not None:
                 parents.add(p)

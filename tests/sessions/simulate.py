@@ -67,7 +67,7 @@ def chain(data: bytes) -> list[dict[str, Any]]:
     side = bool(convo) and all(convo)
     named = set()
     for e in rows:
-        if bool(e.get("isSidechain")) == side:
+        if bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
             for key in ("parentUuid", "logicalParentUuid"):
                 if isinstance(e.get(key), str) and (key == "parentUuid" or e.get("subtype") == "compact_boundary"):
                     named.add(e[key])

@@ -93,7 +93,10 @@ def test_unknown_entry_types_are_carried_untouched():
     scenarios.opening(s)
     s.lines.insert(1, {"type": "file-history-delta", "messageId": "m-1", "delta": {"shop/cart.py": {"op": "edit"}},
                        "timestamp": "2025-10-12T09:10:00.500Z"})
-    s.assistant("msg_01Z", text("Done."))
+    last = s.assistant("msg_01Z", text("Done."))[-1]
+    # An entry of a new type may name a conversation line as its parent: it is no child of it.
+    s.lines.append({"type": "file-history-delta", "parentUuid": last["uuid"], "uuid": "d-1",
+                    "timestamp": "2025-10-12T09:30:00.000Z"})
     data = s.data()
     out = run(data, "delta.jsonl")
     assert out.imported.format == "claude-code"
