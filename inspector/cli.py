@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import textwrap
 from contextlib import nullcontext
 from typing import Any, Sequence
 
@@ -19,7 +20,10 @@ from .cli_options import (
     EXIT_CHANGED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Parser, from_option, print_error, strict_option,
     to_option,
 )
-from .engine import RULE_ID, RULE_SOURCE, STAGE_BY_NAME, Event, Result, gc_paused, kind
+from .engine import (
+    CLAUSES, DROP_COUNT_NOTE, KNOWN_LIMITS, KNOWN_LIMITS_FIX, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE,
+    STAGE_BY_NAME, Event, Result, gc_paused, kind,
+)
 from .formats import Imported
 from .io import InputError, atomic_write, display_name, dumps
 from .pipeline import Outcome, run_file
@@ -54,8 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="report every change, stage by stage, with its clause",
                        parents=[from_option(), to_option(), strict_option()])
-    p.add_argument("file", metavar="FILE|-")
+    p.add_argument("file", metavar="FILE|-", nargs="?")
     p.add_argument("--json", action="store_true", help="machine-readable result")
+    p.add_argument("--rule", action="store_true",
+                   help="print MEM-5 itself, clause by clause, and its known limits, in this project's words")
     session_option(p)
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
@@ -146,7 +152,39 @@ def export_text(outcome: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rule_text() -> str:
+    """MEM-5 as this project reads it, for a reader with no network: each clause, the known
+    limits of the literal rule, and where the rule itself is published."""
+    lines = [f"{RULE_ID}: {RULE_TITLE}", f"  {RULE_SPEC}", f"  {RULE_SOURCE}", ""]
+    for clause in CLAUSES.values():
+        lines.append(f"Clause {clause.number} ({clause.stage}): {clause.title}")
+        lines += [f"  {line}" for line in textwrap.wrap(clause.summary, 88)]
+        lines.append("")
+    lines.append("Counting drops")
+    lines += [f"  {line}" for line in textwrap.wrap(DROP_COUNT_NOTE, 88)]
+    lines += ["", "Known limits of the literal rule"]
+    for limit in KNOWN_LIMITS:
+        wrapped = textwrap.wrap(limit, 86)
+        lines += [f"  - {wrapped[0]}", *(f"    {line}" for line in wrapped[1:])]
+    lines += [f"  {line}" for line in textwrap.wrap(KNOWN_LIMITS_FIX, 88)]
+    lines += ["", "These are summaries in Inspector's own words; the rule's text is at the address above."]
+    return "\n".join(lines) + "\n"
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
+    if args.rule:
+        if args.json:
+            sys.stdout.buffer.write(orjson.dumps({
+                "rule": RULE_ID, "title": RULE_TITLE, "source": RULE_SOURCE, "spec": RULE_SPEC,
+                "clauses": [{"number": c.number, "stage": c.stage, "title": c.title, "summary": c.summary}
+                            for c in CLAUSES.values()],
+                "drop_count": DROP_COUNT_NOTE, "known_limits": list(KNOWN_LIMITS), "beyond": KNOWN_LIMITS_FIX,
+            }, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        else:
+            sys.stdout.write(rule_text())
+        return EXIT_OK
+    if args.file is None:
+        raise InputError("explain", "give a FILE (or - for standard input), or --rule for the rule itself")
     outcome = run_file(args.file, args.fmt, args.to, args.strict, session=args.session)
     imported, result = outcome.imported, outcome.result
     if args.json:
@@ -215,11 +253,42 @@ def import_json(imported: Imported) -> dict[str, Any]:
 def import_report(imported: Imported) -> str:
     lines = [f"import ({imported.format}): {len(imported.messages)} flat messages"]
     lines += [f"  note: {n}" for n in imported.notes]
-    for i in range(len(imported.messages)):
-        lines.append(f"  #{i:<5} <- {imported.where(i)}")
+    lines += _mapping_lines(imported)
     for e in imported.events:
         lines.append(f"  #{e.origin}  ({e.clause}) {e.kind} {_printable(e.message)}")
     return "\n".join(lines) + "\n\n"
+
+
+MAPPING_LINES = 40   # the text report's cap; --json lists every message's origin
+
+
+def _mapping_lines(imported: Imported) -> list[str]:
+    """Where each flat message came from, a run of whole messages read one to one in a line
+    (``#0..#329999 <- messages[0..329999]``), so that the answer is not buried under the
+    mapping of a long one-to-one history."""
+    out: list[str] = []
+    n = len(imported.messages)
+    i = 0
+    while i < n:
+        loc = imported.sources[i]
+        j = i
+        if isinstance(loc.message, int) and loc.blocks is None and not loc.items:
+            while j + 1 < n:
+                nxt = imported.sources[j + 1]
+                if not (isinstance(nxt.message, int) and nxt.blocks is None and not nxt.items
+                        and nxt.message == loc.message + (j + 1 - i)):
+                    break
+                j += 1
+        if j > i:
+            last = imported.where(j)
+            out.append(f"  #{i}..#{j} <- {imported.where(i)[:-1]}..{last[last.rindex('[') + 1:]}")
+        else:
+            out.append(f"  #{i:<5} <- {imported.where(i)}")
+        i = j + 1
+        if len(out) == MAPPING_LINES and i < n:
+            out.append(f"  ... #{i}..#{n - 1} as well (explain --json lists every message's origin)")
+            break
+    return out
 
 
 def _printable(text: str) -> str:

@@ -11,8 +11,7 @@ import argparse
 import sys
 from typing import IO
 
-
-from .formats import REGISTRY
+from .formats import EXPORT_CHOICES, REGISTRY
 from .io import EXIT_ERROR, InputError, JSONWriteError, describe_error, display_name
 
 EXIT_OK, EXIT_CHANGED, EXIT_INTERRUPTED = 0, 1, 130  # EXIT_ERROR (2) is io's
@@ -43,9 +42,9 @@ def from_option(help: str = "input format (default: detect)") -> argparse.Argume
 def to_option(documents_only: bool = False) -> argparse.ArgumentParser:
     """``--to``; ``documents_only`` leaves out formats written as whole files of their own
     (JSONL sessions, databases), which cannot be one line of a JSONL output."""
-    names = [n for n, f in REGISTRY.items() if not documents_only or not f.whole_file]
+    choices = tuple(c for c in EXPORT_CHOICES if c == "same" or not documents_only or not REGISTRY[c].whole_file)
     p = _parent()
-    p.add_argument("--to", default="same", choices=("same", *names), help="output format (default: same as the input)")
+    p.add_argument("--to", default="same", choices=choices, help="output format (default: same as the input)")
     return p
 
 

@@ -121,6 +121,9 @@ def parse_json(data: bytes, name: str) -> Any:
         reason = exc.msg or "invalid JSON"
         if reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]
+        if "after document" in reason and exc.doc[exc.pos:exc.pos + 1] in ("{", "["):
+            reason += ("; this looks like JSON Lines, one history per line: "
+                       "'inspector batch FILE -o OUT.jsonl' repairs each line")
         raise InputError(name, reason, exc.lineno, exc.colno) from None
 
 

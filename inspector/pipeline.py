@@ -87,21 +87,13 @@ def repair(imported: Imported, extensions: Sequence[str] = (), owned: bool = Fal
 
 
 # -- export -------------------------------------------------------------------------------
-def _written(imported: Imported, result: Result, to: str) -> tuple[Any, list[Event]]:
-    """The formats' export, and what it changed on its own: the one call into it."""
-    exported = export_history(imported, result, to)
-    return exported.document, exported.events
-
-
 @dataclass(slots=True)
-class Exported:
-    """A repair written back in one format: the document, the export's own events (what it
-    changed beyond the engine's decisions), and the bytes and entry count, computed when
-    first asked for."""
+class Exported(formats.Exported):
+    """A repair written back in one format: the formats' export (the document and the
+    export's own events, what it changed beyond the engine's decisions), with the format it
+    is in and the bytes and entry count, computed when first asked for."""
 
-    document: Any
-    events: list[Event]
-    format: str
+    format: str = ""
     compact: bool = False
     _data: bytes | None = field(default=None, repr=False)
     _entries: int | None = field(default=None, repr=False)
@@ -126,8 +118,8 @@ class Exported:
 def export(imported: Imported, result: Result, to: str = "same", compact: bool = False) -> Exported:
     """``result`` (from :func:`repair` of ``imported``) as a document in format ``to``
     (``same``: the input's own)."""
-    document, events = _written(imported, result, to)
-    return Exported(document, events, imported.format if to == "same" else to, compact)
+    written = export_history(imported, result, to)   # the one call into the formats' export
+    return Exported(written.document, written.events, imported.format if to == "same" else to, compact)
 
 
 # -- all steps ----------------------------------------------------------------------------

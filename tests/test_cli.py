@@ -365,3 +365,65 @@ def test_the_process_entry_point_returns_main_s_code_and_freezes_what_is_left(mo
     monkeypatch.setattr(cli, "main", lambda: 3)
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
     assert cli.entry() == 3 and calls == ["freeze"]
+
+
+# --- the rule offline, and explain's answer first ----------------------------------
+
+def test_explain_rule_prints_every_clause_and_the_known_limits_offline(capsys):
+    from inspector.engine import CLAUSES, KNOWN_LIMITS, RULE_SOURCE
+
+    code, out, _ = run(capsys, "explain", "--rule")
+    assert code == 0
+    assert RULE_SOURCE in out and "Known limits" in out
+    for clause in CLAUSES.values():
+        assert f"Clause {clause.number} ({clause.stage}): {clause.title}" in out
+    assert len(KNOWN_LIMITS) == out.count("\n  - ")
+    code, out, _ = run(capsys, "explain", "--rule", "--json")
+    report = json.loads(out)
+    assert [c["stage"] for c in report["clauses"]] == ["coerce", "hoist", "repair", "strip"]
+    assert report["known_limits"] and report["source"] == RULE_SOURCE
+
+
+def test_explain_without_a_file_or_rule_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "explain")
+    assert code == 2 and "--rule" in err
+
+
+def test_explain_of_a_long_one_to_one_history_comes_to_its_answer_at_once(tmp_path, capsys):
+    """A 5,000-message chat body read one to one is one mapping line, not 5,000 before the events."""
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(5000)]
+    messages.append({"role": "tool", "tool_call_id": "nobody", "content": "orphan"})
+    body = write(tmp_path / "body.json", {"model": "gpt-5", "messages": messages})
+    code, out, _ = run(capsys, "explain", str(body), "--from", "openai-chat")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == "  #0..#5000 <- messages[0..5000]"
+    assert next(i for i, line in enumerate(lines) if "result-orphan" in line) < 40
+    # --json still lists every origin
+    code, out, _ = run(capsys, "explain", str(body), "--from", "openai-chat", "--json")
+    assert len(json.loads(out)["import"]["sources"]) == 5001
+
+
+def test_explain_caps_a_mapping_that_does_not_run_one_to_one(tmp_path, capsys):
+    turns = [{"role": "user", "content": "go"}]
+    for i in range(100):     # each user turn is read as a result row and a text row, by block
+        turns.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "ls",
+                                                        "input": {}}]})
+        turns.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}",
+                                                   "content": "ok"}, {"type": "text", "text": "next"}]})
+    body = write(tmp_path / "anthropic.json", {"model": "claude-sonnet-5", "max_tokens": 10, "messages": turns})
+    code, out, _ = run(capsys, "explain", str(body), "--from", "anthropic")
+    assert code == 0
+    mapping = out.split("\n\n")[0].splitlines()[1:]
+    assert len(mapping) == 41 and "explain --json lists every" in mapping[-1]
+
+
+def test_a_file_of_json_lines_is_named_as_such(tmp_path, capsys):
+    path = tmp_path / "two.jsonl"
+    path.write_text('[{"role": "user", "content": "a"}]\n[{"role": "user", "content": "b"}]\n')
+    code, _, err = run(capsys, "normalize", str(path))
+    assert code == 2 and f"{path}:2:1:" in err and "JSON Lines" in err and "inspector batch" in err
+    other = tmp_path / "x.json"
+    other.write_text('[{"role": "user", "content": "a"}] x')
+    code, _, err = run(capsys, "normalize", str(other))
+    assert code == 2 and "JSON Lines" not in err

@@ -141,7 +141,7 @@ def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> 
 
     def listing_failed(exc: OSError) -> None:
         where = Path(exc.filename or folder)
-        unreadable.append((where, f"cannot read this folder: {_os_reason(exc)}"))
+        unreadable.append((where, f"cannot read this folder: {describe_os_error(exc)}"))
 
     for root, dirs, files in os.walk(folder, onerror=listing_failed):
         yield from _drain(unreadable)
@@ -199,7 +199,7 @@ def _unreadable(path: Path) -> str | None:
             return "a dangling symbolic link: its target does not exist"
         if exc.errno == errno.ELOOP:
             return "a symbolic link loop"
-        return f"cannot read: {_os_reason(exc)}"
+        return f"cannot read: {describe_os_error(exc)}"
     if not stat.S_ISREG(info.st_mode):
         return f"not a regular file ({_file_type(info.st_mode)}); skipped"
     if not os.access(path, os.R_OK):
@@ -211,10 +211,6 @@ def _file_type(mode: int) -> str:
     return ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
             "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
             "a folder" if stat.S_ISDIR(mode) else "not a file")
-
-
-def _os_reason(exc: OSError) -> str:
-    return describe_os_error(exc)
 
 
 def mirror_clash(folder: str) -> tuple[str, str] | None:
@@ -352,14 +348,14 @@ def _stream_pieces(raw: BinaryIO) -> Iterator[bytes]:
     try:
         head = raw.read(SCAN)
     except OSError as exc:
-        raise Damaged(_os_reason(exc)) from None
+        raise Damaged(describe_os_error(exc)) from None
     if head[:2] != GZIP_MAGIC:
         while head:
             yield head
             try:
                 head = raw.read(SCAN)
             except OSError as exc:
-                raise Damaged(_os_reason(exc)) from None
+                raise Damaged(describe_os_error(exc)) from None
         return
     yield from gunzip(head, raw)
 
@@ -378,7 +374,7 @@ def gunzip(head: bytes, raw: BinaryIO) -> Iterator[bytes]:
         try:
             return raw.read(SCAN)
         except OSError as exc:
-            raise Damaged(f"{_os_reason(exc)}, after {offset:,} compressed bytes") from None
+            raise Damaged(f"{describe_os_error(exc)}, after {offset:,} compressed bytes") from None
 
     while True:
         if between:
@@ -462,7 +458,7 @@ def _span_records(task: Span, count: list[int]) -> Iterator[Record]:
         data, first = read_span(task)
     except OSError as exc:  # removed or unreadable since the batch started
         count[0] = 0
-        yield Record(task.name, None, f"cannot read: {_os_reason(exc)}")
+        yield Record(task.name, None, f"cannot read: {describe_os_error(exc)}")
         return
     yield from _lines(task.name, data, first, count)
 
@@ -516,7 +512,7 @@ def read_file_record(path: Path, name: str, rel: str) -> Record:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        return Record(name, None, _unreadable(path) or f"cannot read: {_os_reason(exc)}", rel)
+        return Record(name, None, _unreadable(path) or f"cannot read: {describe_os_error(exc)}", rel)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -524,7 +520,7 @@ def read_file_record(path: Path, name: str, rel: str) -> Record:
         with open(fd, "rb", closefd=False) as raw:
             data = raw.read()
     except OSError as exc:
-        return Record(name, None, f"cannot read: {_os_reason(exc)}", rel)
+        return Record(name, None, f"cannot read: {describe_os_error(exc)}", rel)
     finally:
         os.close(fd)
     if data[:2] == GZIP_MAGIC:

@@ -23,14 +23,14 @@ from .hoist import hoist
 from .model import Event, Recorder, Result, Stage, summary
 from .pairing import INTERRUPTED, repair
 from .rule import (
-    CLAUSE_BY_STAGE, CLAUSE_STAGES, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, IMPORT_CLAUSE, KINDS, RULE_ID,
+    CLAUSE_BY_STAGE, CLAUSE_STAGES, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, KNOWN_LIMITS, KNOWN_LIMITS_FIX, IMPORT_CLAUSE, KINDS, RULE_ID,
     RULE_SOURCE, RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, STRICT_EXPORT_CLAUSES, STRICT_STAGE, Clause, Kind,
     KindSet, declare, kind, kinds_of, kinds_with,
 )
 from .strip import strip
 
 __all__ = [
-    "CLAUSES", "CLAUSE_BY_STAGE", "CLAUSE_STAGES", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS",
+    "CLAUSES", "CLAUSE_BY_STAGE", "CLAUSE_STAGES", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "KNOWN_LIMITS", "KNOWN_LIMITS_FIX",
     "IMPORT_CLAUSE", "INTERRUPTED", "KINDS", "MEM5_STAGES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE",
     "STAGES", "STAGE_BY_NAME", "STRICT_CLAUSES", "STRICT_EXPORT_CLAUSES", "STRICT_KINDS", "STRICT_STAGE",
     "Clause", "Event", "Kind", "KindSet", "Result", "Stage", "StageSpec", "call_id", "declare", "gc_paused",

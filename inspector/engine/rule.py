@@ -70,6 +70,26 @@ CLAUSES: dict[str, Clause] = {
 
 CLAUSE_BY_STAGE = {c.stage: c for c in CLAUSES.values()}
 
+# Where the literal rule stops short of what providers accept (this project's reading of the
+# rule's open points: the rule matches ids as sets, not positions). The engine follows the
+# rule; the strict extension and ``check --target`` cover these.
+KNOWN_LIMITS = (
+    "A result that comes before the turn declaring its call, but not at the very front, "
+    "stays where it is: its id is answered, so clause 3 has nothing to drop, yet a provider "
+    "reads it as a result of no call.",
+    "A result kept apart from its call by other messages stays apart: the pairing is whole "
+    "as a set, but providers want each result in the block right after its call's turn.",
+    "When one id has an early result and a later real one, the later is dropped as a "
+    "duplicate, and if the early one then opens the conversation clause 4 removes it, so "
+    "the call ends up with the interrupted result instead of its real one.",
+)
+KNOWN_LIMITS_FIX = (
+    "Inspector's strict extension (--strict, t in the TUI) repairs these beyond MEM-5: it "
+    "moves a separated result next to its call and drops a result placed before its call, "
+    "keeping the real later one. 'inspector check FILE --target NAME' names what a provider "
+    "would still refuse."
+)
+
 DROP_COUNT_NOTE = (
     "The number of dropped entries is counted by the passes as they drop things, never "
     "recomputed afterwards: one unusable id can cost a call, its turn and its result."

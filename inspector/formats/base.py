@@ -48,9 +48,9 @@ class Loc(NamedTuple):
         if isinstance(self.message, str):
             base = self.message
         else:
-            base = f"{container or 'input'}[{self.message}]"
+            base = f"{container or 'history'}[{self.message}]"
         if self.items and len(self.items) > 1:
-            return f"{container or 'input'}[{self.items[0]}..{self.items[-1]}]"
+            return f"{container or 'history'}[{self.items[0]}..{self.items[-1]}]"
         if self.blocks is None:
             return base
         if len(self.blocks) == 1:

@@ -60,7 +60,7 @@ def test_each_guard_is_an_error_with_the_templates_message_on_its_row(path, hist
     (problem,) = problems(history, path)
     assert (problem.index, problem.error, problem.severity) == (index, message, ERROR)
     assert problem.rule == "template-raises" and problem.target == "template" and failed([problem])
-    assert problem.where == f"input[{index}]"
+    assert problem.where == f"history[{index}]"
 
 
 def test_the_row_is_named_natively_when_the_input_is_a_provider_body():
@@ -135,7 +135,7 @@ def test_cli_fails_on_a_raised_guard_and_prints_the_templates_message(tmp_path, 
     assert cli.main(["check", "--template", str(DEVSTRAL), str(path)]) == 1
     out = capsys.readouterr().out
     assert f"the chat template {DEVSTRAL} would still reject 1 thing:" in out
-    assert "#2 (from input[2]) error [template-raises]" in out and "roles must alternate" in out
+    assert "#2 (from history[2]) error [template-raises]" in out and "roles must alternate" in out
     path.write_text(json.dumps(GOOD))
     assert cli.main(["check", "--template", str(DEVSTRAL), str(path)]) == 0
 
