@@ -100,12 +100,17 @@ def test_unknown_entry_types_are_carried_untouched():
     data = s.data()
     out = run(data, "delta.jsonl")
     assert out.imported.format == "claude-code"
+    assert out.imported.messages[-1]["content"] == "Done."        # resumed from the live leaf
+    assert [e.get("message", {}).get("content") for e in simulate.chain(data)][-1] == [text("Done.")]
     assert not out.changed and out.data == data
-    broken = data + _jsonl([{**_lines(data)[-1], "uuid": "x-1", "parentUuid": _lines(data)[-1]["uuid"],
-                             "message": {**_lines(data)[-1]["message"], "id": "msg_02",
-                                         "content": [tool("toolu_02", "ls")]}}])
-    repaired = run(broken, "delta.jsonl").data
-    assert data.splitlines()[1] in repaired.splitlines()     # the unknown line, byte for byte
+    call = {**last, "uuid": "x-1", "parentUuid": last["uuid"], "timestamp": "2025-10-12T09:31:00.000Z",
+            "message": {**last["message"], "id": "msg_02", "content": [tool("toolu_02", "ls")]}}
+    broken = data + _jsonl([call])
+    out = run(broken, "delta.jsonl")
+    assert any(e.kind == "result-synthesized" for e in out.result.events)   # the live leaf was read
+    for k in (1, len(data.splitlines()) - 1):
+        assert data.splitlines()[k] in out.data.splitlines()     # the unknown lines, byte for byte
+    assert simulate.problems(out.data) == []
 
 
 def test_a_fork_pointer_is_not_a_broken_chain():
