@@ -175,7 +175,7 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
     of the main-chain lines no other main-chain line names as parent (lines of a type it does
     not chain, such as ``file-history-delta``, make no child), the one with the newest
     ``timestamp``; a line without one never beats one with it, and among equals the later
-    line wins (a file without timestamps resumes from its last line, as before 2.1)."""
+    line wins. In a file without any timestamp the last conversation line is the leaf."""
     parents: set[str] = set()
     for e in entries:
         if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
@@ -189,6 +189,13 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
     best: int | None = None
     best_key: tuple = ()
     memo: dict[int, bool] = {}
+    if not any(isinstance(e, dict) and isinstance(e.get("timestamp"), str) for e in entries):
+        # No line says when it was written: the last conversation line is the leaf, as a
+        # resume read such files before timestamps picked it (and as written, it is the last).
+        for i in range(len(entries) - 1, -1, -1):
+            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None:
+                return i
+        return None
     for i, e in enumerate(entries):
         if not isinstance(e, dict) or bool(e.get("isSidechain")) != side or e.get("type") not in CHAINED:
             continue
@@ -266,6 +273,16 @@ def walk(entries: list[Any]) -> Chain:
     if i is not None and i in seen and chain.why is None and len(chain.lines) > 1 and chain.lines[-1] != i:
         chain.why = f"the parent chain loops back to line {i + 1}"
     chain.lines.reverse()
+    if leaf is not None and is_conversation(entries[leaf], side):
+        # Lines chained after the leaf conversation entry (turn_duration, progress...) hang off
+        # it: they are on the chain too, so that whatever a resume takes as its leaf, the walk is whole.
+        tail = _str(entries[leaf].get("uuid"))
+        for i in range(leaf + 1, len(entries)):
+            e = entries[i]
+            if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
+                    and bool(e.get("isSidechain")) == side and not is_conversation(e, side) and _str(e.get("uuid")):
+                chain.lines.append(i)
+                tail = e["uuid"]
     for k in range(len(chain.lines) - 1, -1, -1):
         if is_boundary(entries[chain.lines[k]]):
             chain.start = k
@@ -704,6 +721,8 @@ def _named(chain: Chain, new_uuids: set[str], value: Any) -> str:
     root, or a parent that no line holds (a chain that started at a missing parent)."""
     if value is None:
         return "none (the root)"
+    if not isinstance(value, str):
+        return "a parent that is not a uuid"
     if value in new_uuids:
         return "the new line"
     target = chain.by_uuid.get(value)

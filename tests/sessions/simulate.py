@@ -72,7 +72,12 @@ def chain(data: bytes) -> list[dict[str, Any]]:
                 if isinstance(e.get(key), str) and (key == "parentUuid" or e.get("subtype") == "compact_boundary"):
                     named.add(e[key])
     best, best_key, best_walk = None, None, []
-    for k, e in enumerate(rows):
+    if not any(isinstance(e.get("timestamp"), str) for e in rows):
+        # No timestamps at all: the last conversation line of the file is the leaf.
+        last = [e for e in rows if e.get("type") in ("user", "assistant") and bool(e.get("isSidechain")) == side
+                and isinstance(e.get("uuid"), str)]
+        best_walk = _walk(last[-1], by_uuid) if last else []
+    for k, e in enumerate(rows if not best_walk else ()):
         if e.get("type") not in CHAINED or bool(e.get("isSidechain")) != side or not isinstance(e.get("uuid"), str):
             continue
         if e["uuid"] in named or by_uuid.get(e["uuid"]) is not e:
