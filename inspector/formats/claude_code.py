@@ -392,6 +392,13 @@ def _siblings(im: Imported, units: list[tuple[str, list[int]]], on_chain: set[in
     ``tool_use`` line that a new prompt cut off (the prompt hung off the turn's text line)
     is still sent."""
     entries = im.history
+    seen: set[str] = set()
+    for e in entries:
+        u = _str(e.get("uuid")) if isinstance(e, dict) else None
+        if u is not None:
+            if u in seen:
+                return        # uuids that name two lines: which line a new parent names is not known
+            seen.add(u)
     by_mid: dict[str, list[int]] = {}
     for i, e in enumerate(entries):
         if i not in on_chain and is_conversation(e, side) and e.get("type") == "assistant" \
