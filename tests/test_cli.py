@@ -181,7 +181,8 @@ BAD_INPUTS = {
     "bom-only": (iio.BOM, "{f}: empty file: expected a JSON array of messages"),
     "invalid": (b'[\n  {"role": "user",\n   "content": oops}\n]', "{f}:3:15: unexpected character, expected a JSON value"),
     "truncated": (b'[{"role": "user"', "{f}:1:17: unexpected end of data"),
-    "trailing": (b"[]\n[]", "{f}:2:1: unexpected content after document"),
+    "trailing": (b"[]\n[]", "{f}:2:1: unexpected content after document; this looks like JSON Lines, one "
+                             "history per line: 'inspector batch FILE -o OUT.jsonl' repairs each line"),
     "non-ascii-col": ('[{"content": "ééé", x}]'.encode(), "{f}:1:21: unexpected character, expected a string key"),
     "latin-1": (b'[\n{"role": "user", "content": "caf\xe9"}]', "{f}:2:33: not valid UTF-8 (byte 0xe9)"),
     "utf-16": ("[]".encode("utf-16"), "{f}:1:1: not valid UTF-8 (byte 0xff)"),

@@ -11,6 +11,7 @@ import orjson
 from ..cli_options import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, from_option, print_error, strict_option, to_option
 from ..io import InputError, atomic_write, describe_os_error
 from ..process import interruptible, release_interrupts, silence_stdout
+from ..targets import TARGETS as CHECK_TARGETS
 from .job import Job, default_workers, run_local
 from .report import Health
 
@@ -28,7 +29,7 @@ def _positive(text: str) -> int:
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "batch",
-        help="normalize a whole dataset (JSONL, .gz, folders) and report its health",
+        help="normalize a whole dataset (JSONL, .gz, folders, Parquet) and report its health",
         description="Stream a dataset through the engine in parallel, in input order, and print "
                     "its health report. A record that cannot be read is counted and logged, "
                     "never fatal.",
@@ -37,10 +38,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("inputs", metavar="INPUT", nargs="+",
                    help="JSONL file (one history per line; .gz read transparently), folder of "
-                        ".json files, or - for JSONL on standard input")
+                        ".json files, - for JSONL on standard input, or Parquet files (.parquet)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                   help="JSONL file in input order (.gz to compress; - for stdout), or a folder "
-                        "(trailing / or existing empty folder) mirroring an input folder")
+                   help="JSONL file in input order (.gz to compress; - for stdout), a folder "
+                        "(trailing / or existing empty folder) mirroring an input folder, or a "
+                        ".parquet file for Parquet inputs (their schema, row groups and other columns kept)")
+    p.add_argument("--column", metavar="NAME",
+                   help="the history is this column of each row (Parquet; default: messages) or this field of each "
+                        "JSONL record (default: the record is the history); it is repaired in place, JSON text kept "
+                        "as text, every other column or field kept")
+    p.add_argument("--id-column", metavar="NAME", help="name each row in the change log by this column's value")
+    p.add_argument("--changes", metavar="CHANGES.jsonl",
+                   help="write one line per changed record: where it is, its event kinds with clauses and "
+                        "counts, dropped / synthesized / moved (and with --target the problems left)")
+    p.add_argument("--target", choices=CHECK_TARGETS,
+                   help="also count what this provider would still reject after normalizing (report and change log)")
     p.add_argument("--workers", type=_positive, default=None, metavar="N",
                    help=f"processes in all, this one included (default: the number of cores, {default_workers()})")
     p.add_argument("--errors", metavar="ERRORS.jsonl",
@@ -52,13 +64,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--dask", metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler address (tcp://host:8786) or 'local'")
     p.add_argument("--blocksize", default="64MiB", metavar="SIZE",
-                   help="with --dask: bytes of JSONL per partition (default 64MiB)")
+                   help="with --dask: bytes of JSONL per partition (default 64MiB; a Parquet "
+                        "partition is one row group)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     job = Job(inputs=args.inputs, output=args.output, workers=args.workers or default_workers(),
-              fmt=args.fmt, to=args.to, strict=args.strict, errors=args.errors, report=args.report)
+              fmt=args.fmt, to=args.to, strict=args.strict, errors=args.errors, report=args.report,
+              changes=args.changes, column=args.column, id_column=args.id_column, target=args.target)
     with interruptible():  # SIGINT and SIGTERM: the CLI's one policy (inspector.process)
         committed = False
         try:
@@ -70,7 +84,16 @@ def run(args: argparse.Namespace) -> int:
                     from .dask_runner import parse_blocksize, run_dask
                 except ImportError:
                     raise InputError("--dask", "Dask is not installed; pip install 'inspector[dask]'") from None
-                health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
+                if job.parquet:
+                    from .parquet_job import run_parquet_dask
+
+                    health = run_parquet_dask(job, args.dask)
+                else:
+                    health = run_dask(job, args.dask, blocksize=parse_blocksize(args.blocksize))
+            elif job.parquet:
+                from .parquet_job import run_parquet
+
+                health = run_parquet(job)
             else:
                 health = run_local(job)
             # The run holds interrupts from its last record on: the outputs are in place now,

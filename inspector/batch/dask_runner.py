@@ -24,7 +24,7 @@ import orjson
 
 from ..io import InputError
 from ..process import hold_interrupts, interrupts_held
-from .job import Job, scratch_folder
+from .job import Job, change_lines, scratch_folder
 from .progress import ProgressBar
 from .reader import (FILES_PER_TASK, TASK_BYTES, Files, Input, LineCounter, Task, is_gzip, plan_folder,
                      plan_spans, plan_stream)
@@ -113,7 +113,8 @@ def run_part(part: Part, conversion: Conversion, scratch: str, mirror: str | Non
     lines = LineCounter()
     destination = Destination(mirror, None, compress)
     with open(os.path.join(scratch, f"part-{part.index:06d}.jsonl"), "wb") as out, \
-         open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "wb") as errors:
+         open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "wb") as errors, \
+         open(os.path.join(scratch, f"changes-{part.index:06d}.jsonl"), "wb") as changes:
         for task in part_tasks(part):
             result = run_task(task, conversion, destination)
             base = lines.base(task)
@@ -124,6 +125,7 @@ def run_part(part: Part, conversion: Conversion, scratch: str, mirror: str | Non
             for entry in result.errors:
                 shift_line(entry, task.name, base)
                 errors.write(orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE))
+            changes.write(change_lines(result.changes, task.name, base))
     return PartResult(part.index, health, lines.before.get(part.name, 0))
 
 
@@ -156,6 +158,7 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
         inputs = tuple(s.path for s in job.sources)
         out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
         errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
+        changes = stack.enter_context(StreamTarget(job.changes, inputs)) if job.changes else None
         scratch = stack.enter_context(scratch_folder(job.output.rstrip("/\\") or job.output))
         mirror = out.temporary if job.mirror else None  # workers write mirrored files straight into it
         # The cluster is entered last, so it closes first: no worker still writes into the
@@ -190,15 +193,17 @@ def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | 
                 lines_before[part.name] = shift + result.lines
             if not job.mirror:
                 out.append_part(os.path.join(scratch, f"part-{part.index:06d}.jsonl"))
-            if errors is not None:
-                with open(os.path.join(scratch, f"errors-{part.index:06d}.jsonl"), "rb") as handle:
+            for target, kind in ((errors, "errors"), (changes, "changes")):
+                if target is None:
+                    continue
+                with open(os.path.join(scratch, f"{kind}-{part.index:06d}.jsonl"), "rb") as handle:
                     entries = handle.read()
                 if shift and entries:
                     moved = [orjson.loads(line) for line in entries.splitlines()]
                     for entry in moved:
                         shift_line(entry, part.name, shift)
                     entries = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in moved)
-                errors.write(entries)
+                target.write(entries)
         progress.update(records, done_bytes, force=True)
         health.seconds = progress.elapsed
         hold_interrupts()  # as a local run: outputs and report are written whole (see batch.cli)

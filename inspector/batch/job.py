@@ -31,7 +31,10 @@ from .pool import Workers
 from .progress import ProgressBar
 from .reader import (TASK_BYTES, Block, Files, Input, LineCounter, Task, classify, mirror_clash, mirrored_name, plan,
                      total_bytes)
+from .changes import entry_line as change_line_bytes
 from .report import Health, shift_line
+from .cells import Columns
+from .parquet import check_inputs, is_parquet
 from .worker import ChunkResult, Conversion, Destination, run_task
 from .writer import FolderTarget, StreamTarget, check_folder_target, check_target
 
@@ -58,22 +61,32 @@ class Job:
     strict: bool = False  # --strict
     errors: str | None = None
     report: str | None = None
+    changes: str | None = None    # --changes: the change log
+    column: str | None = None     # --column (Parquet: messages by default)
+    id_column: str | None = None  # --id-column
+    target: str | None = None     # --target
     task_bytes: int = TASK_BYTES  # input per task; small in tests to get many tasks
     sources: list[Input] = field(default_factory=list)
     mirror: bool = False
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # folder entries not read, with why
+    parquet: bool = False         # Parquet in and out (by suffix): row groups, not lines
+    layouts: list = field(default_factory=list)  # each Parquet input's footer (parquet.Layout)
 
     @property
     def conversion(self) -> Conversion:
-        return Conversion(self.fmt, self.to, self.strict)
+        return Conversion(self.fmt, self.to, self.strict, self.column, self.id_column, self.target,
+                          self.changes is not None)
 
     def check(self) -> None:
         if self.workers < 1:
             raise InputError("--workers", "must be at least 1")
         self.sources = classify(self.inputs)
         out = self.output
-        self.mirror = out != "-" and (out.endswith(("/", os.sep)) or Path(out).is_dir())
-        if self.mirror:
+        self.parquet = is_parquet(out) or any(is_parquet(p) for p in self.inputs)
+        self.mirror = not self.parquet and out != "-" and (out.endswith(("/", os.sep)) or Path(out).is_dir())
+        if self.parquet:
+            self._check_parquet()
+        elif self.mirror:
             if len(self.sources) != 1 or self.sources[0].kind != "folder":
                 raise InputError(out, "a folder output mirrors one input folder; for JSONL input "
                                       "give an output file (.jsonl, or .jsonl.gz to compress)")
@@ -84,7 +97,8 @@ class Job:
                                          f"({mirrored_name(clash[1])}): rename one of them, or write JSONL")
         else:
             check_target(out, self.inputs)
-        extras = [(p, what) for p, what in ((self.errors, "errors file"), (self.report, "report")) if p]
+        extras = [(p, what) for p, what in ((self.errors, "errors file"), (self.report, "report"),
+                                            (self.changes, "change log")) if p]
         for path, what in extras:
             if path == "-":
                 raise InputError(path, f"the {what} must be a file")
@@ -93,7 +107,7 @@ class Job:
         for i, a in enumerate(targets):
             for b in targets[i + 1:]:
                 if a != "-" and Path(a).resolve() == Path(b).resolve():
-                    raise InputError(b, "the output, errors file and report must be different files")
+                    raise InputError(b, "the output, errors file, report and change log must be different files")
         for source in self.sources:
             if source.kind != "folder":
                 continue
@@ -101,6 +115,18 @@ class Job:
             for path in targets:
                 if path != "-" and root in Path(path).resolve().parents:
                     raise InputError(path, f"refusing to write inside the input folder {source.path!r}")
+        if self.parquet:   # every footer read (pyarrow needed): a wrong column fails before any row
+            self.layouts = check_inputs(self.inputs, Columns.of(self.conversion))
+
+    def _check_parquet(self) -> None:
+        """Parquet in, Parquet out: a table is not split into JSONL lines, nor lines into rows."""
+        for source in self.sources:
+            if source.kind != "jsonl" or not is_parquet(source.path):
+                raise InputError(source.name, "a Parquet output is written from Parquet inputs only (.parquet files; "
+                                              "not folders, JSONL or standard input)")
+        if not is_parquet(self.output):
+            raise InputError(self.output, "Parquet inputs are written to a Parquet output: give OUT.parquet")
+        check_target(self.output, self.inputs)
 
 
 class Sink:
@@ -112,6 +138,7 @@ class Sink:
         inputs = tuple(s.path for s in job.sources if s.kind != "stdin")
         self.out = stack.enter_context(FolderTarget(job.output) if job.mirror else StreamTarget(job.output, inputs))
         self.errors = stack.enter_context(StreamTarget(job.errors, inputs)) if job.errors else None
+        self.changes = stack.enter_context(StreamTarget(job.changes, inputs)) if job.changes else None
         self.mirror = self.out.temporary if job.mirror else None  # workers write files straight in
         self.compress = not job.mirror and self.out.compress  # type: ignore[union-attr]
         self.lines = LineCounter()
@@ -146,6 +173,15 @@ class Sink:
             for entry in result.errors:
                 shift_line(entry, task.name, base)
             self.errors.write(b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in result.errors))
+        if self.changes is not None and result.changes:
+            self.changes.write(change_lines(result.changes, task.name, base))
+
+
+def change_lines(entries: list[dict], source: str, lines: int) -> bytes:
+    """A task's change-log entries as lines, their line numbers made file-wide (see shift_line)."""
+    for entry in entries:
+        shift_line(entry, source, lines)
+    return b"".join(change_line_bytes(e) for e in entries)
 
 
 def unread_entries(task: Files, result: ChunkResult) -> list[tuple[str, str]]:

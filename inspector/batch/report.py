@@ -30,10 +30,13 @@ class Health:
         self.failed = 0
         self.kinds: dict[tuple[str, str], list[int]] = {}
         self.histogram: Counter[int] = Counter()
-        self._top: list[tuple[int, int, str, int | None]] = []  # min-heap of (drops, -ordinal, source, line)
+        self._top: list[tuple[int, int, str, int | None, int | None]] = []  # min-heap of (drops, -ordinal, source, line, row)
         self.reasons: Counter[str] = Counter()
         self.first_failures: list[dict[str, Any]] = []  # the earliest failures, in input order
         self._first_keys: list[int] = []                 # and their ordinals (record numbers)
+        # --target: what the provider would still reject, (target, rule, severity) -> [problems, records]
+        self.problems: dict[tuple[str, str, str], list[int]] = {}
+        self.rejected = 0                                # records with at least one error left
         self.seconds = 0.0
 
     # -- adding up ------------------------------------------------------------------
@@ -41,8 +44,10 @@ class Health:
     # from the task's first line); the parent shifts each into place and merges it. Dask
     # partitions are merged the same way: one way of adding up, whatever ran the records.
     def add_record(self, drops: int, kinds: dict[tuple[str, str], int], changed: bool,
-                   source: str, line: int | None) -> None:
-        """Count one processed record: its drops, its events by (clause, kind)."""
+                   source: str, line: int | None, row: int | None = None, problems: list | None = None) -> None:
+        """Count one processed record: its drops, its events by (clause, kind), and with
+        ``--target`` the problems the provider would still find. ``row`` is a Parquet row's
+        number in its file (``line`` is then None)."""
         ordinal = self.read
         self.read += 1
         self.changed += changed
@@ -53,12 +58,26 @@ class Health:
             tally[0] += events
             tally[1] += 1
         self.histogram[drops] += 1
+        if problems:
+            self.add_problems(problems)
         if drops:
-            item = (drops, -ordinal, source, line)
+            item = (drops, -ordinal, source, line, row)
             if len(self._top) < TOP:
                 heapq.heappush(self._top, item)
             elif item > self._top[0]:
                 heapq.heapreplace(self._top, item)
+
+    def add_problems(self, problems: list) -> None:
+        """One record's provider problems (``targets.Problem``), counted by rule."""
+        seen = set()
+        for p in problems:
+            key = (p.target, p.rule, p.severity)
+            tally = self.problems.setdefault(key, [0, 0])
+            tally[0] += 1
+            if key not in seen:
+                seen.add(key)
+                tally[1] += 1
+        self.rejected += any(p.severity == "error" for p in problems)
 
     def add_failed(self, entry: dict[str, Any]) -> None:
         """Count one record that could not be processed (``entry`` as in the errors file)."""
@@ -88,6 +107,11 @@ class Health:
             tally[0] += events
             tally[1] += records
         self.histogram.update(other.histogram)
+        for key, (problems, records) in other.problems.items():
+            tally = self.problems.setdefault(key, [0, 0])
+            tally[0] += problems
+            tally[1] += records
+        self.rejected += other.rejected
         for item in other._top:
             if len(self._top) < TOP:
                 heapq.heappush(self._top, item)
@@ -105,8 +129,8 @@ class Health:
     def shift(self, source: str, lines: int, ordinals: int) -> None:
         """Make a partition's local line numbers and ordinals global (Dask partitions start
         mid-file and only learn their offsets once every earlier partition has counted)."""
-        self._top = [(d, o - ordinals, s, (ln + lines if s == source and ln is not None else ln))
-                     for d, o, s, ln in self._top]
+        self._top = [(d, o - ordinals, s, (ln + lines if s == source and ln is not None else ln), r)
+                     for d, o, s, ln, r in self._top]
         heapq.heapify(self._top)
         for entry in self.first_failures:
             shift_line(entry, source, lines)
@@ -125,7 +149,8 @@ class Health:
 
     @property
     def most_drops(self) -> list[dict[str, Any]]:
-        return [{"source": s, "line": ln, "drops": d} for d, _, s, ln in sorted(self._top, reverse=True)]
+        return [{"source": s, "line": ln, "drops": d} if r is None else {"source": s, "row": r, "drops": d}
+                for d, _, s, ln, r in sorted(self._top, reverse=True)]
 
     def kind_rows(self) -> list[dict[str, Any]]:
         """Every kind the engine knows (zero counts included, so the table's shape never
@@ -157,10 +182,15 @@ class Health:
             out["max"] = keys[-1]
         return out
 
+    def problem_rows(self) -> list[dict[str, Any]]:
+        """What ``--target`` found left, by rule: most problems first."""
+        return [{"target": t, "rule": r, "severity": sev, "problems": n, "records": k}
+                for (t, r, sev), (n, k) in sorted(self.problems.items(), key=lambda item: (-item[1][0], item[0]))]
+
     def to_json(self) -> dict[str, Any]:
         # The engine's own drop counts (result.dropped), added up: not re-derived from kinds.
         drop_events = sum(k * n for k, n in self.histogram.items())
-        return {
+        report = {
             "rule": RULE_ID,
             "inputs": self.inputs,
             "records": {"read": self.read, "changed": self.changed,
@@ -173,6 +203,9 @@ class Health:
             "seconds": round(self.seconds, 3),
             "records_per_second": round(self.read / self.seconds, 1) if self.seconds else None,
         }
+        if self.problems:   # only with --target
+            report["left"] = {"rejected": self.rejected, "rules": self.problem_rows()}
+        return report
 
     def render(self) -> str:
         """The report as a plain-text table: readable in a terminal, a log or an email."""
@@ -194,6 +227,12 @@ class Health:
         if quiet:
             lines.append(f"  (no events of: {', '.join(quiet)})")
         lines.append("  clauses: " + "; ".join(f"{c.number} {c.title.lower()}" for c in CLAUSES.values()))
+        if self.problems:
+            lines += ["", f"Left for the provider (--target): {self.rejected:,} records would still be rejected",
+                      f"  {'severity':<9}{'rule':<34}{'problems':>10}{'histories':>11}"]
+            for row in self.problem_rows():
+                lines.append(f"  {row['severity']:<9}{row['target'] + ':' + row['rule']:<34}{row['problems']:>10,}"
+                             f"{row['records']:>11,}")
         dist = self.distribution()
         lines += ["", f"Drops per history ({dist['histories']:,} histories)"]
         if dist["histories"]:
@@ -249,4 +288,6 @@ def _pct(n: int, total: int) -> str:
 
 
 def _where(entry: dict[str, Any]) -> str:
+    if entry.get("row") is not None:                 # a Parquet row (its line, if any, is inside its text)
+        return f"{entry['source']} row {entry['row']}"
     return entry["source"] if entry.get("line") is None else f"{entry['source']}:{entry['line']}"

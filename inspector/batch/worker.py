@@ -27,8 +27,15 @@ from typing import Any
 
 from .. import formats, pipeline
 from ..engine import gc_paused
+<<<<<<< HEAD
 from ..io import InputError, JSONWriteError, write_failure
+=======
+from ..io import InputError, write_failure
+from .cells import repair_line
+from .changes import change_entry, tally
+>>>>>>> main
 from .heap import keep_freed_memory
+from .parquet import Group, run_group
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
 
@@ -40,11 +47,16 @@ SESSION_NEEDS_FOLDER = ("an agent session file is repaired into a mirrored outpu
 
 @dataclass(frozen=True, slots=True)
 class Conversion:
-    """How every record is converted: the options ``inspector normalize`` takes."""
+    """How every record is converted (the options ``inspector normalize`` takes), where its
+    history is, and what the change log says of it."""
 
     fmt: str = "auto"     # --from
     to: str = "same"      # --to
     strict: bool = False  # --strict
+    column: str | None = None     # --column: the history is this field of each record (Parquet: messages)
+    id_column: str | None = None  # --id-column: named in the change log
+    target: str | None = None     # --target: the provider problems left, in the change log and report
+    changes: bool = False         # --changes: keep each changed record's change-log entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +82,7 @@ class ChunkResult:
     slot: tuple[int, int] | None = None  # or (offset, size) in the memory shared with the parent
     lines: int = 0             # physical lines the task read
     unreadable: bool = False   # its input could not be opened at all (one failed record says why)
+    changes: list[dict[str, Any]] = field(default_factory=list)  # change-log entries, lines from the task's first
 
 
 def ignore_interrupts() -> None:
@@ -98,8 +111,12 @@ def encode(data: bytes, compress: bool) -> bytes:
 def run_task(task: Task, conversion: Conversion = Conversion(), destination: Destination = Destination(),
              number: int = 0, shared: Any = None, slot: tuple[int, int] | None = None) -> ChunkResult:
     """Read a task's records, process them, and put the output where ``destination`` says,
-    or in ``shared`` memory at ``slot`` (offset, capacity) when given and large enough."""
+    or in ``shared`` memory at ``slot`` (offset, capacity) when given and large enough.
+    A Parquet row group's rows go to an Arrow IPC part file (see ``parquet.run_group``)."""
     keep_freed_memory()
+    if isinstance(task, Group):
+        part = os.path.join(destination.parts, f"{number:09d}.arrow") if destination.parts is not None else None
+        return run_group(task, conversion, part)  # type: ignore[return-value]
     count = [0]
     with gc_paused():  # many small acyclic objects per record: the cyclic collector only costs time
         result = process_records(task_records(task, count), conversion, destination.mirror)
@@ -125,9 +142,10 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
     parts: list[bytes] = []
     health = Health()
     result = ChunkResult(health)
-    fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
+    fmt, to, strict, column = conversion.fmt, conversion.to, conversion.strict, conversion.column
     for record in records:
         item = record.data
+        where: dict[str, Any] = {}
         try:
             if isinstance(item, str):  # the reader could not read it at all
                 raise InputError(RECORD, item)
@@ -135,12 +153,17 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
                 raise InputError(RECORD, SESSION_NEEDS_FOLDER)
             if is_session_record(record.relpath):
                 outcomes = run_session_file(item, conversion)
+            elif column is not None:      # --column: the record is an object holding its history
+                data, outcome, where = repair_line(item, conversion.column, conversion.id_column, fmt, to, strict)
+                outcomes = [outcome]
             else:
                 # A record is one JSON document: no session format's sniffing of raw bytes
                 # applies to it (and a sniff would parse every line twice).
                 imported = pipeline.load(item, RECORD, fmt, sniff=False)
                 outcomes = [pipeline.outcome(imported, RECORD, to, strict, compact=True, owned=True)]
-            data = outcomes[-1].data
+            if column is None or is_session_record(record.relpath):
+                data = outcomes[-1].data
+            change = tally(outcomes, conversion.target)
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
@@ -156,13 +179,11 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
-        kinds: dict[tuple[str, str], int] = {}
-        for outcome in outcomes:
-            for event in outcome.events:  # import, engine and export events, in order
-                key = (event.clause, event.kind)
-                kinds[key] = kinds.get(key, 0) + 1
-        health.add_record(sum(o.result.dropped for o in outcomes), kinds, any(o.changed for o in outcomes),
-                          record.source, record.line)
+        # The report and the change log count from this one tally.
+        health.add_record(change.dropped, change.kinds, change.changed, record.source, record.line,
+                          problems=change.problems)
+        if conversion.changes and change.logged:
+            result.changes.append(change_entry(change, {"source": record.source, "line": record.line, **where}))
     result.output = b"".join(parts)
     return result
 

@@ -7,7 +7,7 @@ folder, and export all read this table.
 from __future__ import annotations
 
 from . import agents_sqlite, anthropic, bedrock, claude_code, codex_rollout, flat, gemini, gemini_cli
-from . import openai_chat, openai_responses
+from . import openai_chat, openai_responses, opencode
 from .format import Format
 
 # Detection-priority order: where two formats have evidence, errors list them in this order.
@@ -22,6 +22,8 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     codex_rollout.FORMAT,
     gemini_cli.FORMAT,
     agents_sqlite.FORMAT,
+    opencode.FORMAT,
+    opencode.EXPORT_FORMAT,
 )}
 
 

@@ -8,13 +8,14 @@ import pytest
 
 from inspector import cli
 from inspector.bundled import samples_dir
-from inspector.formats import FORMATS
+from inspector.formats import FORMATS, REGISTRY
 
 from batchdata import cli_output, one_record, write_jsonl
 
 # Batch records are one JSON document a line: formats whose files are JSON Lines or SQLite
 # (agent sessions) are neither read nor written as records.
-RECORD_FORMATS = [name for name in FORMATS if name not in ("claude-code", "codex-rollout", "agents-sqlite")]
+# Records of a JSON Lines batch: every format whose document is not a whole file of its own.
+RECORD_FORMATS = [name for name in FORMATS if not REGISTRY[name].whole_file]
 OPTIONS = [(), ("--strict",)] + [("--to", name) for name in RECORD_FORMATS] + [("--to", "anthropic", "--strict")]
 
 

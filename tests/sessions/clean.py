@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from inspector.formats import agents_sqlite, claude_code, codex_rollout
+from inspector.formats import opencode as opencode_format
 
 from . import agents_builder
 from .claude_builder import Session, text
@@ -73,6 +74,26 @@ def agents() -> Any:
         return agents_sqlite.parse(path.read_bytes(), "s.db")
 
 
+def opencode_session() -> Any:
+    from . import opencode_builder as ob
+
+    s = ob.Session(title="Weather")
+    s.user("What's the weather in Paris and Rome?")
+    s.assistant(ob.text("I'll check both."), ob.tool("toolu_01A", "get_weather", {"city": "Paris"}, "18C"),
+                ob.tool("toolu_01B", "get_weather", {"city": "Rome"}, "24C"), finish="tool-calls")
+    s.assistant(ob.text("Paris 18C, Rome 24C."))
+    return s
+
+
+def opencode() -> Any:
+    from . import opencode_builder as ob
+
+    with TemporaryDirectory() as tmp:
+        path = ob.write_db(Path(tmp) / "opencode.db", opencode_session())
+        return opencode_format.parse(path.read_bytes(), "opencode.db")
+
+
 def clean_sessions() -> dict[str, Any]:
     return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
-            "agents-sqlite": agents()}
+            "agents-sqlite": agents(), "opencode": opencode(),
+            "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json")}
