@@ -27,13 +27,9 @@ from typing import Any
 
 from .. import formats, pipeline
 from ..engine import gc_paused
-<<<<<<< HEAD
 from ..io import InputError, JSONWriteError, write_failure
-=======
-from ..io import InputError, write_failure
 from .cells import repair_line
 from .changes import change_entry, tally
->>>>>>> main
 from .heap import keep_freed_memory
 from .parquet import Group, run_group
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
