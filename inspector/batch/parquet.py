@@ -22,7 +22,6 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-
 from ..io import InputError, JSONWriteError, OutputError, atomic_stream, describe_os_error, write_failure
 from .arrow_values import fitter, is_text, json_values, misfit
 from .cells import CELL, Columns, excerpt, repair
