@@ -31,7 +31,7 @@ from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
 from .targets import load_template
 
-COMMANDS = ("normalize", "explain", "check", "batch", "serve")
+COMMANDS = ("normalize", "explain", "check", "doctor", "batch", "serve")
 
 __all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "entry", "main"]
 
@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
 
+    from .doctor.command import add_parser as add_doctor_parser
+
+    add_doctor_parser(sub)
     from .batch.cli import add_parser as add_batch_parser
 
     add_batch_parser(sub)
@@ -204,7 +207,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .sessions import each_session, expand, why
+    from .sessions import agent_repairs, each_session, expand, own_words, why
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
@@ -216,7 +219,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             continue
         result = outcome.result
         if not outcome.changed:
-            print(f"{label}: ok, nothing to change")
+            own = agent_repairs(outcome.imported)
+            print(f"{label}: ok, nothing to change" + (f" ({own_words(own)})" if own else ""))
         else:
             changes = len(result.events) + len(outcome.export_events)
             print(f"{label}: would change: {result.summary()}, "
@@ -317,14 +321,20 @@ def target_text(name: str, target: str, problems: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor.command import run
+
+    return run(args)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import run
 
     return run(args)
 
 
-HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "batch": cmd_batch,
-            "serve": cmd_serve}
+HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "doctor": cmd_doctor,
+            "batch": cmd_batch, "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -336,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # One history per process: its millions of acyclic objects need no cyclic collector
         # (each collection would walk them all again, about a sixth of the run).
-        with terminated_cleanly(args.command in ("normalize", "explain", "check")), \
+        with terminated_cleanly(args.command in ("normalize", "explain", "check", "doctor")), \
                 gc_paused() if args.command in ("normalize", "explain") else nullcontext():
             code = HANDLERS[args.command](args)
             sys.stdout.flush()  # a full or closed standard output shows here, not at exit

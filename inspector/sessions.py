@@ -126,7 +126,21 @@ def why(imported: Any, result: Any) -> str:
         words.append(f"{lead}: {first.target} {first.rule} at {imported.where(keep[first.index])}{more}")
     if agent is not None:
         words.extend(agent.sentences())
-    kinds = Counter(e.kind for e in [*imported.events, *result.events])
+    own = agent_repairs(imported)
+    kinds = Counter(e.kind for e in [*imported.events, *result.events] if e not in own)
+    if own:
+        words.append(own_words(own))
     if kinds:
         words.append("repair: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()))
     return f" ({'; '.join(words)})" if words else ""
+
+
+def agent_repairs(imported: Any) -> list[Any]:
+    """The results the agent itself sends when it resumes (a Cline-family placeholder, read by
+    the import), which the repair need not write."""
+    return [e for e in imported.events if e.kind == "result-placeholder"]
+
+
+def own_words(own: list[Any]) -> str:
+    ids = ", ".join(str(e.tool_call_id) for e in own)
+    return f"the agent answers {ids} itself on resume, with a placeholder instead of the real result"

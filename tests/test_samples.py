@@ -45,7 +45,7 @@ def test_samples_dir_is_the_project_samples_folder():
 
 def test_at_least_eight_samples_in_numbered_order():
     assert len(FILES) >= 8
-    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+\.(json|jsonl|db)", name) for name in FILES)
+    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+(\.api_conversation_history)?\.(json|jsonl|db)", name) for name in FILES)
     assert len({name[:2] for name in FILES}) == len(FILES)
 
 

@@ -47,7 +47,8 @@ class RowChange:
 
 def tally(outcomes: list[Outcome], target: str | None = None) -> RowChange:
     """Count a row's events (every outcome of it: a database of sessions has several) and,
-    with ``target``, check the last outcome against that provider."""
+    with ``target``, check every outcome against that provider (each session of a database
+    is one outcome, and each can leave problems of its own)."""
     kinds: dict[tuple[str, str], int] = {}
     for outcome in outcomes:
         for event in outcome.events:   # import, engine and export events, in order
@@ -58,7 +59,7 @@ def tally(outcomes: list[Outcome], target: str | None = None) -> RowChange:
     if target is not None and outcomes:
         from ..targets import check
 
-        change.problems = check(outcomes[-1], target)
+        change.problems = [problem for outcome in outcomes for problem in check(outcome, target)]
     return change
 
 

@@ -7,8 +7,9 @@ numbers are counted per task and made file-wide by the consumer, which sees task
 order (see ``LineCounter``). A gzip stream or standard input cannot be cut without
 reading it, so the parent reads it in blocks of whole lines (``Block``). A folder is cut
 into lists of ``.json`` files (``Files``), in sorted path order so runs are reproducible;
-agent session files in it (a ``.jsonl`` file or ``.db`` database that a session format
-recognises by its first bytes) are listed too, each one whole-file record. Gzip is
+agent session files in it (a JSONL file or an SQLite database, by the suffixes the session
+formats declare, that a session format recognises by its content: ``formats.is_session_file``,
+as ``inspector check`` asks) are listed too, each one whole-file record. Gzip is
 recognised by its magic bytes, not by the file name.
 
 Nothing is skipped silently: a folder entry that cannot be read (a dangling link, a link
@@ -28,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..formats import claims, whole_file_suffixes
-from ..io import BOM, InputError, describe_os_error, read_head
+from ..formats import is_session_file, skip_file, skip_folder, whole_file_suffixes
+from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
@@ -145,10 +146,9 @@ def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> 
 
     for root, dirs, files in os.walk(folder, onerror=listing_failed):
         yield from _drain(unreadable)
-        dirs.sort()
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        dirs[:] = sorted(d for d in dirs if not skip_folder(d))
         for name in sorted(files):
-            if name.startswith("."):
+            if skip_file(name):
                 continue
             if name.endswith(FOLDER_SUFFIXES):
                 path = Path(root, name)
@@ -165,18 +165,6 @@ def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> 
 
 
 NOT_A_SESSION = "skipped: not a session file Inspector knows (no session format recognises its first line)"
-
-
-def is_session_file(path: Path) -> bool:
-    """Whether a session format claims the file by its first bytes (as ``inspector check``
-    finds sessions in a folder), read at least to the end of the first line: a session
-    whose first prompt is long still starts with one whole record. A file that cannot be
-    read is listed, to fail by name."""
-    try:
-        head = read_head(path, SCAN)
-    except OSError:
-        return True
-    return claims(head, str(path))
 
 
 def is_session_record(relpath: str | None) -> bool:

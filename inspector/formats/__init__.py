@@ -20,7 +20,9 @@ from ..engine import Result, gc_paused
 from ..io import InputError
 from .base import Exported, Imported, Loc, kind_of
 from .detect import detect, evidence
-from .files import claims, is_session_file, may_hold_sessions, session_files, suffixes, whole_file_suffixes
+from .files import (
+    claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
+)
 from .format import Format, OnResume, SessionInfo
 from .registry import REGISTRY, get, unknown
 
@@ -30,8 +32,8 @@ EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 __all__ = ["EXPORT_CHOICES", "FORMATS", "REGISTRY", "Exported", "Format", "Imported", "Loc", "SessionInfo",
            "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
-           "select_session",
-           "session_files", "sessions", "suffixes", "whole_file_suffixes", "writes_whole_file"]
+           "select_session", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_file_suffixes",
+           "writes_whole_file"]
 
 
 def known(fmt: str, name: str = "<input>", same: bool = False) -> str:

@@ -1,6 +1,7 @@
 """Which files a format reads: the suffixes every format declares, and whether a file on
 disk is an agent session some session format claims. ``inspector check FOLDER`` and
-``inspector batch FOLDER`` both ask :func:`is_session_file`, so they find the same files.
+``inspector batch FOLDER`` both walk folders by :func:`skip_folder` and :func:`skip_file` and
+ask :func:`is_session_file`, so they find the same files.
 """
 
 from __future__ import annotations
@@ -14,6 +15,18 @@ from .registry import REGISTRY
 
 HEAD = 1 << 16          # what a session format sees of a file to claim it
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
+
+
+def skip_folder(name: str) -> bool:
+    """Folders no agent keeps sessions in (version control, dependencies, caches). A hidden
+    folder is searched: agents keep their homes in them (``~/.claude``, ``~/.codex``)."""
+    return name in SKIP_DIRS
+
+
+def skip_file(name: str) -> bool:
+    """Files that are never inputs: hidden ones (editors' swap files, the temporaries of an
+    atomic write) and the repaired copies Inspector writes beside a session."""
+    return name.startswith(".") or ".repaired." in name
 
 
 def suffixes(kind: str | None = None) -> tuple[str, ...]:
@@ -45,13 +58,13 @@ def is_session_file(path: str | os.PathLike) -> bool:
     starts with one whole record), a JSON one by its content (read whole: they are small). A
     file with a session suffix that cannot be read is listed, to fail by name where it is read."""
     name = str(path)
-    if not name.endswith(suffixes("session")) or ".repaired." in Path(name).name:
+    if not name.endswith(suffixes("session")) or skip_file(Path(name).name):
         return False
     try:
         head = read_head(path, HEAD)
     except OSError:
         return True
-    if not name.endswith(".json"):
+    if not name.endswith(".json") or claims(head, name):   # a JSON session may be told by its name
         return claims(head, name)
     if not head.lstrip().startswith(b"{"):
         return False
@@ -67,8 +80,8 @@ def session_files(root: str | os.PathLike) -> Iterator[str]:
     """The session files under a folder, recursively, in sorted order."""
     found = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        found += [os.path.join(folder, f) for f in files]
+        dirs[:] = sorted(d for d in dirs if not skip_folder(d))
+        found += [os.path.join(folder, f) for f in files if not skip_file(f)]
     for path in sorted(found):
         if is_session_file(path):
             yield path

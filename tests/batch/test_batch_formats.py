@@ -14,8 +14,9 @@ from batchdata import cli_output, one_record, write_jsonl
 
 # Batch records are one JSON document a line: formats whose files are JSON Lines or SQLite
 # (agent sessions) are neither read nor written as records.
-# Records of a JSON Lines batch: every format whose document is not a whole file of its own.
-RECORD_FORMATS = [name for name in FORMATS if not REGISTRY[name].whole_file]
+# Records of a JSON Lines batch: every format whose document is not a whole file of its own, but
+# a Cline task's history, which is told by its file name (a record has none).
+RECORD_FORMATS = [name for name in FORMATS if not REGISTRY[name].whole_file and name != "cline"]
 OPTIONS = [(), ("--strict",)] + [("--to", name) for name in RECORD_FORMATS] + [("--to", "anthropic", "--strict")]
 
 

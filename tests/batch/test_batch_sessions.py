@@ -154,3 +154,40 @@ def test_batch_and_check_of_a_folder_find_the_same_session_files(tmp_path, capsy
     counts = orjson.loads(report.read_bytes())["records"]
     assert (counts["read"], counts["failed"]) == (3, 0)
     assert (out / "sub" / "agent.sqlite").read_bytes() == normalized(src / "sub" / "agent.sqlite", tmp_path)
+
+
+def test_batch_and_check_walk_a_folder_alike(tmp_path, capsys):
+    """Both search hidden folders (agents' homes are hidden: ``~/.claude/projects``) and skip
+    the same things: dependency and version-control folders, hidden files (temporaries of an
+    atomic write, editors' swap files) and the repaired copies Inspector writes."""
+    src = tmp_path / "in"
+    session = (samples_dir() / "21-claude-code-session.jsonl").read_bytes()
+    for rel in ("a.jsonl", "node_modules/b.jsonl", ".claude/projects/p/c.jsonl", "d.repaired.jsonl",
+                ".e.jsonl", ".git/f.jsonl"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(session)
+    (src / "sub").mkdir()
+    shutil.copyfile(samples_dir() / "24-agents-sdk-session.db", src / "sub" / "g.sqlite3")
+    assert cli.main(["check", str(src)]) == 1
+    checked = sorted(line.split(": ", 1)[0] for line in capsys.readouterr().out.splitlines())
+    out = tmp_path / "out"
+    assert cli.main(["batch", "-q", str(src), "-o", str(out) + "/", "--workers", "1"]) == 0
+    written = sorted(str(src / p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    expected = sorted(str(src / rel) for rel in ("a.jsonl", ".claude/projects/p/c.jsonl", "sub/g.sqlite3"))
+    assert checked == expected
+    assert written == expected
+
+
+def test_a_rows_provider_problems_come_from_every_session_it_holds():
+    """A database row is one outcome per session: each can leave problems of its own, and all
+    of them are the row's (only the last session's were once counted)."""
+    from inspector.batch.changes import tally
+    from inspector.pipeline import run_file
+    from inspector.targets import check
+
+    sample = samples_dir() / "11-known-limit-separated-result.json"
+    one = run_file(sample)
+    alone = check(one, "openai-chat")
+    assert alone
+    change = tally([one, run_file(sample)], "openai-chat")
+    assert [p.rule for p in change.problems] == [p.rule for p in alone] * 2

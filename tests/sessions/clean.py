@@ -9,10 +9,10 @@ from typing import Any
 
 import orjson
 
-from inspector.formats import agents_sqlite, claude_code, codex_rollout
+from inspector.formats import agents_sqlite, claude_code, cline, codex_rollout
 from inspector.formats import opencode as opencode_format
 
-from . import agents_builder
+from . import agents_builder, cline_builder
 from .claude_builder import Session, text
 from .codex_builder import Rollout
 
@@ -74,6 +74,15 @@ def agents() -> Any:
         return agents_sqlite.parse(path.read_bytes(), "s.db")
 
 
+def cline_task() -> Any:
+    t = cline_builder.Task("roo")
+    t.user(cline_builder.text("Weather in Paris and Rome?"))
+    t.assistant(_weather("toolu_A", "Paris"), _weather("toolu_B", "Rome"))
+    t.user(cline_builder.result("toolu_A", "18C"), cline_builder.result("toolu_B", "24C"))
+    t.assistant(cline_builder.text("Paris 18C, Rome 24C."))
+    return cline.parse(t.api_bytes(), "tasks/1760260800000/api_conversation_history.json")
+
+
 def opencode_session() -> Any:
     from . import opencode_builder as ob
 
@@ -96,4 +105,5 @@ def opencode() -> Any:
 def clean_sessions() -> dict[str, Any]:
     return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
             "agents-sqlite": agents(), "opencode": opencode(),
-            "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json")}
+            "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json"),
+            "cline": cline_task()}

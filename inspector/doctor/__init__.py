@@ -1,0 +1,14 @@
+"""``inspector doctor``: every agent session on this machine, with what a resume would do.
+
+:func:`scan` gives the rows (the command line and the TUI's folder browser render them);
+:func:`fix` writes repaired copies into a new folder with a manifest of hashes and changes.
+"""
+
+from .agents import AGENTS, Agent, SelfRepair, claims_table
+from .copies import MANIFEST, fix
+from .homes import Home, known_homes
+from .scan import Row, Scan, scan
+from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE, Verdict, judge
+
+__all__ = ["AGENTS", "AGENT_REPAIRS", "Agent", "CHANGES", "FAILS", "Home", "MANIFEST", "OK", "Row", "STATUSES",
+           "Scan", "SelfRepair", "UNREADABLE", "Verdict", "claims_table", "fix", "judge", "known_homes", "scan"]

@@ -1,0 +1,162 @@
+"""``inspector doctor``: the command line's view of the scan (and of ``--fix``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from ..cli_options import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, Parser
+from .agents import AGENTS
+from .copies import MANIFEST, fix
+from .scan import Row, Scan, scan
+from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE
+
+__all__ = ["add_parser", "build_parser", "exit_code", "main", "run", "text_report"]
+
+TAGS = {OK: "ok", FAILS: "FAIL", AGENT_REPAIRS: "agent fixes", CHANGES: "changes", UNREADABLE: "UNREADABLE"}
+WORDS = {OK: "ok", FAILS: "would fail on resume", AGENT_REPAIRS: "repaired by the agent itself on resume",
+         CHANGES: "resume but would change", UNREADABLE: "unreadable"}
+DESCRIPTION = ("Find every session of every coding agent on this machine (Claude Code, Codex, Gemini CLI, "
+               "OpenCode, Cline / Roo Code / Kilo Code, Crush, Goose), or in the folders given, and say for each "
+               "whether a resume works: one line per session, newest first. Nothing is written unless --fix "
+               "DIR is given, and then only into DIR.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files or folders to scan instead of the agents' homes (an Agents SDK database has no home)")
+    p.add_argument("--json", action="store_true", help="machine-readable: every row, the homes looked at, the counts")
+    p.add_argument("--fix", metavar="DIR",
+                   help="write repaired copies into the new folder DIR (never over the originals) with manifest.json: "
+                        "each source's SHA-256 before and after, each output's, every change with its clause")
+    p.add_argument("--all", action="store_true", help="also list the homes that were looked at and not found")
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("doctor", help="find every agent session on this machine and say which would fail on resume",
+                       description=DESCRIPTION)
+    add_arguments(p)
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="inspector doctor", description=DESCRIPTION)
+    add_arguments(p)
+    return p
+
+
+def _when(mtime: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime)) if mtime else "????-??-?? ??:??"
+
+
+def _printable(text: str) -> str:
+    """File names and provider texts are data: control characters never reach the terminal raw."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def row_line(row: Row) -> str:
+    agent = row.agent or row.format or "?"
+    return (f"{_when(row.mtime)}  {TAGS[row.status]:<11} {agent:<11} "
+            f"{_printable(row.label)}: {_printable(row.verdict.sentence)}")
+
+
+def counts(rows: list[Row]) -> dict[str, int]:
+    c = Counter(r.status for r in rows)
+    return {s: c[s] for s in STATUSES if c[s]}
+
+
+def text_report(result: Scan, show_all: bool = False) -> str:
+    lines = []
+    per_agent = Counter(r.agent for r in result.rows)
+    found = [h for h in result.homes if h["exists"]]
+    for h in (result.homes if show_all else found):
+        name = h["agent"] or "given"
+        via = f" ({h['via']})" if h["via"] not in ("default", "given") else ""
+        state = "" if h["exists"] else "  (not found)"
+        lines.append(f"home: {name:<11} {_printable(h['path'])}{via}{state}")
+    if not found:
+        lines.append("no agent home found" + ("" if show_all else " (--all lists where doctor looked)"))
+    if lines:
+        lines.append("")
+    lines += [row_line(r) for r in result.rows]
+    total = len(result.rows)
+    c = counts(result.rows)
+    agents = ", ".join(f"{AGENTS[a].title if a in AGENTS else a} {n}" for a, n in per_agent.items() if a)
+    lines.append("")
+    lines.append(f"{total} session{'s' if total != 1 else ''}" + (f" ({agents})" if agents else "") + ": "
+                 + (", ".join(f"{n} {WORDS[s]}" for s, n in c.items()) or "none found"))
+    if any(s in c for s in (FAILS, AGENT_REPAIRS, CHANGES)):
+        lines.append("next: inspector doctor --fix DIR writes repaired copies into the new folder DIR "
+                     "(the originals are never touched); inspector explain FILE shows every change")
+    return "\n".join(lines) + "\n"
+
+
+def exit_code(rows: list[Row]) -> int:
+    """0: every session resumes as it is (or the agent repairs it); 1: something would fail
+    or change; 2: a session could not be read."""
+    statuses = {r.status for r in rows}
+    if UNREADABLE in statuses:
+        return EXIT_ERROR
+    return EXIT_CHANGED if statuses & {FAILS, CHANGES} else EXIT_OK
+
+
+def _progress() -> Any:
+    """A count on standard error while a large home is read, when a person is watching."""
+    if not sys.stderr.isatty():
+        return None
+    seen = [0]
+
+    def tick(row: Row) -> None:
+        seen[0] += 1
+        sys.stderr.write(f"\rdoctor: {seen[0]} sessions read")
+        sys.stderr.flush()
+    return tick
+
+
+def run(args: argparse.Namespace) -> int:
+    tick = _progress()
+    result = scan(args.paths or None, progress=tick)
+    if tick is not None:
+        sys.stderr.write("\r\033[K")
+    manifest = None
+    if args.fix:
+        manifest = fix(result.rows, args.fix, result.roots)
+    if args.json:
+        report = {"homes": result.homes, "sessions": [r.to_dict() for r in result.rows],
+                  "counts": counts(result.rows)}
+        if manifest is not None:
+            report["fix"] = {"output": manifest["output"], "manifest": f"{manifest['output']}/{MANIFEST}",
+                             "untouched": manifest["untouched"], "copies": len(manifest["sources"])}
+        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    else:
+        sys.stdout.write(text_report(result, args.all))
+        if manifest is not None:
+            n = len(manifest["sources"])
+            proof = ("every source is byte-identical (SHA-256 before and after match)" if manifest["untouched"]
+                     else "a source CHANGED while it was read (is the agent running?): see the manifest")
+            guessed = sum(s["side_effects_unknown"] for s in manifest["sources"])
+            sys.stdout.write(f"fix: wrote {n} repaired cop{'ies' if n != 1 else 'y'} into {manifest['output']}; "
+                             f"{proof}; manifest: {manifest['output']}/{MANIFEST}\n")
+            if guessed:
+                sys.stdout.write(f"fix: {guessed} result{'s' if guessed != 1 else ''} made up as \"interrupted\": "
+                                 "side effects unknown (the tool may already have run)\n")
+    code = exit_code(result.rows)
+    if manifest is not None and not manifest["untouched"]:
+        code = max(code, EXIT_CHANGED)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m inspector.doctor`` until the ``doctor`` subcommand is on the CLI."""
+    from ..cli_options import print_error
+
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except Exception as exc:
+        return print_error(exc, getattr(args, "fix", None) or "-")

@@ -1,0 +1,197 @@
+"""Where each agent keeps its sessions on this machine, and the session files found there.
+
+Each home is read from the agent's own source (repository, path, commit):
+
+- Claude Code: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``, then ``projects/<project>/*.jsonl``
+  and the sub-agent transcripts under ``<session>/subagents/`` (source not published; the
+  layout is the one its documentation and every published session show).
+- Codex: ``$CODEX_HOME`` or ``~/.codex`` (openai/codex ``codex-rs/utils/home-dir/src/lib.rs``
+  @ 69a3f82e6242, ``find_codex_home``), then ``sessions/YYYY/MM/DD/rollout-*.jsonl``
+  (``codex-rs/core/src/rollout/recorder.rs`` @ 035416bfd9b7, ``precompute_log_file_info``)
+  and ``archived_sessions/``.
+- Gemini CLI: ``$GEMINI_CLI_HOME`` or the home folder, then ``.gemini/tmp/<project>/chats/``
+  (google-gemini/gemini-cli ``packages/core/src/config/storage.ts`` @ 043a08807bd3,
+  ``getGlobalTempDir``; ``packages/core/src/services/chatRecordingService.ts`` @ 016443b5e7bf:
+  ``session-<time>-<id>.jsonl``, older ``.json``, sub-agents in ``chats/<parent id>/``), and the
+  ``/chat save`` checkpoints ``<project>/checkpoint-<tag>.json`` (``packages/core/src/core/logger.ts``
+  @ 04fbf50725b9, ``_checkpointPath``).
+- OpenCode: ``$XDG_DATA_HOME/opencode/`` (``~/.local/share/opencode``): ``opencode.db``,
+  ``opencode-<channel>.db``, ``$OPENCODE_DB``, the older ``storage/`` tree
+  (anomalyco/opencode ``packages/opencode/src/storage/db.ts``, ``json-migration.ts`` @ 0a8a0ed8bb79).
+- Cline, Roo Code, Kilo Code: ``<VS Code user folder>/globalStorage/<extension id>/tasks/<task>/``
+  for ``saoudrizwan.claude-dev``, ``rooveterinaryinc.roo-cline``, ``kilocode.kilo-code``, in
+  VS Code, Insiders, VSCodium and Cursor, on Linux, macOS and Windows; Cline 4's ``~/.cline/data``
+  (``$CLINE_DATA_DIR``) (cline/cline ``apps/vscode/src/sdk/legacy-state-reader.ts`` @ db6d18a98a34).
+- Crush: its project registry ``projects.json`` in ``$CRUSH_GLOBAL_DATA``, ``$XDG_DATA_HOME/crush``
+  or ``~/.local/share/crush`` (``%LOCALAPPDATA%\\crush``), each project's ``data_dir`` holding
+  ``crush.db`` (charmbracelet/crush ``internal/projects/projects.go`` @ 127ce367ca62,
+  ``internal/config/load.go`` ``GlobalConfigData``), and ``.crush/crush.db`` in the current folder.
+- Goose: ``$GOOSE_PATH_ROOT/data`` or ``$XDG_DATA_HOME/goose`` (``%APPDATA%\\Block\\goose\\data``),
+  then ``sessions/sessions.db`` and the older ``sessions/*.jsonl`` (block/goose
+  ``crates/goose/src/config/paths.rs`` @ 0780e228ca96; ``session/session_manager.rs``
+  ``SESSIONS_FOLDER``, ``DB_NAME``).
+- The Agents SDK keeps its database wherever the program says: only folders given are read.
+
+The environment (``HOME``, ``XDG_*``, ``APPDATA`` and the agents' own variables) and the
+current folder are passed in, so the tests scan a fake home.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from ..io import InputError, parse_json, read_bytes
+
+__all__ = ["Home", "known_homes", "vscode_user_dirs"]
+
+CLINE_EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
+VSCODE_PRODUCTS = ("Code", "Code - Insiders", "VSCodium", "Cursor")
+
+
+@dataclass(slots=True)
+class Home:
+    """One place an agent keeps sessions: ``root`` (a folder, or one database file), where it
+    was taken from (``via``: the variable that set it, or ``default``) and the glob patterns,
+    relative to ``root``, of the session files the agent writes there."""
+
+    agent: str
+    root: Path
+    via: str
+    patterns: tuple[str, ...] = ()
+    note: str = ""
+    extra: list[Path] = field(default_factory=list)   # single files found by the home's own logic
+
+    @property
+    def exists(self) -> bool:
+        return self.root.exists()
+
+    def files(self) -> Iterator[Path]:
+        """The session files under this home, each once, in no particular order."""
+        seen: set[Path] = set()
+        if self.root.is_file():
+            seen.add(self.root)
+            yield self.root
+        elif self.root.is_dir():
+            for pattern in self.patterns:
+                for path in sorted(self.root.glob(pattern)):
+                    if path.is_file() and path not in seen and ".repaired." not in path.name:
+                        seen.add(path)
+                        yield path
+        for path in self.extra:
+            if path.is_file() and path not in seen:
+                seen.add(path)
+                yield path
+
+
+def _get(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name)
+    return value if value else None
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(_get(env, "HOME") or _get(env, "USERPROFILE") or os.path.expanduser("~"))
+
+
+def _xdg(env: Mapping[str, str], name: str, default: str) -> tuple[Path, str]:
+    value = _get(env, name)
+    if value and os.path.isabs(value):        # the XDG spec ignores a relative value
+        return Path(value), name
+    return _home(env) / default, "default"
+
+
+def vscode_user_dirs(env: Mapping[str, str]) -> Iterator[tuple[Path, str]]:
+    """Every VS Code (and Insiders, VSCodium, Cursor) user folder this machine may have, with
+    the layout it belongs to: Linux ``$XDG_CONFIG_HOME``, macOS ``Library/Application Support``,
+    Windows ``%APPDATA%``."""
+    config, via = _xdg(env, "XDG_CONFIG_HOME", ".config")
+    mac = _home(env) / "Library" / "Application Support"
+    appdata = _get(env, "APPDATA")
+    for product in VSCODE_PRODUCTS:
+        yield config / product / "User", via
+        yield mac / product / "User", "default"
+        if appdata:
+            yield Path(appdata) / product / "User", "APPDATA"
+
+
+def _crush_dbs(registry: Path) -> list[Path]:
+    """The databases Crush's project registry lists (``data_dir`` of each project)."""
+    try:
+        listing = parse_json(read_bytes(registry), str(registry))
+    except (OSError, InputError):
+        return []
+    projects = listing.get("projects") if isinstance(listing, dict) else None
+    out = []
+    for project in projects if isinstance(projects, list) else []:
+        if isinstance(project, dict) and isinstance(project.get("data_dir"), str):
+            out.append(Path(project["data_dir"]) / "crush.db")
+    return out
+
+
+def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | None = None) -> list[Home]:
+    """Every home of every supported agent, whether it exists or not (the report says which)."""
+    env = os.environ if env is None else env
+    cwd = Path(os.getcwd() if cwd is None else cwd)
+    home = _home(env)
+    homes: list[Home] = []
+
+    claude = _get(env, "CLAUDE_CONFIG_DIR")
+    homes.append(Home("claude-code", Path(claude) if claude else home / ".claude",
+                      "CLAUDE_CONFIG_DIR" if claude else "default",
+                      ("projects/*/*.jsonl", "projects/*/*/subagents/*.jsonl")))
+
+    codex = _get(env, "CODEX_HOME")
+    codex_root = Path(codex) if codex else home / ".codex"
+    via = "CODEX_HOME" if codex else "default"
+    homes.append(Home("codex", codex_root / "sessions", via, ("**/rollout-*.jsonl",)))
+    homes.append(Home("codex", codex_root / "archived_sessions", via, ("**/rollout-*.jsonl",), note="archived"))
+
+    gemini = _get(env, "GEMINI_CLI_HOME")
+    homes.append(Home("gemini-cli", (Path(gemini) if gemini else home) / ".gemini" / "tmp",
+                      "GEMINI_CLI_HOME" if gemini else "default",
+                      ("*/chats/*.json", "*/chats/*.jsonl", "*/chats/*/*.jsonl", "*/checkpoint-*.json")))
+
+    data, via = _xdg(env, "XDG_DATA_HOME", ".local/share")
+    opencode = data / "opencode"
+    homes.append(Home("opencode", opencode, via, ("opencode.db", "opencode-*.db")))
+    homes.append(Home("opencode", opencode / "storage", via, ("session/*/*.json",), note="storage tree"))
+    db = _get(env, "OPENCODE_DB")
+    if db and db != ":memory:":
+        homes.append(Home("opencode", Path(db) if os.path.isabs(db) else opencode / db, "OPENCODE_DB"))
+
+    for user, where in vscode_user_dirs(env):
+        for ext in CLINE_EXTENSIONS:
+            homes.append(Home("cline", user / "globalStorage" / ext / "tasks", where,
+                              ("*/api_conversation_history.json",), note=ext))
+    cline = _get(env, "CLINE_DATA_DIR")
+    cline_dir = _get(env, "CLINE_DIR")
+    homes.append(Home("cline", Path(cline) / "tasks" if cline else (Path(cline_dir) / "data" / "tasks" if cline_dir
+                      else home / ".cline" / "data" / "tasks"),
+                      "CLINE_DATA_DIR" if cline else ("CLINE_DIR" if cline_dir else "default"),
+                      ("*/api_conversation_history.json",), note="cline 4"))
+
+    crush_data = _get(env, "CRUSH_GLOBAL_DATA")
+    if crush_data:
+        registry, via = Path(crush_data) / "projects.json", "CRUSH_GLOBAL_DATA"
+    elif _get(env, "LOCALAPPDATA") and not _get(env, "XDG_DATA_HOME"):
+        registry, via = Path(env["LOCALAPPDATA"]) / "crush" / "projects.json", "LOCALAPPDATA"
+    else:
+        registry, via = data / "crush" / "projects.json", via_data(env)
+    homes.append(Home("crush", registry.parent, via, (), note="project registry", extra=_crush_dbs(registry)))
+    homes.append(Home("crush", cwd / ".crush", "current folder", ("crush.db",)))
+
+    goose_root = _get(env, "GOOSE_PATH_ROOT")
+    if goose_root and os.path.isabs(goose_root):
+        goose, via = Path(goose_root) / "data", "GOOSE_PATH_ROOT"
+    elif _get(env, "APPDATA") and not _get(env, "XDG_DATA_HOME") and not (home / ".local" / "share" / "goose").exists():
+        goose, via = Path(env["APPDATA"]) / "Block" / "goose" / "data", "APPDATA"
+    else:
+        goose, via = data / "goose", via_data(env)
+    homes.append(Home("goose", goose / "sessions", via, ("sessions.db", "*.jsonl")))
+    return homes
+
+
+def via_data(env: Mapping[str, str]) -> str:
+    return "XDG_DATA_HOME" if _xdg(env, "XDG_DATA_HOME", ".local/share")[1] != "default" else "default"

@@ -1,0 +1,161 @@
+"""The doctor's listing: every session of every agent home (or of the folders given), one
+row each with its verdict, newest first. :func:`scan` is the function the views call (the
+command line here, the TUI's folder browser later)."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from ..formats import REGISTRY
+from ..io import InputError, display_name
+from ..pipeline import run_file
+from ..sessions import each_session, expand
+from .agents import AGENTS, agent_for_format
+from .homes import Home, known_homes
+from .verdict import UNREADABLE, Verdict, judge
+
+__all__ = ["Row", "Scan", "scan"]
+
+
+@dataclass(slots=True)
+class Row:
+    """One session and its verdict. ``root`` is the home or folder it was found under and
+    ``rel`` its path there (``--fix DIR`` writes ``DIR/<agent>/<rel>``)."""
+
+    agent: str | None
+    path: str
+    session: str | None
+    label: str
+    mtime: float
+    root: str
+    rel: str
+    format: str | None
+    verdict: Verdict
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+    def to_dict(self) -> dict[str, Any]:
+        v = self.verdict
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.mtime)) if self.mtime else None
+        return {"agent": self.agent, "path": self.path, "session": self.session, "label": self.label,
+                "modified": when, "format": self.format, "status": v.status, "verdict": v.sentence,
+                "target": v.target, "version": v.version, "problems": v.problems,
+                "repaired_by_agent": v.repaired_by_agent, "repair": v.repair}
+
+
+@dataclass(slots=True)
+class Scan:
+    rows: list[Row]
+    homes: list[dict[str, Any]] = field(default_factory=list)   # what was looked at, found or not
+    roots: list[str] = field(default_factory=list)              # every folder scanned (existing ones)
+
+
+def _short(path: Path, home: Path) -> str:
+    try:
+        return "~/" + str(path.relative_to(home))
+    except ValueError:
+        return str(path)
+
+
+def _unreadable(error: BaseException | str, path: Path | None = None) -> Verdict:
+    text = str(error)
+    if path is not None and text.startswith(display_name(path) + ":"):
+        text = text[len(display_name(path)) + 1:].lstrip()     # the row already names the file
+    return Verdict(UNREADABLE, f"unreadable: {text}")
+
+
+def _relative(path: Path, root: Path, home_dir: Path | None) -> str:
+    """Where a copy goes under ``DIR/<agent>/``: the path in the home folder when it is there
+    (``.config/Code/User/globalStorage/<extension>/tasks/...`` keeps editors and extensions
+    apart), else the path from the folder that holds the scanned one."""
+    for base in ((home_dir,) if home_dir else ()) + (root.parent,):
+        try:
+            return str(path.relative_to(base))
+        except ValueError:
+            continue
+    return path.name
+
+
+def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
+             home_dir: Path | None = None) -> Iterator[Row]:
+    agent = AGENTS.get(agent_name) if agent_name else None
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        mtime = 0.0
+    rel = _relative(path, root, home_dir)
+    if agent is not None and agent.format not in REGISTRY:
+        yield Row(agent.name, str(path), None, label, mtime, str(root), rel, None,
+                  _unreadable(f"found in {agent.title}'s home, but this Inspector has no reader for "
+                              f"{agent.title} sessions yet"))
+        return
+    for p, session, session_label in each_session(iter([str(path)]), None):
+        shown = label + session_label[len(display_name(p)):]
+        try:
+            outcome = run_file(p, session=session)
+        except (InputError, OSError, RecursionError, MemoryError) as exc:
+            verdict = _unreadable(exc, path)
+            if agent is not None and agent.unreadable_note:
+                verdict.sentence += f"; {agent.unreadable_note}"
+            yield Row(agent_name, str(path), session, shown, mtime, str(root), rel, None, verdict)
+            continue
+        owner = agent or agent_for_format(outcome.format)
+        yield Row(owner.name if owner else None, str(path), session, shown, mtime, str(root), rel,
+                  outcome.format, judge(outcome, owner))
+
+
+def _home_rows(homes: Iterable[Home], home_dir: Path) -> Iterator[Row]:
+    seen: set[Path] = set()
+    for home in homes:
+        root = home.root if home.root.is_dir() else home.root.parent
+        for path in home.files():
+            real = path.resolve()
+            if real in seen:          # two homes name one file (Crush's registry and the current folder)
+                continue
+            seen.add(real)
+            base = root if path.is_relative_to(root) else path.parent
+            yield from _rows_of(path, base, home.agent, _short(path, home_dir), home_dir)
+
+
+def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
+         cwd: str | os.PathLike | None = None,
+         progress: Callable[[Row], None] | None = None) -> Scan:
+    """Every session with its verdict, newest first.
+
+    With ``paths``, the session files of those files and folders (the formats decide which
+    files are sessions); without, every known home of every agent (``homes.known_homes``),
+    ``env`` and ``cwd`` standing for the process's environment and current folder."""
+    env = os.environ if env is None else env
+    home_dir = Path(env.get("HOME") or os.path.expanduser("~"))
+    rows: list[Row] = []
+    if paths:
+        found: Iterator[Row] = iter(())
+        roots = [str(Path(p).resolve()) for p in paths if Path(p).is_dir()]
+        homes_seen: list[dict[str, Any]] = [{"agent": None, "path": p, "via": "given", "exists": Path(p).exists()}
+                                            for p in paths]
+
+        def given() -> Iterator[Row]:
+            for p in paths:
+                root = Path(p)
+                base = root if root.is_dir() else root.parent
+                for f in expand([p]):
+                    yield from _rows_of(Path(f), base, None, display_name(f))
+        found = given()
+    else:
+        homes = known_homes(env, cwd)
+        roots = sorted({str(h.root.resolve()) for h in homes if h.root.is_dir()})
+        homes_seen = [{"agent": h.agent, "path": str(h.root), "via": h.via, "note": h.note, "exists": h.exists}
+                      for h in homes]
+        found = _home_rows(homes, home_dir)
+    for row in found:
+        rows.append(row)
+        if progress is not None:
+            progress(row)
+    rows.sort(key=lambda r: (-r.mtime, r.path, r.session or ""))
+    return Scan(rows, homes_seen, roots)
