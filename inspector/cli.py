@@ -25,7 +25,7 @@ from .engine import (
     STAGE_BY_NAME, Event, Result, gc_paused, kind,
 )
 from .formats import Imported
-from .io import InputError, atomic_write, display_name
+from .io import InputError, atomic_write, display_name, dumps
 from .pipeline import Outcome, run_file
 from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
@@ -198,7 +198,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         report["export"] = {"format": outcome.output_format,
                             "events": [e.to_dict() for e in outcome.export_events]}
         report["changed"] = outcome.changed
-        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.write(dumps(report, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
         text = explain_text(display_name(args.file), imported.messages, result) + export_text(outcome)
         if imported.format != "flat":

@@ -11,10 +11,8 @@ import argparse
 import sys
 from typing import IO
 
-import orjson
-
 from .formats import EXPORT_CHOICES, REASONING_POLICIES, REGISTRY
-from .io import EXIT_ERROR, InputError, describe_error, display_name
+from .io import EXIT_ERROR, InputError, JSONWriteError, describe_error, display_name
 
 EXIT_OK, EXIT_CHANGED, EXIT_INTERRUPTED = 0, 1, 130  # EXIT_ERROR (2) is io's
 
@@ -73,7 +71,7 @@ def print_error(error: BaseException, name: str = "-", stream: IO[str] | None = 
     stream = sys.stderr if stream is None else stream
     if isinstance(error, InputError):
         print(error, file=stream)
-    elif isinstance(error, (orjson.JSONEncodeError, OSError, RecursionError, MemoryError)):
+    elif isinstance(error, (JSONWriteError, OSError, RecursionError, MemoryError)):
         # Too deep to write, a full disk, a closed output: what the user can act on.
         print(describe_error(error, display_name(name)), file=stream)
     elif isinstance(error, KeyboardInterrupt):

@@ -127,10 +127,23 @@ def parse_json(data: bytes, name: str) -> Any:
         raise InputError(name, reason, exc.lineno, exc.colno) from None
 
 
+class JSONWriteError(ValueError):
+    """orjson could not write a value. orjson's own ``JSONEncodeError`` *is* ``TypeError``,
+    so the write sites raise this instead: a TypeError from anywhere else stays a bug."""
+
+
+def dumps(value: Any, option: int = 0) -> bytes:
+    """``orjson.dumps``, whose failure is a :class:`JSONWriteError` (never a bare TypeError)."""
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError as exc:
+        raise JSONWriteError(str(exc)) from exc
+
+
 def dump_messages(messages: list[Any], compact: bool = False) -> bytes:
     """The one serialization of a history: the CLI and every export write these bytes."""
     option = orjson.OPT_APPEND_NEWLINE if compact else orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
-    return orjson.dumps(messages, option=option)
+    return dumps(messages, option)
 
 
 def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
@@ -404,9 +417,9 @@ def write_failure(exc: BaseException) -> str | None:
     """Why a value could not be written as JSON (nested deeper than orjson writes, or not
     JSON at all), or None for any other exception."""
     if isinstance(exc, RecursionError) or (
-            isinstance(exc, orjson.JSONEncodeError) and "recursion" in str(exc).lower()):
+            isinstance(exc, JSONWriteError) and "recursion" in str(exc).lower()):
         return TOO_DEEP
-    if isinstance(exc, orjson.JSONEncodeError):
+    if isinstance(exc, JSONWriteError):
         return f"cannot write the result as JSON: {exc}"
     return None
 

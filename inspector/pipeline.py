@@ -26,7 +26,7 @@ from typing import Any
 from .engine import EXTENSIONS, Event, Result, normalize
 from . import formats
 from .formats import REGISTRY, Imported, export_history, import_history, known
-from .io import display_name, parse_json, read_bytes
+from .io import JSONWriteError, display_name, parse_json, read_bytes
 
 __all__ = ["Exported", "Outcome", "export", "load", "load_file", "outcome", "parse", "read", "repair",
            "run", "run_file", "select_session"]
@@ -118,7 +118,10 @@ class Exported(formats.Exported):
     def data(self) -> bytes:
         """The document as the bytes ``inspector normalize`` writes."""
         if self._data is None:
-            self._data = REGISTRY[self.format].dump(self.document, self.compact)
+            try:
+                self._data = REGISTRY[self.format].dump(self.document, self.compact)
+            except TypeError as exc:      # a format's own writer: orjson's encode error is TypeError
+                raise JSONWriteError(str(exc)) from exc
         return self._data
 
     @property

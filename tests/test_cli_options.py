@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 
-import orjson
 import pytest
 
 from inspector import cli
@@ -12,7 +11,7 @@ from inspector.cli_options import (
     EXIT_ERROR, EXIT_INTERRUPTED, Parser, from_option, print_error, strict_option, to_option,
 )
 from inspector.formats import REGISTRY
-from inspector.io import InputError
+from inspector.io import InputError, JSONWriteError, dump_messages
 
 
 def _choices(parser, dest):
@@ -49,8 +48,8 @@ def test_the_error_printer_prints_one_line_and_returns_the_exit_code():
     assert out.getvalue() == "h.json:3:14: unexpected character\n"
     out = io.StringIO()
     try:
-        orjson.dumps({1j: 1})
-    except orjson.JSONEncodeError as exc:
+        dump_messages([{1j: 1}])
+    except JSONWriteError as exc:
         assert print_error(exc, "big.json", stream=out) == EXIT_ERROR
     assert out.getvalue().startswith("big.json: cannot write the result as JSON:")
     assert print_error(KeyboardInterrupt(), stream=io.StringIO()) == EXIT_INTERRUPTED

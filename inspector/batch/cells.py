@@ -18,7 +18,7 @@ import orjson
 
 from .. import pipeline
 from ..engine import kind_of
-from ..io import InputError, parse_json
+from ..io import InputError, dumps, parse_json
 
 DEFAULT_COLUMN = "messages"
 CELL = "<row>"   # the name a history carries inside the pipeline; failures name the file and row
@@ -94,4 +94,4 @@ def repair_line(data: bytes, column: str, id_column: str | None = None, fmt: str
     record = parse_json(data, CELL)
     out, outcome = repair_record(record, column, fmt, to, strict)
     where = {"id": record.get(id_column)} if id_column is not None else {}
-    return orjson.dumps(out, option=orjson.OPT_APPEND_NEWLINE), outcome, where
+    return dumps(out, orjson.OPT_APPEND_NEWLINE), outcome, where

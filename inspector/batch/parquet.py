@@ -22,9 +22,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from ..io import InputError, OutputError, atomic_stream, describe_os_error, write_failure
+from ..io import InputError, JSONWriteError, OutputError, atomic_stream, describe_os_error, write_failure
 from .arrow_values import fitter, is_text, json_values, misfit
 from .cells import CELL, Columns, excerpt, repair
 from .changes import change_line, tally
@@ -245,7 +243,7 @@ def _repair_row(value: Any, text: bool, fit: Any, typ: Any, conversion: Conversi
         return repaired, change, None
     except InputError as exc:
         return None, None, (exc.reason, exc.line, exc.column)
-    except (orjson.JSONEncodeError, RecursionError) as exc:   # orjson reads deeper nesting than it writes
+    except (JSONWriteError, RecursionError) as exc:   # orjson reads deeper nesting than it writes
         return None, None, (write_failure(exc), None, None)
     except Exception as exc:  # noqa: BLE001 - one row must never stop a batch
         return None, None, (f"internal error: {type(exc).__name__}: {exc}", None, None)

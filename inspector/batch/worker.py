@@ -25,11 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from .. import formats, pipeline
 from ..engine import gc_paused
-from ..io import InputError, write_failure
+from ..io import InputError, JSONWriteError, write_failure
 from .cells import repair_line
 from .changes import change_entry, tally
 from .heap import keep_freed_memory
@@ -167,7 +165,7 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
-        except (orjson.JSONEncodeError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
+        except (JSONWriteError, RecursionError) as exc:  # orjson reads deeper nesting than it writes
             _failed(result, record, write_failure(exc))
             continue
         except Exception as exc:  # noqa: BLE001 - one record must never stop a batch

@@ -27,6 +27,7 @@ from __future__ import annotations
 import uuid as uuidlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
@@ -34,7 +35,7 @@ from . import session
 from .anthropic import result_text
 from .base import Decisions, Exported, Imported, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
-from .format import SESSION, Format
+from .format import SESSION, Format, OnResume, SelfRepair
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -42,6 +43,10 @@ EMITS = declare(
     Kind("result-recovered", IMPORT_CLAUSE, False, "result recovered",
          "A result that is in the session file but off the chain a resume reads was put back right after "
          "its call's turn, before MEM-5 ran.", "restore"),
+    Kind("sibling-recovered", IMPORT_CLAUSE, False, "sibling recovered",
+         "A line of an API message on the chain (the same message.id) hangs off the chain, as when a new "
+         "prompt cut its turn; Claude Code puts it back in its message on resume, and so does the import.",
+         "restore"),
     Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
          "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
          "follows it.", "note"),
@@ -49,6 +54,20 @@ EMITS = declare(
          "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
 )
 
+
+# What Claude Code repairs by itself when it resumes a session: the cases the import finds
+# that a resume does not send to the API as they are in the file.
+SELF_REPAIRS = (
+    SelfRepair("result-recovered", "2.1.80",
+               "puts back a result that hangs off its own tool_use line (2.1.x's parallel-call layout)",
+               "sends a \"[Tool result missing]\" placeholder in its place (no API error)",
+               "Claude Code CHANGELOG 2.1.80, \"Fixed --resume dropping parallel tool results\" "
+               "(recoverOrphanedParallelToolResults in its session loader)"),
+    SelfRepair("sibling-recovered", None,
+               "sends an assistant line off the chain with its API message (same message.id)",
+               "", "Claude Code's transcript loader merges the lines of one API message by message.id "
+               "(issue 21: two real sessions, a model of 2.1.88's reader)"),
+)
 
 NAME = "claude-code"
 SUMMARY = "a Claude Code session file (JSON Lines under ~/.claude/projects/)"
@@ -85,8 +104,22 @@ def is_boundary(entry: Any) -> bool:
     return isinstance(entry, dict) and entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
 
 
-def is_conversation(entry: Any) -> bool:
-    return isinstance(entry, dict) and entry.get("type") in CONVERSATION and not entry.get("isSidechain")
+def is_conversation(entry: Any, side: bool = False) -> bool:
+    """A user/assistant line of the chain being read: the main chain, or (``side``) the
+    sidechain lines of a sub-agent transcript."""
+    return isinstance(entry, dict) and entry.get("type") in CONVERSATION and bool(entry.get("isSidechain")) == side
+
+
+def is_subagent(entries: list[Any]) -> bool:
+    """A sub-agent transcript (``<session>/subagents/agent-<id>.jsonl``): every conversation
+    line is a sidechain line. The Agent tool resumes it by id, so it is a session of its own."""
+    side = False
+    for e in entries:
+        if isinstance(e, dict) and e.get("type") in CONVERSATION:
+            if not e.get("isSidechain"):
+                return False
+            side = True
+    return side
 
 
 def message_id(entry: Mapping) -> str | None:
@@ -109,6 +142,7 @@ class Chain:
     start: int = 0
     why: str | None = None
     broken_at: int | None = None
+    side: bool = False           # a sub-agent transcript: the chain is its sidechain lines
 
     @property
     def sent(self) -> list[int]:
@@ -122,20 +156,102 @@ class ClaudeState:
 
     chain: Chain
     recovered: dict[int, int] = field(default_factory=dict)
+    siblings: set[int] = field(default_factory=set)      # off-chain lines put back by message.id
+
+
+def _stamp(entry: Mapping) -> datetime | None:
+    value = entry.get("timestamp")
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
+
+
+def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -> int | None:
+    """The line a resume starts from, as Claude Code picks it (anthropics/claude-code #62301):
+    of the main-chain lines no other main-chain line names as parent (lines of a type it does
+    not chain, such as ``file-history-delta``, make no child), the one with the newest
+    ``timestamp``; a line without one never beats one with it, and among equals the later
+    line wins. In a file without any timestamp the last conversation line is the leaf."""
+    parents: set[str] = set()
+    for e in entries:
+        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
+            p = _str(e.get("parentUuid"))
+            if p is not None:
+                parents.add(p)
+            if is_boundary(e):
+                lp = _str(e.get("logicalParentUuid"))
+                if lp is not None:
+                    parents.add(lp)
+    best: int | None = None
+    best_key: tuple = ()
+    memo: dict[int, bool] = {}
+    if not any(isinstance(e, dict) and isinstance(e.get("timestamp"), str) for e in entries):
+        # No line says when it was written: the last conversation line is the leaf, as a
+        # resume read such files before timestamps picked it (and as written, it is the last).
+        for i in range(len(entries) - 1, -1, -1):
+            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None:
+                return i
+        return None
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or bool(e.get("isSidechain")) != side or e.get("type") not in CHAINED:
+            continue
+        u = _str(e.get("uuid"))
+        if u is None or u in parents or by_uuid.get(u) != i:
+            continue
+        if not is_conversation(e, side) and not _reaches_conversation(entries, by_uuid, i, memo, side):
+            continue
+        stamp = _stamp(e)
+        key = (stamp is not None, stamp or _EPOCH, i)
+        if best is None or key > best_key:
+            best, best_key = i, key
+    return best
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, memo: dict[int, bool],
+                          side: bool) -> bool:
+    """Whether a non-conversation leaf (a progress or system line) hangs, through parents,
+    from a conversation line: only such a leaf is a place a resume starts from. ``memo``
+    keeps every line's answer, so all the leaves of a file cost one walk of it."""
+    path: list[int] = []
+    on_path: set[int] = set()
+    j: int | None = i
+    found = False
+    while j is not None:
+        if j in memo:
+            found = memo[j]
+            break
+        if j in on_path:
+            break
+        if is_conversation(entries[j], side):
+            found = True
+            break
+        path.append(j)
+        on_path.add(j)
+        p = _str(entries[j].get("parentUuid"))
+        j = by_uuid.get(p) if p is not None else None
+    for k in path:
+        memo[k] = found
+    return found
 
 
 def walk(entries: list[Any]) -> Chain:
+    side = is_subagent(entries)
     by_uuid: dict[str, int] = {}
-    leaf = None
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             continue
         u = _str(e.get("uuid"))
         if u is not None and u not in by_uuid:
             by_uuid[u] = i
-        if is_conversation(e) and u is not None:
-            leaf = i
-    chain = Chain(by_uuid)
+    leaf = pick_leaf(entries, by_uuid, side)
+    chain = Chain(by_uuid, side=side)
     seen: set[int] = set()
     i = leaf
     while i is not None and i not in seen:
@@ -157,14 +273,14 @@ def walk(entries: list[Any]) -> Chain:
     if i is not None and i in seen and chain.why is None and len(chain.lines) > 1 and chain.lines[-1] != i:
         chain.why = f"the parent chain loops back to line {i + 1}"
     chain.lines.reverse()
-    # Lines chained after the last conversation entry (turn_duration, progress...) hang off it:
-    # they are on the chain too, so that whatever a resume takes as its leaf, the walk is whole.
-    if leaf is not None:
+    if leaf is not None and is_conversation(entries[leaf], side):
+        # Lines chained after the leaf conversation entry (turn_duration, progress...) hang off
+        # it: they are on the chain too, so that whatever a resume takes as its leaf, the walk is whole.
         tail = _str(entries[leaf].get("uuid"))
         for i in range(leaf + 1, len(entries)):
             e = entries[i]
             if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
-                    and not e.get("isSidechain") and not is_conversation(e) and _str(e.get("uuid")):
+                    and bool(e.get("isSidechain")) == side and not is_conversation(e, side) and _str(e.get("uuid")):
                 chain.lines.append(i)
                 tail = e["uuid"]
     for k in range(len(chain.lines) - 1, -1, -1):
@@ -183,7 +299,13 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     chain = walk(entries)
     im.state = state = ClaudeState(chain)
     session.skipped_lines(im, document)
-    if chain.why:
+    fork = _fork_source(entries)
+    if chain.why and fork is not None:
+        # /fork (Claude Code 2.1.118) writes a pointer and reads the parent session's lines on
+        # resume: a chain that starts at a parent of another file is whole there.
+        im.notes.append(f"forked from {fork}: the lines before line {chain.lines[0] + 1} are read from that "
+                        f"session's file on resume, and are not checked here")
+    elif chain.why:
         im.note(None, "chain-broken", f"The chain stops: {chain.why}.")
 
     sent = chain.sent
@@ -192,7 +314,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     units: list[tuple[str, list[int]]] = []
     for i in sent:
         e = entries[i]
-        if not is_conversation(e):
+        if not is_conversation(e, chain.side):
             continue
         if not isinstance(e.get("message"), dict):
             im.note(None, "entry-skipped", f"Line {i + 1} is a {e.get('type')} entry without a message; "
@@ -205,6 +327,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                 continue
         units.append((e["type"], [i]))
 
+    _siblings(im, units, on_chain, chain.side)
     answered: set[str] = set()
     declared: dict[str, int] = {}          # call id -> index of its unit
     for u, (kind, lines) in enumerate(units):
@@ -219,7 +342,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                     declared.setdefault(b["id"], u)
                 elif kind == "user" and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
                     answered.add(b["tool_use_id"])
-    recovered = _off_chain_results(entries, on_chain, declared, answered)
+    recovered = _off_chain_results(entries, on_chain, declared, answered, chain.side)
     by_unit: dict[int, list[int]] = {}
     for line, u in recovered.items():
         by_unit.setdefault(u, []).append(line)
@@ -238,9 +361,12 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                             tool_call_id=im.messages[o]["tool_call_id"])
         else:
             _add_user(im, lines[0])
-    off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered]
-    side = sum(1 for i in off if entries[i].get("isSidechain"))
-    conv = sum(1 for i in off if is_conversation(entries[i]))
+    off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered
+           and i not in state.siblings]
+    side = sum(1 for i in off if bool(entries[i].get("isSidechain")) != chain.side)
+    conv = sum(1 for i in off if is_conversation(entries[i], chain.side))
+    if chain.side:
+        im.notes.append("a sub-agent transcript: its own chain of sidechain lines (the Agent tool resumes it by id)")
     im.notes.append(f"resumed chain: {len(chain.lines)} lines"
                     + (f", lines {chain.lines[0] + 1} to {chain.lines[-1] + 1}" if chain.lines else ""))
     if chain.start:
@@ -260,13 +386,67 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
+def _siblings(im: Imported, units: list[tuple[str, list[int]]], on_chain: set[int], side: bool) -> None:
+    """Off-chain assistant lines that share ``message.id`` with a turn on the chain join that
+    turn, in file order: Claude Code reads one API message back from all its lines, so a
+    ``tool_use`` line that a new prompt cut off (the prompt hung off the turn's text line)
+    is still sent."""
+    entries = im.history
+    seen: set[str] = set()
+    for e in entries:
+        u = _str(e.get("uuid")) if isinstance(e, dict) else None
+        if u is not None:
+            if u in seen:
+                return        # uuids that name two lines: which line a new parent names is not known
+            seen.add(u)
+    by_mid: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        if i not in on_chain and is_conversation(e, side) and e.get("type") == "assistant" \
+                and isinstance(e.get("message"), dict):
+            mid = message_id(e)
+            if mid is not None:
+                by_mid.setdefault(mid, []).append(i)
+    if not by_mid:
+        return
+    state: ClaudeState = im.state
+    for kind, lines in units:
+        if kind != "assistant":
+            continue
+        mid = message_id(entries[lines[0]])
+        extra = by_mid.pop(mid, None) if mid is not None else None
+        if not extra:
+            continue
+        lines.extend(extra)
+        lines.sort()
+        state.siblings.update(extra)
+        for i in extra:
+            im.note(None, "sibling-recovered",
+                    f"Line {i + 1} is part of the API message {mid} on the chain but hangs off it; a resume "
+                    f"sends it with that message, so it is read with it.")
+
+
+def _fork_source(entries: list[Any]) -> str | None:
+    """The session a ``/fork`` pointer line names (``fork-pointer``, with ``parentSessionId``
+    or ``forkSource``), or None when the file has no pointer."""
+    for e in entries:
+        if isinstance(e, dict) and e.get("type") == "fork-pointer":
+            for key in ("parentSessionId", "forkSource"):
+                value = e.get(key)
+                if isinstance(value, str) and value:
+                    return f"session {value}"
+                if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
+                    return f"session {value['sessionId']}"
+            return "another session"
+    return None
+
+
 def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[str, int],
-                       answered: set[str]) -> dict[int, int]:
+                       answered: set[str], side: bool) -> dict[int, int]:
     """Off-chain user lines holding only results for calls the chain declares and never answers."""
     found: dict[int, int] = {}
     taken: set[str] = set()
     for i, e in enumerate(entries):
-        if i in on_chain or not is_conversation(e) or e.get("type") != "user":
+        if i in on_chain or not is_conversation(e, side) or e.get("type") != "user":
             continue
         blocks = blocks_of(e)
         if not isinstance(blocks, list) or not blocks:
@@ -329,6 +509,23 @@ def _add_user(im: Imported, i: int) -> None:
         im.add({"role": "user", "content": join_text(texts)}, LineLoc(i, "content", tuple(run)))
 
 
+def on_resume(im: Imported) -> OnResume:
+    """What Claude Code does itself when it resumes this session, by the version that wrote
+    it: the ``version`` of the newest chain line that records one."""
+    state: ClaudeState = im.state
+    version = None
+    for i in reversed(state.chain.lines):
+        v = im.history[i].get("version") if isinstance(im.history[i], dict) else None
+        if isinstance(v, str) and v:
+            version = v
+            break
+    counts = {r.kind: 0 for r in SELF_REPAIRS}
+    for e in im.events:
+        if e.kind in counts:
+            counts[e.kind] += 1
+    return OnResume("Claude Code", version, tuple((r, counts[r.kind]) for r in SELF_REPAIRS if counts[r.kind]))
+
+
 # -- export ------------------------------------------------------------------------------
 
 def _lines_of(loc: LineLoc) -> tuple[int, ...]:
@@ -379,6 +576,20 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
         notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+    # A user line whose rows the engine put in two places (results of two turns, each moved
+    # by --strict right after its call) is split: each run of its rows is a line of its own.
+    parts = _runs(im, result, position, removed)
+    for i, runs in parts.items():
+        base = rewrite.get(i, entries[i])
+        blocks = blocks_of(entries[i])
+        entry = dict(base)
+        entry["message"] = {**base["message"], "content": [blocks[k] for k in runs[0][1]]}
+        rewrite[i] = entry
+        moved = sorted(k for _, run in runs[1:] for k in run)
+        notes.note("entry-rewritten", f"Line {i + 1} is split: it keeps content block"
+                    f"{'s' if len(runs[0][1]) > 1 else ''} {', '.join(map(str, runs[0][1]))}, and block"
+                    f"{'s' if len(moved) > 1 else ''} {', '.join(map(str, moved))} go to new lines after "
+                    f"their calls' turns.")
 
     # 2. The new order of the sent part of the chain (rows in the engine's order).
     key_of_line: dict[int, int] = {}
@@ -388,15 +599,19 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                 key_of_line[i] = min(key_of_line.get(i, position[o]), position[o])
     nodes: list[tuple[int, int, Any]] = []      # (key, tiebreak, line index or ("new", p))
     last = -1
-    for t, i in enumerate(chain.sent):
+    sent = chain.sent                            # one copy: a property that slices
+    for t, i in enumerate(sent):
         if i in removed:
             continue
         if i in key_of_line:
             last = key_of_line[i]
         nodes.append((key_of_line.get(i, last), t, i))
-    for i in recovered:
+    for i in (*recovered, *sorted(state.siblings)):
         if i not in removed and i in key_of_line:
-            nodes.append((key_of_line[i], len(chain.sent), i))
+            nodes.append((key_of_line[i], len(sent), i))
+    for i, runs in parts.items():
+        for g in range(1, len(runs)):
+            nodes.append((runs[g][0], len(sent), ("part", i, g)))
     for p, o in enumerate(result.origins):
         if o is None:
             nodes.append((p, -1, ("new", p)))
@@ -411,11 +626,22 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     prev_uuid: Any = first_parent
     anchor: int | None = None
     for node in order:
+        if isinstance(node, tuple) and node[0] == "part":
+            _, i, g = node
+            blocks = blocks_of(entries[i])
+            entry = _part_line(entries[i], prev_uuid, [blocks[k] for k in parts[i][g][1]], g)
+            made[node] = entry
+            new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
+            notes.note("entry-added", f"A new user line after line {(anchor or 0) + 1} holds content block"
+                        f"{'s' if len(parts[i][g][1]) > 1 else ''} {', '.join(map(str, parts[i][g][1]))} "
+                        f"of line {i + 1}, right after their call's turn.")
+            prev_uuid = entry["uuid"]
+            continue
         if isinstance(node, tuple):
             p = node[1]
             msg = result.messages[p]
             base = entries[anchor] if anchor is not None else {}
-            entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"])
+            entry = _result_line(base, prev_uuid, msg["tool_call_id"], msg["content"], chain.side)
             made[node] = entry
             new_lines.setdefault(anchor if anchor is not None else -1, []).append(entry)
             notes.note("entry-added", f"A new user line after line {(anchor or 0) + 1} answers "
@@ -428,6 +654,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
 
     # 4. Lines that named a removed line (as parent, logical parent or leaf) name its survivor.
     survivor = _survivors(entries, chain, removed)
+    new_uuids = {entry["uuid"] for entry in made.values()}
     for i, e in enumerate(entries):
         if i in removed or not isinstance(e, dict):
             continue
@@ -436,20 +663,17 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
         if i in parent_uuid:
             if e.get("parentUuid") != parent_uuid[i]:
                 changes["parentUuid"] = parent_uuid[i]
-        elif e.get("parentUuid") in survivor:
+        elif _str(e.get("parentUuid")) in survivor:
             changes["parentUuid"] = survivor[e["parentUuid"]]
         for fld in ("logicalParentUuid", "leafUuid"):
-            if e.get(fld) in survivor:
+            if _str(e.get(fld)) in survivor:
                 changes[fld] = survivor[e[fld]]
         if changes:
             entry = dict(entry)
             entry.update(changes)
             rewrite[i] = entry
             for fld, value in changes.items():
-                target = chain.by_uuid.get(value) if isinstance(value, str) else None
-                named = (f"line {target + 1}" if target is not None
-                         else "the new line" if value is not None else "none (the root)")
-                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {named}.")
+                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {_named(chain, new_uuids, value)}.")
 
     # 5. Write: untouched lines as their bytes, changed ones re-serialized, new ones in place.
     after = {i: [(None, entry) for entry in made_here] for i, made_here in new_lines.items()}
@@ -464,35 +688,95 @@ def _start_parent(entries: list[Any], chain: Chain) -> Any:
     return entries[sent[0]].get("parentUuid")
 
 
-def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str, Any]:
-    """For each removed line's uuid, the uuid of its nearest ancestor that stays (None: the root)."""
-    out: dict[str, Any] = {}
-    for i in removed:
-        u = _str(entries[i].get("uuid"))
-        if u is None:
+def _runs(im: Imported, result: Result, position: dict[int, int],
+          removed: set[int]) -> dict[int, list[tuple[int, list[int]]]]:
+    """User lines whose kept rows the engine's order separates by a row that is not a
+    result (another turn's call): line -> its runs, each (first position, its block indexes),
+    in output order. Results only made adjacent by a synthesized result stay one line."""
+    by_line: dict[int, list[tuple[int, int]]] = {}
+    for o, loc in enumerate(im.sources):
+        if o in position and loc.blocks is not None and not loc.items and loc.message not in removed \
+                and isinstance(im.history[loc.message], dict) and im.history[loc.message].get("type") == "user":
+            by_line.setdefault(loc.message, []).append((position[o], o))
+    out: dict[int, list[tuple[int, list[int]]]] = {}
+    for i, rows in by_line.items():
+        if len(rows) < 2:
             continue
-        seen = {i}
-        j = i
-        target: Any = None
+        rows.sort()
+        runs: list[list[int]] = [[rows[0][1]]]
+        for (q, _), (p, o) in zip(rows, rows[1:]):
+            if any(result.messages[x]["role"] != "tool" for x in range(q + 1, p)):
+                runs.append([])
+            runs[-1].append(o)
+        if len(runs) > 1:
+            out[i] = [(position[run[0]], sorted(k for o in run for k in im.sources[o].blocks)) for run in runs]
+    return out
+
+
+def _part_line(source: Mapping, parent: Any, blocks: list[Any], g: int) -> dict[str, Any]:
+    """A new line holding some blocks of a split user line: the line itself in its own key
+    order, with its own uuid and parent; the tool's display record stays on the original."""
+    entry = {k: v for k, v in source.items() if k != "toolUseResult"}
+    entry["parentUuid"] = parent
+    entry["message"] = {**source["message"], "content": blocks}
+    entry["uuid"] = str(uuidlib.uuid5(NAMESPACE, f"{source.get('uuid')}/part/{g}"))
+    return entry
+
+
+def _named(chain: Chain, new_uuids: set[str], value: Any) -> str:
+    """How a re-link's new target reads: a line of the file, a line the export adds, the
+    root, or a parent that no line holds (a chain that started at a missing parent)."""
+    if value is None:
+        return "none (the root)"
+    if not isinstance(value, str):
+        return "a parent that is not a uuid"
+    if value in new_uuids:
+        return "the new line"
+    target = chain.by_uuid.get(value)
+    return f"line {target + 1}" if target is not None else f"{value}, which no line of the file has"
+
+
+def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str, Any]:
+    """For each removed line's uuid, the uuid of its nearest ancestor that stays (None: the
+    root). A removed ancestor's answer is reused, so a run of removed lines costs one walk."""
+    memo: dict[int, Any] = {}        # removed line -> the uuid it is replaced by
+    for start in removed:
+        path: list[int] = []
+        on_path: set[int] = set()
+        j, target = start, None
         while True:
+            if j in memo:
+                target = memo[j]
+                break
+            path.append(j)
+            on_path.add(j)
             parent = _str(entries[j].get("parentUuid"))
             if parent is None or parent not in chain.by_uuid:
                 target = parent
                 break
-            j = chain.by_uuid[parent]
-            if j in seen:
-                break
-            seen.add(j)
-            if j not in removed:
+            k = chain.by_uuid[parent]
+            if k not in removed:
                 target = parent
                 break
-        out[u] = target
+            if k in on_path:            # a loop of removed lines: they hang from the root
+                target = None
+                break
+            j = k
+        for k in path:
+            memo[k] = target
+    out: dict[str, Any] = {}
+    for i in removed:
+        u = _str(entries[i].get("uuid"))
+        if u is not None and u not in out:
+            out[u] = memo[i]
     return out
 
 
-def _result_line(base: Mapping, parent: Any, cid: str, text: str) -> dict[str, Any]:
+def _result_line(base: Mapping, parent: Any, cid: str, text: str, side: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {k: base[k] for k in HEADER if k in base}
     entry["parentUuid"] = parent
+    if "isSidechain" in entry:
+        entry["isSidechain"] = side      # on the chain read, even when hung after a sub-agent line
     entry["type"] = "user"
     entry["message"] = {"role": "user", "content": [
         {"tool_use_id": cid, "type": "tool_result", "content": text, "is_error": True}]}
@@ -537,5 +821,5 @@ FORMAT = Format(
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
-    kinds=EMITS + session.EMITS,
+    kinds=EMITS + session.EMITS, on_resume=on_resume,
 )

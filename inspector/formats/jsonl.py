@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ..io import BOM, InputError
+from ..io import BOM, InputError, dumps
 from .base import Loc
 
 SCAN_LINES = 64          # sniffing looks at this many non-blank lines at most
@@ -108,7 +108,7 @@ def sniff_lines(data: bytes, claims: Callable[[Mapping], bool]) -> bool:
 
 def dump_line(entry: Any) -> bytes:
     """A line written the way the agents write theirs: compact JSON, keys in their order."""
-    return orjson.dumps(entry)
+    return dumps(entry)
 
 
 def describe_line(line: int, key: str | None = None, blocks: tuple[int, ...] | None = None) -> str:

@@ -1,7 +1,7 @@
 """A resume simulator: what Claude Code sends after ``claude --resume``, rebuilt from the
 file alone, written apart from the importer so that the two can disagree.
 
-It takes the last non-sidechain user/assistant line as the leaf, walks ``parentUuid`` back
+It takes the newest childless main-chain line as the leaf, walks ``parentUuid`` back
 (through ``logicalParentUuid`` at a compact boundary), keeps what follows the last boundary,
 merges the lines of one API message (same ``message.id``) and consecutive user lines, and
 returns the Anthropic request body.
@@ -34,28 +34,88 @@ def entries(data: bytes) -> list[Any]:
     return out
 
 
-def chain(data: bytes) -> list[dict[str, Any]]:
-    rows = [e for e in entries(data) if isinstance(e, dict)]
-    by_uuid = {}
-    for e in rows:
-        if e.get("uuid"):
-            by_uuid.setdefault(e["uuid"], e)
-    leaf = None
-    for e in rows:
-        if e.get("type") in ("user", "assistant") and not e.get("isSidechain") and e.get("uuid"):
-            leaf = e
-    walked = []
-    node, seen = leaf, set()
+CHAINED = ("user", "assistant", "system", "progress", "attachment")
+
+
+def _walk(node: dict[str, Any], by_uuid: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    walked, seen = [], set()
     while node is not None and id(node) not in seen:
         seen.add(id(node))
         walked.append(node)
         parent = node.get("parentUuid")
         if parent is None and node.get("subtype") == "compact_boundary":
             parent = node.get("logicalParentUuid")
-        node = by_uuid.get(parent) if parent else None
+        node = by_uuid.get(parent) if isinstance(parent, str) and parent else None
     walked.reverse()
-    starts = [k for k, e in enumerate(walked) if e.get("subtype") == "compact_boundary"]
-    return walked[starts[-1]:] if starts else walked
+    return walked
+
+
+def chain(data: bytes) -> list[dict[str, Any]]:
+    """The lines a resume sends. The leaf is picked as Claude Code 2.1 picks it
+    (anthropics/claude-code #62301): among the main-chain lines that no main-chain line
+    names as parent, the newest ``timestamp`` (ISO strings compare as times); no timestamp
+    loses to any, and the later line wins a tie. A leaf whose walk holds no user or
+    assistant line is not a place to resume from."""
+    rows = [e for e in entries(data) if isinstance(e, dict)]
+    by_uuid = {}
+    for e in rows:
+        if isinstance(e.get("uuid"), str) and e["uuid"]:
+            by_uuid.setdefault(e["uuid"], e)
+    # A sub-agent transcript (subagents/agent-<id>.jsonl) holds sidechain lines only: the
+    # Agent tool resumes it as its own conversation.
+    convo = [bool(e.get("isSidechain")) for e in rows if e.get("type") in ("user", "assistant")]
+    side = bool(convo) and all(convo)
+    named = set()
+    for e in rows:
+        if bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
+            for key in ("parentUuid", "logicalParentUuid"):
+                if isinstance(e.get(key), str) and (key == "parentUuid" or e.get("subtype") == "compact_boundary"):
+                    named.add(e[key])
+    best, best_key, best_walk = None, None, []
+    if not any(isinstance(e.get("timestamp"), str) for e in rows):
+        # No timestamps at all: the last conversation line of the file is the leaf.
+        last = [e for e in rows if e.get("type") in ("user", "assistant") and bool(e.get("isSidechain")) == side
+                and isinstance(e.get("uuid"), str)]
+        best_walk = _walk(last[-1], by_uuid) if last else []
+    for k, e in enumerate(rows if not best_walk else ()):
+        if e.get("type") not in CHAINED or bool(e.get("isSidechain")) != side or not isinstance(e.get("uuid"), str):
+            continue
+        if e["uuid"] in named or by_uuid.get(e["uuid"]) is not e:
+            continue
+        walked = _walk(e, by_uuid)
+        if not any(w.get("type") in ("user", "assistant") and bool(w.get("isSidechain")) == side for w in walked):
+            continue
+        stamp = e.get("timestamp") if isinstance(e.get("timestamp"), str) else None
+        key = (stamp is not None, stamp or "", k)
+        if best is None or key > best_key:
+            best, best_key, best_walk = e, key, walked
+    starts = [k for k, e in enumerate(best_walk) if e.get("subtype") == "compact_boundary"]
+    sent = best_walk[starts[-1]:] if starts else best_walk
+    return _with_siblings(sent, rows, side)
+
+
+def _with_siblings(sent: list[dict[str, Any]], rows: list[dict[str, Any]], side: bool) -> list[dict[str, Any]]:
+    """Claude Code rebuilds one API message from every line with its ``message.id``: an
+    assistant line off the walk joins its message, after the message's last walked line."""
+    walked = {id(e) for e in sent}
+    extra: dict[str, list[dict[str, Any]]] = {}
+    for e in rows:
+        msg = e.get("message")
+        if id(e) not in walked and e.get("type") == "assistant" and bool(e.get("isSidechain")) == side \
+                and isinstance(msg, dict) and isinstance(msg.get("id"), str):
+            extra.setdefault(msg["id"], []).append(e)
+    last: dict[str, int] = {}
+    for k, e in enumerate(sent):
+        msg = e.get("message")
+        if e.get("type") == "assistant" and isinstance(msg, dict) and msg.get("id") in extra:
+            last[msg["id"]] = k
+    out: list[dict[str, Any]] = []
+    for k, e in enumerate(sent):
+        out.append(e)
+        for mid, at in last.items():
+            if at == k:
+                out.extend(extra[mid])
+    return out
 
 
 def request(data: bytes) -> dict[str, Any]:
