@@ -766,7 +766,12 @@ class MainScreen(Screen[None]):
         try:
             data = orjson.dumps(row.message, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
         except (TypeError, orjson.JSONEncodeError):
-            data = repr(row.message)
+            try:
+                data = repr(row.message)
+            except RecursionError:   # nested deeper than anything can write it out: say so, stay up
+                self.notify("This entry is nested too deeply to be written out as JSON, so nothing was copied.",
+                            title="Copy", severity="warning")
+                return
         self.app.copy_to_clipboard(data)
         where = f"#{row.origin}" if row.origin is not None else "the synthesized row"
         self.notify(f"Copied {where} ({self.views[self.view]}) as JSON: {len(data):,} characters.")
