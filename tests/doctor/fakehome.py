@@ -8,8 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from tests.sessions import agents_builder, codex_builder, gemini_builder, opencode_builder, scenarios
-from tests.sessions.claude_builder import Session, text, tool  # noqa: F401 (Session, text: used by the tests)
+from sessions import agents_builder, codex_builder, gemini_builder, opencode_builder, scenarios
+from sessions.claude_builder import Session, text, tool  # noqa: F401 (Session, text: used by the tests)
 
 PROJECT = "-home-dana-shop"
 CLAUDE_ID = "7d9f2c1e-4b8a-4e55-9a01-3c2b6f0e8d14"

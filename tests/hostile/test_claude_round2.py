@@ -12,7 +12,7 @@ import pytest
 from inspector import pipeline
 from inspector.io import describe_error
 
-from tests.sessions import simulate
+from sessions import simulate
 from .harness import cli_run
 
 H = {"isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": "s1", "version": "2.0.14"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.sessions import gemini_builder as gb
+from sessions import gemini_builder as gb
 
 from .harness import cli_run
 

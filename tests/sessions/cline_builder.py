@@ -1,6 +1,6 @@
 """Task folders of Cline, Roo Code and Kilo Code, built the way each extension writes them
 (record keys in the extension's order, ``JSON.stringify`` without indentation), so the tests
-can break them in each way a resume goes wrong. Sources: /work/notes/cline.md.
+can break them in each way a resume goes wrong. Sources: docs/stores/cline.md.
 
 A folder is written under a fake ``globalStorage/<extension id>`` root:
 ``tasks/<taskId>/api_conversation_history.json``, ``ui_messages.json``,

@@ -1,6 +1,6 @@
 """A resume simulator for the Cline family: what each extension sends to Anthropic when a task
 folder is resumed, rebuilt from the folder alone and written apart from the importer so that
-the two can disagree. Each step names the function it follows (sources: /work/notes/cline.md).
+the two can disagree. Each step names the function it follows (sources: docs/stores/cline.md).
 
 ``request(folder, agent)`` returns the Anthropic request body; ``problems(folder, agent)`` what
 the API would reject in it. ``agent`` is ``cline`` (classic task loop, 3.35-3.89), ``cline-v4``

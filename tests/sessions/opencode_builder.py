@@ -8,7 +8,7 @@ builds before the database wrote (``session/<project>/<id>.json``, ``message/<se
 
 Shapes follow anomalyco/opencode ``packages/opencode/src/session/session.sql.ts`` (tables),
 ``session/message-v2.ts`` (message and part objects), ``storage/json-migration.ts`` (the tree)
-and ``cli/cmd/export.ts`` (the export); see /work/notes/opencode.md for commits.
+and ``cli/cmd/export.ts`` (the export); see docs/stores/opencode.md for commits.
 """
 
 from __future__ import annotations

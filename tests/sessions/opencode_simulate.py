@@ -3,7 +3,7 @@ a stored session, rebuilt from the store alone and written apart from the import
 the two can disagree.
 
 The steps, each after OpenCode's own code (repository, path and commit in
-/work/notes/opencode.md):
+docs/stores/opencode.md):
 
 1. load the session's messages ordered by ``(time_created, id)`` and each one's parts by id
    (``MessageV2.stream``/``hydrate``; the legacy tree and an export list them in id order);

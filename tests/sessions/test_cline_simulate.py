@@ -1,5 +1,5 @@
 """The Cline-family fixtures and resume simulator agree with what each extension's source does
-(/work/notes/cline.md): which folders each one resumes, which it refuses, and how."""
+(docs/stores/cline.md): which folders each one resumes, which it refuses, and how."""
 
 from __future__ import annotations
 

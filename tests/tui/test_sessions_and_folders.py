@@ -32,7 +32,7 @@ THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
 
 @pytest.fixture
 def two_sessions(tmp_path):
-    from tests.sessions import agents_builder as ab
+    from sessions import agents_builder as ab
 
     return ab.make(tmp_path / "agents.db", {"support-42": ab.orphan_output(), "faro": ab.clean()})
 

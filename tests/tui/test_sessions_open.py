@@ -34,7 +34,7 @@ def test_export_of_a_session_proposes_the_repaired_name():
 # -- one session of a database that holds several (--session ID) ---------------------------
 @pytest.fixture
 def two_sessions(tmp_path):
-    from tests.sessions import agents_builder as ab
+    from sessions import agents_builder as ab
 
     return ab.make(tmp_path / "agents.db", {"support-42": ab.orphan_output(), "faro": ab.clean()})
 

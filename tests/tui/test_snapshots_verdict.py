@@ -80,7 +80,7 @@ async def test_export_preview_screen(size, svg, tmp_path, monkeypatch):
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
-    from tests.sessions import agents_builder as ab
+    from sessions import agents_builder as ab
 
     root = tmp_path / "projects"
     (root / "api" / "logs").mkdir(parents=True)
