@@ -112,12 +112,12 @@ class Anthropic(BlockSpec):
                            f"but it carries signed thinking ({where}.content[{signed[0]}]): Inspector never reorders "
                            "what a provider signed, so it is written as it was. Send it with --reasoning strip "
                            "(which removes the thinking) if the provider refuses it.",
-                       origin=origin, clause=reasoning.SIGNED)
+                       origin=origin)
             return kept
         where = ", ".join(f"{im.container or 'messages'}[{im.sources[origin].message}].content[{k}]" for k in late)
         notes.note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
                        "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks.",
-                       origin=origin, clause="strict:text-after-tool-use")
+                       origin=origin)
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
 
 

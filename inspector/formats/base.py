@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..engine import EXPORT_CLAUSE, Event, Kind, Result, declare, kind_of
+from ..engine import EXPORT_CLAUSE, KINDS, Event, Kind, Result, declare, kind_of
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
@@ -196,12 +196,15 @@ class Exported:
     document: Any = None
     events: list[Event] = field(default_factory=list)
 
-    def note(self, kind: str, message: str, origin: int | None = None,
-             cause: int | None = None, clause: str = EXPORT_CLAUSE) -> None:
+    def note(self, kind: str, message: str, origin: int | None = None, cause: int | None = None) -> None:
         """Record a change the export makes on its own (e.g. two same-role messages written as
-        one); ``kind`` is a declared kind with clause ``export`` (or a ``strict:`` clause for a
-        repair that only ``--strict`` asks for). It counts as a change."""
-        self.events.append(Event(EXPORT_STAGE, clause, kind, False, origin, None, None, message, cause))
+        one). ``kind`` is a declared kind: its clause (``export``, a ``strict:`` clause for a
+        repair only ``--strict`` asks for, a ``reasoning:`` one) comes from the kind table, as
+        the engine's events do. It counts as a change."""
+        known = KINDS.get(kind)
+        if known is None:
+            raise ValueError(f"export event kind {kind!r} is not declared (engine.declare)")
+        self.events.append(Event(EXPORT_STAGE, known.clause, kind, False, origin, None, None, message, cause))
 
 
 def note_unconverted(im: Imported, target: str, notes: Exported) -> None:

@@ -71,20 +71,20 @@ def note_signed(im: Imported, result: Result, notes: Exported) -> None:
     for row, r in signed.items():
         if row not in kept:
             notes.note("signed-turn-dropped", f"{_where(im, r)} ({r.kind}) was signed; the repair dropped its turn, "
-                       "and the reasoning goes with it. " + RISK, origin=row, clause=SIGNED)
+                       "and the reasoning goes with it. " + RISK, origin=row)
         elif lost.get(row):
             calls = im.messages[row].get("tool_calls") or [] if isinstance(im.messages[row], Mapping) else []
             ids = [str(calls[j].get("tool_call_id")) if j < len(calls) and isinstance(calls[j], Mapping) else f"#{j}"
                    for j in sorted(lost[row])]
             notes.note("signed-calls-dropped", f"{_where(im, r)} ({r.kind}) is signed, and the repair dropped call(s) "
                        f"{', '.join(ids[:5])}{' and more' if len(ids) > 5 else ''} from its turn. " + RISK,
-                       origin=row, clause=SIGNED)
+                       origin=row)
     for e in list(notes.events):
         if e.kind == "export-merged":
             for row in (e.origin, e.cause):
                 if row in signed and row in kept:
                     notes.note("signed-turn-merged", f"{_where(im, signed[row])} ({signed[row].kind}) is signed, and "
-                               "its turn is written as one message with another. " + RISK, origin=row, clause=SIGNED)
+                               "its turn is written as one message with another. " + RISK, origin=row)
     _note_cuts(im, result, signed, kept, notes)
 
 
@@ -116,7 +116,7 @@ def _note_cuts(im: Imported, result: Result, signed: dict[int, Reasoning], kept:
                 f" and {len(before) - 5} more" if len(before) > 5 else "")
             notes.note("signed-history-cut", f"{_where(im, signed[row])} ({signed[row].kind}) is signed, and the "
                        f"repair dropped {shown} from the middle of the history before it. " + RISK,
-                       origin=row, cause=before[0], clause=SIGNED)
+                       origin=row, cause=before[0])
 
 
 def thinking_enabled(document: Any) -> bool:
@@ -153,7 +153,7 @@ def strip(fmt: Any, document: Any, notes: Exported) -> Any:
 
 def removed(notes: Exported, where: str, what: str, more: str = "") -> None:
     """One removal of ``--reasoning strip`` (the formats' ``strip_reasoning`` call this)."""
-    notes.note("reasoning-stripped", f"{where} ({what}) removed (--reasoning strip){more}.", clause=STRIP)
+    notes.note("reasoning-stripped", f"{where} ({what}) removed (--reasoning strip){more}.")
 
 
 def history_of(document: Any, key: str) -> tuple[Any, list[Any] | None]:
