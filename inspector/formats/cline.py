@@ -156,14 +156,9 @@ def stringify(value: Any) -> bytes:
 
 def sniff(head: bytes, name: str) -> bool:
     """A task history is told by its name (``api_conversation_history.json``, also with a
-    prefix such as ``25-roo-code.``) and a JSON array; a copy under another name (``inspector
-    normalize TASK -o out.json``) by its records as only the extensions write them:
-    ``JSON.stringify``'s spelling, each message with its ``ts``."""
-    body = head.lstrip(BOM + b" \t\r\n")
-    if not body.startswith(b"["):
-        return False
+    prefix such as ``25-roo-code.``) and a JSON array."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return base.endswith(HISTORY_FILE) or (body.startswith(b'[{"role":') and b',"ts":' in body)
+    return base.endswith(HISTORY_FILE) and head.lstrip(BOM + b" \t\r\n").startswith(b"[")
 
 
 def parse(data: bytes, name: str) -> TaskFile:

@@ -162,20 +162,3 @@ def test_record_spans_follow_the_json_not_the_characters(text):
     body = text[3:] if text.startswith(b"\xef\xbb\xbf") else text
     found = [json.loads(s) for s in spans(text)]
     assert found == json.loads(body)
-
-
-def test_a_repaired_task_written_under_another_name_is_still_read_as_a_task(tmp_path):
-    """``normalize TASK -o out.json`` then ``check out.json``: the copy is told by its records
-    (JSON.stringify's spelling with ``ts``), so it is a fixed point, not an Anthropic list whose
-    trailing call the extension would answer itself."""
-    from inspector import cli
-    from inspector.bundled import samples_dir
-
-    out = tmp_path / "out.json"
-    sample = samples_dir() / "25-roo-code-task.api_conversation_history.json"
-    assert cli.main(["normalize", str(sample), "-o", str(out), "-q"]) == 0
-    assert cli.main(["check", str(out)]) == 0
-    indented = tmp_path / "list.json"      # an Anthropic list spelled otherwise is not claimed
-    indented.write_text('[\n  {"role": "user", "content": "hi", "ts": 1}\n]\n')
-    from inspector.formats import REGISTRY
-    assert not REGISTRY["cline"].sniff(indented.read_bytes(), str(indented))
