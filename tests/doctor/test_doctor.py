@@ -176,7 +176,7 @@ def test_fix_writes_copies_and_a_manifest_and_leaves_every_source_byte_identical
 def test_fix_repairs_every_session_of_one_database_into_one_copy(machine, tmp_path):
     home, cwd, _ = machine
     db = cwd / "app" / "conversations.db"
-    agents_builder = __import__("tests.sessions.agents_builder", fromlist=["make"])
+    agents_builder = __import__("sessions.agents_builder", fromlist=["make"])
     db.unlink()
     agents_builder.make(db, {"a": agents_builder.orphan_output(), "b": agents_builder.orphan_output()})
     result = scan([str(cwd / "app")], env=fakehome.env_for(home))
