@@ -519,11 +519,7 @@ def on_resume(im: Imported) -> OnResume:
         if isinstance(v, str) and v:
             version = v
             break
-    counts = {r.kind: 0 for r in SELF_REPAIRS}
-    for e in im.events:
-        if e.kind in counts:
-            counts[e.kind] += 1
-    return OnResume("Claude Code", version, tuple((r, counts[r.kind]) for r in SELF_REPAIRS if counts[r.kind]))
+    return OnResume.of("Claude Code", version, SELF_REPAIRS, im.events)
 
 
 # -- export ------------------------------------------------------------------------------

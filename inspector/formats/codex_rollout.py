@@ -206,11 +206,7 @@ def on_resume(im: Imported) -> OnResume:
             v = entry["payload"].get("cli_version")
             version = v if isinstance(v, str) and v else None
             break
-    counts = {r.kind: 0 for r in SELF_REPAIRS}
-    for e in im.events:
-        if e.kind in counts:
-            counts[e.kind] += 1
-    return OnResume("Codex", version, tuple((r, counts[r.kind]) for r in SELF_REPAIRS if counts[r.kind]))
+    return OnResume.of("Codex", version, SELF_REPAIRS, im.events)
 
 
 def export_same(im: Imported, result: Result, notes: Exported) -> Lines:

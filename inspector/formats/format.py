@@ -82,6 +82,16 @@ class OnResume:
     version: str | None
     cases: tuple[tuple[SelfRepair, int], ...] = ()
 
+    @classmethod
+    def of(cls, agent: str, version: str | None, repairs: tuple[SelfRepair, ...],
+           events: list) -> "OnResume":
+        """The self-repaired cases among an import's ``events``, counted by their kind."""
+        counts = {r.kind: 0 for r in repairs}
+        for e in events:
+            if e.kind in counts:
+                counts[e.kind] += 1
+        return cls(agent, version, tuple((r, counts[r.kind]) for r in repairs if counts[r.kind]))
+
     def sentences(self) -> list[str]:
         out = []
         for repair, n in self.cases:

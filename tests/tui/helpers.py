@@ -99,3 +99,13 @@ async def finish_export(app, pilot) -> None:
             pass
     for _ in range(3):
         await pilot.pause()
+
+
+# An Anthropic body whose assistant turn opens with signed thinking: what an export to a
+# format that cannot carry it must name (the export preview, its snapshots).
+THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
+    {"role": "user", "content": "What is 17 * 23?"},
+    {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "17*23 = 391", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDOh4="},
+        {"type": "text", "text": "391"}]},
+    {"role": "user", "content": "Thanks"}]}

@@ -19,15 +19,9 @@ from inspector.tui.screens.open_file import HistoryTree, OpenFileDialog
 from inspector.tui.screens.sessions import SessionPicker
 from inspector.tui.screenshots import settle
 
-from .helpers import finish_export, opened, wait_loaded
+from .helpers import THINKING, finish_export, opened, wait_loaded
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
-    {"role": "user", "content": "What is 17 * 23?"},
-    {"role": "assistant", "content": [
-        {"type": "thinking", "thinking": "17*23 = 391", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDOh4="},
-        {"type": "text", "text": "391"}]},
-    {"role": "user", "content": "Thanks"}]}
 
 
 @pytest.fixture

@@ -21,14 +21,10 @@ from inspector.tui.loader import Source
 from inspector.tui.screens.browser import PENDING, BrowserScreen
 from inspector.tui.screenshots import app_for, settle
 
+from .helpers import THINKING
+
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
 SAMPLE_11 = "11-known-limit-separated-result.json"
-THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
-    {"role": "user", "content": "What is 17 * 23?"},
-    {"role": "assistant", "content": [
-        {"type": "thinking", "thinking": "17*23 = 391", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDOh4="},
-        {"type": "text", "text": "391"}]},
-    {"role": "user", "content": "Thanks"}]}
 FIXED_TIME = 1_764_600_000   # file times in the browser: the same in every run
 
 
