@@ -6,7 +6,7 @@ folder, and export all read this table.
 
 from __future__ import annotations
 
-from . import agents_sqlite, anthropic, bedrock, claude_code, cline, codex_rollout, flat, gemini, gemini_cli
+from . import agents_sqlite, anthropic, bedrock, claude_code, cline, codex_rollout, crush, flat, gemini, gemini_cli
 from . import openai_chat, openai_responses, opencode
 from .format import Format
 
@@ -25,6 +25,7 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     opencode.FORMAT,
     opencode.EXPORT_FORMAT,
     cline.FORMAT,
+    crush.FORMAT,
 )}
 
 
