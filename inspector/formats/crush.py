@@ -82,9 +82,11 @@ def go_json(value: Any) -> str:
 def sniff(data: bytes, name: str = "<input>") -> bool:
     if not message_rows.is_sqlite(data):
         return False
+    # Crush's schema sits in pages that may lie past the head of a grown database: its trigger,
+    # the parts it writes first in every message (a finish part), or the file's own name tell it.
     head = data[:1 << 20]
-    return b"update_session_message_count_on_insert" in head or (
-        os.path.basename(name) == "crush.db" and b"summary_message_id" in head)
+    return b"update_session_message_count_on_insert" in head or b'{"type":"finish","data":{"reason":' in head \
+        or os.path.basename(name) == "crush.db"
 
 
 def parse(data: bytes, name: str = "<input>", **options: Any) -> RowsDB:
