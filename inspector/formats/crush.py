@@ -310,15 +310,18 @@ def _keeps(row: Row, left: list[Any]) -> bool:
     return any(_typed(p)[0] in SENT for p in left)
 
 
-def _new_row(anchor: Row, call: dict[str, Any], flat: dict[str, Any], n: int) -> dict[str, Any]:
-    """A result row as Crush's ``Create`` writes one: a ``tool_result`` part and the ``finish``
-    part ``Create`` adds to every message that is not the assistant's."""
+def _new_row(anchor: Row, call: dict[str, Any], flat: dict[str, Any], item: Any) -> dict[str, Any]:
+    """A result row as Crush's ``Create`` writes one: a ``tool_result`` part (the stored one
+    when a result is moved) and the ``finish`` part ``Create`` adds to every message that is
+    not the assistant's."""
     cid = str(call.get("id", ""))
     result = {"tool_call_id": cid, "name": str(call.get("name", "")), "content": message_rows.result_text(flat),
               "data": "", "mime_type": "", "metadata": "", "is_error": True}
-    parts = [{"type": "tool_result", "data": result}, {"type": "finish", "data": {"reason": "stop", "time": 0}}]
+    parts = [item if item is not None else {"type": "tool_result", "data": result},
+             {"type": "finish", "data": {"reason": "stop", "time": 0}}]
     sid = anchor.columns["session_id"]
-    return {"id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"inspector:crush:{sid}:{cid}")), "session_id": sid,
+    return {"id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"inspector:crush:{sid}:{cid}:{item is not None}")),
+            "session_id": sid,
             "role": "tool", "parts": go_json(parts), "model": "", "provider": None,
             "created_at": anchor.columns["created_at"], "updated_at": anchor.columns["created_at"],
             "finished_at": None, "is_summary_message": 0}

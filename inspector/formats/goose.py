@@ -297,11 +297,12 @@ def _error_response(cid: str, text: str) -> dict[str, Any]:
     return {"type": "toolResponse", "id": cid, "toolResult": {"status": "error", "error": text}}
 
 
-def _new_row(anchor: Row, call: dict[str, Any], flat: dict[str, Any], n: int) -> dict[str, Any]:
-    """A result row as ``add_message`` writes a user message holding one tool response."""
+def _new_row(anchor: Row, call: dict[str, Any], flat: dict[str, Any], item: Any) -> dict[str, Any]:
+    """A result row as ``add_message`` writes a user message holding one tool response (the
+    stored one when a result is moved)."""
     cid = str(call.get("id", ""))
     sid = str(anchor.columns["session_id"])
-    content = orjson.dumps([_error_response(cid, message_rows.result_text(flat))]).decode()
+    content = orjson.dumps([item if item is not None else _error_response(cid, message_rows.result_text(flat))]).decode()
     return {"message_id": f"msg_{sid}_{uuid.uuid5(uuid.NAMESPACE_URL, f'inspector:goose:{sid}:{cid}')}",
             "session_id": sid, "role": "user", "content_json": content,
             "created_timestamp": anchor.columns.get("created_timestamp", 0), "timestamp": anchor.columns.get("timestamp"),
@@ -441,17 +442,18 @@ def _export_lines(im: Imported, result: Result, notes: Exported) -> Lines:
             removed.add(row.rowid)
             notes.note("entry-removed", f"Line {row.rowid + 1} is removed: nothing of it is left to send.")
     after: dict[int, list[tuple[bytes | None, Any]]] = {}
-    for b, flat in plan.new:
+    for b, flat, item in plan.new:
         anchor = b.row
         while anchor + 1 < len(rows) and _answers(rows[anchor + 1]) and rows[anchor + 1].rowid not in removed:
             anchor += 1
         base = rows[anchor]
         cid = str(b.body.get("id", ""))
         entry = {"role": "user", "created": base.order,
-                 "content": [_error_response(cid, message_rows.result_text(flat))],
+                 "content": [item if item is not None else _error_response(cid, message_rows.result_text(flat))],
                  "metadata": {"userVisible": True, "agentVisible": True}}
         after.setdefault(base.rowid, []).append((None, entry))
-        notes.note("entry-added", f"A new line after line {base.rowid + 1} holds the result for {cid}.")
+        notes.note("entry-moved" if item is not None else "entry-added",
+                   f"A new line after line {base.rowid + 1} holds the result for {cid}.")
     return session.rewrite_lines(doc, JSONL, removed, rewrite, after)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
 from . import anthropic
+from .codex_rollout import EMITS as CODEX_KINDS
 from .opencode import EMITS as OPENCODE_KINDS
 from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
 from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
@@ -49,7 +50,7 @@ EMITS = declare(
 
 
 def shared_kinds() -> tuple[Kind, ...]:
-    return EMITS + tuple(k for k in OPENCODE_KINDS if k.name == "entry-not-sent")
+    return EMITS + tuple(k for k in OPENCODE_KINDS + CODEX_KINDS if k.name in ("entry-not-sent", "entry-moved"))
 
 
 @dataclass(slots=True, eq=False)
@@ -275,7 +276,9 @@ class Edits:
     write after the call's turn."""
 
     cut: dict[int, set[int]] = field(default_factory=dict)
-    new: list[tuple[Block, dict[str, Any]]] = field(default_factory=list)
+    # (call block, flat result, stored item): a synthesized result (item None), or a stored
+    # result moved next to its call (``--strict``), written as its own item again
+    new: list[tuple[Block, dict[str, Any], Any]] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.cut or self.new)
@@ -306,11 +309,18 @@ def edits(im: Imported, result: Result) -> Edits:
         for j in lost:
             cut(blocks_of(calls[j]))
     calls = {b.body.get("id"): b for b in req.blocks.values() if b.role == "call"}
+    moved = {e.origin for e in result.events if e.kind == "strict-moved" and e.origin is not None}
+    rows = state.rows
     for msg, o in d.rows:
-        if o is None and msg.get("role") == "tool":
-            b = calls.get(msg.get("tool_call_id"))
-            if b is not None and b.part not in out.cut.get(b.row, ()):
-                out.new.append((b, msg))
+        b = calls.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
+        if b is None or b.part in out.cut.get(b.row, ()):
+            continue
+        if o is None:
+            out.new.append((b, msg, None))
+        elif o in moved:
+            for r in blocks_of(inner.sources[o]):
+                cut([r])
+                out.new.append((b, msg, (rows[r.row].parts or [])[r.part]))
     return out
 
 
@@ -327,14 +337,15 @@ class Store:
     """What a store module tells the writer: its messages ``table``, the JSON column, the
     ordering column, whether a row left with ``parts`` still sends something (``keeps``),
     whether a row holds only results (``answers``), and how a new result row is spelled
-    (``new_row(anchor, call_body, flat_result, n)`` -> column values)."""
+    (``new_row(anchor, call_body, flat_result, item)`` -> column values; ``item`` is the stored
+    result a ``--strict`` move carries, None for a synthesized one)."""
 
     table: str
     parts: str
     order: str
     keeps: Callable[[Row, list[Any]], bool]
     answers: Callable[[Row], bool]
-    new_row: Callable[[Row, dict[str, Any], dict[str, Any], int], dict[str, Any]]
+    new_row: Callable[[Row, dict[str, Any], dict[str, Any], Any], dict[str, Any]]
     after: Callable[[sqlite3.Connection, str, int], None] | None = None     # (conn, session, rows added)
 
 
@@ -369,25 +380,24 @@ def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exporte
         deleted = {k for k, g in plan.cut.items()
                    if not store.keeps(rows[k], [p for j, p in enumerate(rows[k].parts or []) if j not in g])}
         gone_rows = {rows[k].rowid for k in deleted}
-        by_anchor: dict[int, list[tuple[Block, dict[str, Any]]]] = {}
-        for b, msg in plan.new:
+        by_anchor: dict[int, list[tuple[Block, dict[str, Any], Any]]] = {}
+        for b, msg, item in plan.new:
             # After the call's row and the rows of results that follow it (the turn's answers).
             anchor = b.row
             while anchor + 1 < len(rows) and store.answers(rows[anchor + 1]) and anchor + 1 not in deleted:
                 anchor += 1
-            by_anchor.setdefault(anchor, []).append((b, msg))
-        n = 0
+            by_anchor.setdefault(anchor, []).append((b, msg, item))
         for anchor in sorted(by_anchor):
             base = rows[anchor]
-            for b, msg in by_anchor[anchor]:
-                n += 1
-                values = store.new_row(base, b.body, msg, n)
+            for b, msg, item in by_anchor[anchor]:
+                values = store.new_row(base, b.body, msg, item)
                 names_ = [c for c in keep if c in values]
                 conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, names_))}) VALUES "
                              f"({', '.join('?' * len(names_))})", [values[c] for c in names_])
                 added += 1
-                notes.note("entry-added", f"A new message after {rows[b.row].id} holds the result for "
-                                          f"{b.body.get('id')}.")
+                notes.note("entry-moved" if item is not None else "entry-added",
+                           f"A new message after {base.id} holds the result for {b.body.get('id')}"
+                           + (", moved there from the message that held it." if item is not None else "."))
             # Rows after the anchor that share its ordering value are written again after the new ones.
             ties = [r for r in rows[anchor + 1:] if r.order == base.order and r.rowid not in gone_rows]
             for r in ties:
