@@ -110,7 +110,7 @@ def parse(data: bytes, name: str = "<input>", **options: Any) -> RowsDB:
         raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
     finally:
         conn.close()
-    db = RowsDB(NAME, out, sessions, facts, original, bytes(image[18:20]))
+    db = RowsDB(NAME, out, sessions, facts, original, bytes(data[18:20]))
     if len(sessions) == 1:
         db.session = next(iter(sessions))
     return db
@@ -281,7 +281,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     rows = message_rows.need_session(document, name, listing)
     im = message_rows.imported(NAME, document, rows, request(rows), name)
     im.notes.append(f"session {document.session!r}: {len(rows)} messages; {len(document.sessions) - 1} other "
-                    "session(s) left as they are" + ("; the WAL was read through SQLite" if document.original is None
+                    "session(s) left as they are" + ("; the WAL was read from a copy" if document.original is None
                                                      else ""))
     return im
 

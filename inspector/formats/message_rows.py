@@ -3,9 +3,9 @@
 agent would see it, the request a resume builds with each block's row and part, and writing
 a repair back as the fewest row edits.
 
-Reading never writes next to the store: a database with a ``-wal`` beside it is read through
-SQLite (``sqlite_file.snapshot``), anything else from its own bytes, and the image is checked
-whole before a row is read. Each row's parts keep their text spans, so a rewritten row is the
+Reading never writes next to the store: a database with a ``-wal`` beside it is copied with its
+sidecars (until two reads agree) and the copy read, anything else from its own bytes, and the
+image is checked whole before a row is read. Each row's parts keep their text spans, so a rewritten row is the
 agent's own text with the dropped parts cut out (both agents write compact JSON, which a
 splice keeps compact), and every row not edited keeps every column as it was.
 
@@ -23,6 +23,7 @@ import copy
 import json
 import os
 import sqlite3
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,7 @@ from . import anthropic
 from .codex_rollout import EMITS as CODEX_KINDS
 from .opencode import EMITS as OPENCODE_KINDS
 from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
-from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
+from .sqlite_file import HEADER, in_memory, quoted, with_mode
 
 # Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
 EMITS = declare(
@@ -134,13 +135,56 @@ class RowsDB:
     __hash__ = None  # type: ignore[assignment]
 
 
+def _stable_copy(name: str, fmt: str) -> dict[str, bytes]:
+    """The database file and its sidecars, read until two reads agree on every size and time
+    (a checkpoint by the running agent cannot tear the copy)."""
+    paths = [name, f"{name}-wal", f"{name}-shm"]
+
+    def stamp() -> list[tuple[int, int] | None]:
+        out = []
+        for p in paths:
+            try:
+                st = os.stat(p)
+                out.append((st.st_size, st.st_mtime_ns))
+            except FileNotFoundError:
+                out.append(None)
+        return out
+
+    for _ in range(5):
+        before = stamp()
+        copies = {}
+        for p, s in zip(paths, before):
+            if s is not None:
+                with open(p, "rb") as handle:
+                    copies[p[len(name):]] = handle.read()
+        if stamp() == before:
+            return copies
+    raise InputError(name, f"{fmt}: the database kept changing while it was copied (the agent is writing to it); "
+                           "try again")
+
+
 def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
-    """(the database image, the file's own bytes or None when a ``-wal`` held newer commits)."""
-    try:
-        live = snapshot(name) if name != "<input>" and os.path.isfile(name) else None
-    except (OSError, sqlite3.Error) as exc:
-        raise InputError(name, f"{fmt}: cannot read the database with its -wal ({exc})") from None
-    return (live, None) if live is not None else (data, data)
+    """(the database image, the file's own bytes or None when a ``-wal`` held newer commits).
+    A ``-wal`` is read from a private copy of the three files: even a read-only open of the live
+    file would write its ``-shm`` and take the agent's locks."""
+    wal = f"{name}-wal"
+    if name == "<input>" or not (os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0):
+        return data, data
+    copies = _stable_copy(name, fmt)
+    with tempfile.TemporaryDirectory(prefix="inspector-sqlite-") as tmp:
+        target = os.path.join(tmp, "store.db")
+        for suffix, blob in copies.items():
+            with open(target + suffix, "wb") as handle:
+                handle.write(blob)
+        try:
+            conn = sqlite3.connect(target)
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return conn.serialize(), None
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise InputError(name, f"{fmt}: cannot read the database with its -wal ({exc})") from None
 
 
 def connect(data: bytes, name: str, fmt: str) -> sqlite3.Connection:

@@ -8,7 +8,8 @@ then a message per line).
 The sessions: ``clean`` (a call and its response, signed thinking), ``crash`` (Goose stopped
 during a call: the request has no response; Goose drops the request itself), ``orphan`` (a
 response whose request is gone; Goose drops it), ``duplicate`` (two responses to one request;
-Goose drops the second), ``separated`` (#7914: the user wrote while the tool ran, so the
+Goose drops the second), ``redeclared`` (#11823: a call id used twice, each answered: Goose
+sends both and the provider refuses the second), ``separated`` (#7914: the user wrote while the tool ran, so the
 response comes after a user message: Goose sends it as it is and the provider refuses),
 ``hidden`` (a compacted-away call, not agent-visible).
 """
@@ -145,6 +146,18 @@ def separated() -> list[Message]:
     ]
 
 
+def redeclared() -> list[Message]:
+    """aaif-goose/goose #11823: the provider reused a call id later in the session; each call has
+    its response, so ``fix_tool_calling`` keeps both and the request declares the id twice."""
+    t = 1764606000
+    return _turn("r", t) + [
+        ("user", [text("Again for tests/")], t + 10, VISIBLE),
+        ("assistant", [request("toolu_r01", "developer__shell", {"command": "ls tests"})], t + 11, VISIBLE),
+        ("user", [response("toolu_r01", "test_a.py")], t + 12, VISIBLE),
+        ("assistant", [text("One test file.")], t + 13, VISIBLE),
+    ]
+
+
 def hidden() -> list[Message]:
     """A summary replaced the first turn: those messages are kept but not agent-visible."""
     t = 1764605000
@@ -155,7 +168,7 @@ def hidden() -> list[Message]:
     ]
 
 
-BROKEN = {"separated": separated}
+BROKEN = {"separated": separated, "redeclared": redeclared}
 SELF_REPAIRED = {"crash": crash, "orphan": orphan, "duplicate": duplicate}
 FINE = {"clean": clean, "hidden": hidden, **SELF_REPAIRED}
 ALL = {**BROKEN, **FINE}
