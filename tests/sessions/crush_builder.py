@@ -257,3 +257,26 @@ _leave_open: list[sqlite3.Connection] = []
 def one(path: Path, name: str, wal: bool = False) -> Path:
     every = {**BROKEN, **FINE}
     return write_db(path, {f"ses-{name}": every[name]()}, wal=wal)
+
+
+def sample() -> Session:
+    """``samples/28-crush-session.db``: a result row whose call row compaction removed, then signed
+    reasoning on a turn of two parallel views, Crush killed before the second view's result was
+    written, and the user back after the crash."""
+    t = 1764607000
+    title, rows, _ = reasoning_crash()
+    rows = [(mid.replace("r-", "p-"), role, parts, when) for mid, role, parts, when in rows]
+    rows.insert(4, ("p-t9", "tool", [result("toolu_p99", "view", "stale output of a call compaction removed"),
+                                     finish()], rows[3][3]))
+    return "Parallel views, then a crash", rows[:-1] + [
+        ("p-u4", "user", [text("Crush crashed. Please read b.log again."), finish()], t + 900)], None
+
+
+def write_sample(path: Path) -> Path:
+    """The sample session in a database left in WAL mode (the log checkpointed into the file)."""
+    path.unlink(missing_ok=True)
+    write_db(path, {"ses-7c41e2a0": sample()})
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    return path

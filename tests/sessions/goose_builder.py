@@ -215,3 +215,20 @@ def write_jsonl(path: Path, messages: list[Message]) -> Path:
                               "metadata": meta}))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def sample() -> list[Message]:
+    """``samples/29-goose-session.db``: a call id the provider reused (#11823), each use answered,
+    then Goose stopped during a shell call whose request has no response."""
+    t = 1764608000
+    rows = redeclared()
+    return rows + [
+        ("user", [text("Now run them")], t + 30, VISIBLE),
+        ("assistant", [request("toolu_r05", "developer__shell", {"command": "pytest tests"})], t + 31, VISIBLE),
+        ("user", [text("goose quit; did the tests pass?")], t + 600, VISIBLE),
+    ]
+
+
+def write_sample(path: Path) -> Path:
+    path.unlink(missing_ok=True)
+    return write_db(path, {"20261201_4": sample()})
