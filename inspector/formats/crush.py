@@ -89,33 +89,39 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
         or os.path.basename(name) == "crush.db"
 
 
+def _read(conn: sqlite3.Connection, name: str) -> tuple[dict[str, list[Row]], dict[str, dict[str, Any]]]:
+    """Every session's rows in the agent's order, and what the sessions table says of each."""
+    mcols = {c[0] for c in message_rows.columns(conn, "messages")}
+    if not {"id", "session_id", "role", "parts", "created_at"} <= mcols:
+        raise InputError(name, f"{NAME}: no messages table with id, session_id, role, parts and created_at; "
+                               "not a Crush database")
+    scols = {c[0] for c in message_rows.columns(conn, "sessions")}
+    facts: dict[str, dict[str, Any]] = {}
+    if {"id", "title"} <= scols:
+        summary = "summary_message_id" if "summary_message_id" in scols else "NULL"
+        updated = "updated_at" if "updated_at" in scols else "NULL"
+        parent = "parent_session_id" if "parent_session_id" in scols else "NULL"
+        for sid, title, summ, upd, par in conn.execute(
+                f"SELECT id, title, {summary}, {updated}, {parent} FROM sessions ORDER BY rowid"):
+            facts[str(sid)] = {"title": title or "", "summary": summ, "updated": upd, "parent": par}
+    names = [c[0] for c in message_rows.columns(conn, "messages")]
+    sessions: dict[str, list[Row]] = {sid: [] for sid in facts}
+    cur = conn.execute(f"SELECT rowid, * FROM messages ORDER BY created_at, rowid")
+    for values in cur:
+        row = dict(zip(names, values[1:]))
+        sid = str(row["session_id"])
+        parts, spans = message_rows.parts_of(row["parts"])
+        sessions.setdefault(sid, []).append(Row(values[0], str(row["id"]), str(row["role"]), row["parts"],
+                                                parts, spans, row["created_at"], row))
+        facts.setdefault(sid, {"title": "", "summary": None, "updated": None, "parent": None})
+    return sessions, facts
+
+
 def parse(data: bytes, name: str = "<input>", **options: Any) -> RowsDB:
     image, original = message_rows.image(data, name, NAME)
     conn = message_rows.connect(image, name, NAME)
     try:
-        mcols = {c[0] for c in message_rows.columns(conn, "messages")}
-        if not {"id", "session_id", "role", "parts", "created_at"} <= mcols:
-            raise InputError(name, f"{NAME}: no messages table with id, session_id, role, parts and created_at; "
-                                   "not a Crush database")
-        scols = {c[0] for c in message_rows.columns(conn, "sessions")}
-        facts: dict[str, dict[str, Any]] = {}
-        if {"id", "title"} <= scols:
-            summary = "summary_message_id" if "summary_message_id" in scols else "NULL"
-            updated = "updated_at" if "updated_at" in scols else "NULL"
-            parent = "parent_session_id" if "parent_session_id" in scols else "NULL"
-            for sid, title, summ, upd, par in conn.execute(
-                    f"SELECT id, title, {summary}, {updated}, {parent} FROM sessions ORDER BY rowid"):
-                facts[str(sid)] = {"title": title or "", "summary": summ, "updated": upd, "parent": par}
-        names = [c[0] for c in message_rows.columns(conn, "messages")]
-        sessions: dict[str, list[Row]] = {sid: [] for sid in facts}
-        cur = conn.execute(f"SELECT rowid, * FROM messages ORDER BY created_at, rowid")
-        for values in cur:
-            row = dict(zip(names, values[1:]))
-            sid = str(row["session_id"])
-            parts, spans = message_rows.parts_of(row["parts"])
-            sessions.setdefault(sid, []).append(Row(values[0], str(row["id"]), str(row["role"]), row["parts"],
-                                                    parts, spans, row["created_at"], row))
-            facts.setdefault(sid, {"title": "", "summary": None, "updated": None, "parent": None})
+        sessions, facts = _read(conn, name)
         data_out = conn.serialize()
     except sqlite3.Error as exc:
         raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
@@ -336,6 +342,11 @@ def _count(conn: sqlite3.Connection, sid: str, added: int) -> None:
 STORE = Store("messages", "parts", "created_at", _keeps, lambda r: r.role == "tool", _new_row, _count)
 
 
+def replace(path: str, before: RowsDB, after: RowsDB, keep: Any) -> str:
+    """``--in-place``: the repair written into the live database in one transaction."""
+    return message_rows.replace(path, before, after, keep, lambda conn: _read(conn, path)[0])
+
+
 def export_same(im: Imported, result: Result, notes: Exported) -> RowsDB:
     return message_rows.export_same(im, result, notes, STORE, parse)
 
@@ -432,4 +443,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen,
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
+    replace=replace,
 )

@@ -80,31 +80,37 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
         or os.path.basename(name) == "sessions.db" and b"schema_version" in head
 
 
+def _read(conn: sqlite3.Connection, name: str) -> tuple[dict[str, list[Row]], dict[str, dict[str, Any]]]:
+    """Every session's rows in the agent's order, and what the sessions table says of each."""
+    names = [c[0] for c in message_rows.columns(conn, "messages")]
+    if not {"session_id", "role", "content_json"} <= set(names):
+        raise InputError(name, f"{NAME}: no messages table with session_id, role and content_json; not a Goose "
+                               "database")
+    scols = {c[0] for c in message_rows.columns(conn, "sessions")}
+    facts: dict[str, dict[str, Any]] = {}
+    if "id" in scols:
+        title = "name" if "name" in scols else ("description" if "description" in scols else "''")
+        updated = "updated_at" if "updated_at" in scols else "NULL"
+        for sid, t, upd in conn.execute(f"SELECT id, {title}, {updated} FROM sessions ORDER BY rowid"):
+            facts[str(sid)] = {"title": t or "", "updated": upd}
+    order = "timestamp, rowid" if "timestamp" in names else "rowid"
+    sessions: dict[str, list[Row]] = {sid: [] for sid in facts}
+    for values in conn.execute(f"SELECT rowid, * FROM messages ORDER BY {order}"):
+        row = dict(zip(names, values[1:]))
+        sid = str(row["session_id"])
+        parts, spans = message_rows.parts_of(row["content_json"])
+        mid = row.get("message_id") or f"row {values[0]}"
+        sessions.setdefault(sid, []).append(Row(values[0], str(mid), str(row["role"]), row["content_json"], parts,
+                                                spans, row.get("timestamp"), row))
+        facts.setdefault(sid, {"title": "", "updated": None})
+    return sessions, facts
+
+
 def parse(data: bytes, name: str = "<input>", **options: Any) -> RowsDB:
     image, original = message_rows.image(data, name, NAME)
     conn = message_rows.connect(image, name, NAME)
     try:
-        names = [c[0] for c in message_rows.columns(conn, "messages")]
-        if not {"session_id", "role", "content_json"} <= set(names):
-            raise InputError(name, f"{NAME}: no messages table with session_id, role and content_json; not a Goose "
-                                   "database")
-        scols = {c[0] for c in message_rows.columns(conn, "sessions")}
-        facts: dict[str, dict[str, Any]] = {}
-        if "id" in scols:
-            title = "name" if "name" in scols else ("description" if "description" in scols else "''")
-            updated = "updated_at" if "updated_at" in scols else "NULL"
-            for sid, t, upd in conn.execute(f"SELECT id, {title}, {updated} FROM sessions ORDER BY rowid"):
-                facts[str(sid)] = {"title": t or "", "updated": upd}
-        order = "timestamp, rowid" if "timestamp" in names else "rowid"
-        sessions: dict[str, list[Row]] = {sid: [] for sid in facts}
-        for values in conn.execute(f"SELECT rowid, * FROM messages ORDER BY {order}"):
-            row = dict(zip(names, values[1:]))
-            sid = str(row["session_id"])
-            parts, spans = message_rows.parts_of(row["content_json"])
-            mid = row.get("message_id") or f"row {values[0]}"
-            sessions.setdefault(sid, []).append(Row(values[0], str(mid), str(row["role"]), row["content_json"], parts,
-                                                    spans, row.get("timestamp"), row))
-            facts.setdefault(sid, {"title": "", "updated": None})
+        sessions, facts = _read(conn, name)
         out = conn.serialize()
     except sqlite3.Error as exc:
         raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
@@ -316,6 +322,11 @@ def _answers(row: Row) -> bool:
 STORE = Store("messages", "content_json", "timestamp", lambda row, left: bool(left), _answers, _new_row)
 
 
+def replace(path: str, before: RowsDB, after: RowsDB, keep: Any) -> str:
+    """``--in-place``: the repair written into the live database in one transaction."""
+    return message_rows.replace(path, before, after, keep, lambda conn: _read(conn, path)[0])
+
+
 def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     if isinstance(im.document, Lines):
         return _export_lines(im, result, notes)
@@ -484,6 +495,7 @@ FORMAT = Format(
     "session)", evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse,
     dump=dump, kind=SESSION, suffixes=(".db",), provider="openai-chat", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen, kinds=KINDS, on_resume=on_resume,
+    replace=replace,
 )
 
 JSONL_FORMAT = Format(

@@ -121,6 +121,7 @@ class RowsDB:
     original: bytes | None = None
     mode: bytes = b""
     session: str | None = None
+    plan: Any = None           # (rows, Edits, Store) of a repair, for --in-place
 
     def to_bytes(self) -> bytes:
         return self.original if self.original is not None else with_mode(self.data, self.mode)
@@ -393,77 +394,123 @@ class Store:
     after: Callable[[sqlite3.Connection, str, int], None] | None = None     # (conn, session, rows added)
 
 
+def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan: Edits, store: Store,
+           notes: Exported) -> None:
+    """``plan`` as SQL on ``conn`` (a copy in memory, or the live file inside its own write
+    transaction), triggers set aside and put back as they were."""
+    added = 0
+    triggers = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql "
+                                           "IS NOT NULL ORDER BY rowid")]
+    for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid").fetchall():
+        conn.execute(f"DROP TRIGGER {quoted(n)}")
+    table = quoted(store.table)
+    for k, gone in sorted(plan.cut.items()):
+        row = rows[k]
+        left = [p for j, p in enumerate(row.parts or []) if j not in gone]
+        if store.keeps(row, left):
+            conn.execute(f"UPDATE {table} SET {quoted(store.parts)} = ? WHERE rowid = ?",
+                         (spliced(row, gone), row.rowid))
+            notes.note("entry-rewritten", f"Message {row.id}: {len(gone)} part(s) cut out; the rest of the row "
+                                          "is as it was.")
+        else:
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row.rowid,))
+            notes.note("entry-removed", f"Message {row.id} is removed: nothing of it is left to send.")
+            added -= 1
+    cols = columns(conn, store.table)
+    alias = [c[0] for c in cols if c[2] == 1 and c[1].upper() == "INTEGER"]
+    alias = alias if sum(1 for c in cols if c[2]) == 1 else []
+    keep = [c[0] for c in cols if c[0] not in alias]
+    deleted = {k for k, g in plan.cut.items()
+               if not store.keeps(rows[k], [p for j, p in enumerate(rows[k].parts or []) if j not in g])}
+    gone_rows = {rows[k].rowid for k in deleted}
+    by_anchor: dict[int, list[tuple[Block, dict[str, Any], Any]]] = {}
+    for b, msg, item in plan.new:
+        # After the call's row and the rows of results that follow it (the turn's answers).
+        anchor = b.row
+        while anchor + 1 < len(rows) and store.answers(rows[anchor + 1]) and anchor + 1 not in deleted:
+            anchor += 1
+        by_anchor.setdefault(anchor, []).append((b, msg, item))
+    for anchor in sorted(by_anchor):
+        base = rows[anchor]
+        for b, msg, item in by_anchor[anchor]:
+            values = store.new_row(base, b.body, msg, item)
+            names = [c for c in keep if c in values]
+            conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, names))}) VALUES "
+                         f"({', '.join('?' * len(names))})", [values[c] for c in names])
+            added += 1
+            notes.note("entry-moved" if item is not None else "entry-added",
+                       f"A new message after {base.id} holds the result for {b.body.get('id')}"
+                       + (", moved there from the message that held it." if item is not None else "."))
+        # Rows after the anchor that share its ordering value are written again after the new ones.
+        for r in [r for r in rows[anchor + 1:] if r.order == base.order and r.rowid not in gone_rows]:
+            whole = conn.execute(f"SELECT {', '.join(map(quoted, keep))} FROM {table} WHERE rowid = ?",
+                                 (r.rowid,)).fetchone()
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (r.rowid,))
+            conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, keep))}) VALUES "
+                         f"({', '.join('?' * len(keep))})", whole)
+    if store.after is not None:
+        store.after(conn, session, added)
+    for sql in triggers:
+        conn.execute(sql)
+
+
+def _intact(conn: sqlite3.Connection, name: str, fmt: str) -> None:
+    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
+    if found != ["ok"]:
+        raise InputError(name, f"{fmt}: the repaired database does not pass SQLite's check ({'; '.join(found)}); "
+                               "nothing was written")
+
+
 def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exported,
           parse: Callable[[bytes, str], RowsDB]) -> RowsDB:
-    """The repaired database: ``plan`` applied to a copy of the image, the session chosen again."""
+    """The repaired database: ``plan`` applied to a copy of the image, the session chosen again;
+    the plan rides along for ``--in-place`` (:func:`replace`)."""
     conn = connect(db.data, "<memory>", db.format)
-    added = 0
     try:
-        triggers = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql "
-                                               "IS NOT NULL ORDER BY rowid")]
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid")]
-        for n in names:
-            conn.execute(f"DROP TRIGGER {quoted(n)}")
-        table = quoted(store.table)
-        for k, gone in sorted(plan.cut.items()):
-            row = rows[k]
-            left = [p for j, p in enumerate(row.parts or []) if j not in gone]
-            if store.keeps(row, left):
-                conn.execute(f"UPDATE {table} SET {quoted(store.parts)} = ? WHERE rowid = ?",
-                             (spliced(row, gone), row.rowid))
-                notes.note("entry-rewritten", f"Message {row.id}: {len(gone)} part(s) cut out; the rest of the row "
-                                              "is as it was.")
-            else:
-                conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row.rowid,))
-                notes.note("entry-removed", f"Message {row.id} is removed: nothing of it is left to send.")
-                added -= 1
-        cols = columns(conn, store.table)
-        alias = [c[0] for c in cols if c[2] == 1 and c[1].upper() == "INTEGER"]
-        alias = alias if sum(1 for c in cols if c[2]) == 1 else []
-        keep = [c[0] for c in cols if c[0] not in alias]
-        deleted = {k for k, g in plan.cut.items()
-                   if not store.keeps(rows[k], [p for j, p in enumerate(rows[k].parts or []) if j not in g])}
-        gone_rows = {rows[k].rowid for k in deleted}
-        by_anchor: dict[int, list[tuple[Block, dict[str, Any], Any]]] = {}
-        for b, msg, item in plan.new:
-            # After the call's row and the rows of results that follow it (the turn's answers).
-            anchor = b.row
-            while anchor + 1 < len(rows) and store.answers(rows[anchor + 1]) and anchor + 1 not in deleted:
-                anchor += 1
-            by_anchor.setdefault(anchor, []).append((b, msg, item))
-        for anchor in sorted(by_anchor):
-            base = rows[anchor]
-            for b, msg, item in by_anchor[anchor]:
-                values = store.new_row(base, b.body, msg, item)
-                names_ = [c for c in keep if c in values]
-                conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, names_))}) VALUES "
-                             f"({', '.join('?' * len(names_))})", [values[c] for c in names_])
-                added += 1
-                notes.note("entry-moved" if item is not None else "entry-added",
-                           f"A new message after {base.id} holds the result for {b.body.get('id')}"
-                           + (", moved there from the message that held it." if item is not None else "."))
-            # Rows after the anchor that share its ordering value are written again after the new ones.
-            ties = [r for r in rows[anchor + 1:] if r.order == base.order and r.rowid not in gone_rows]
-            for r in ties:
-                whole = conn.execute(f"SELECT {', '.join(map(quoted, keep))} FROM {table} WHERE rowid = ?",
-                                     (r.rowid,)).fetchone()
-                conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (r.rowid,))
-                conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, keep))}) VALUES "
-                             f"({', '.join('?' * len(keep))})", whole)
-        if store.after is not None:
-            store.after(conn, db.session, added)
-        for sql in triggers:
-            conn.execute(sql)
+        _apply(conn, db.session, rows, plan, store, notes)
+        _intact(conn, "<repaired>", db.format)
         conn.commit()
         data = conn.serialize()
     except sqlite3.Error as exc:
         raise InputError("<repaired>", f"{db.format}: cannot write the repaired rows ({exc})") from None
     finally:
         conn.close()
-    out = parse(data, "<repaired>")
-    out = select(out, db.session)
-    out.original, out.mode = None, db.mode
+    out = select(parse(data, "<repaired>"), db.session)
+    out.original, out.mode, out.plan = None, db.mode, (rows, plan, store)
     return out
+
+
+def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], str],
+            read: Callable[[sqlite3.Connection], dict[str, list[Row]]]) -> str:
+    """``--in-place`` for a live database: in one write transaction on the file itself (the agent
+    waits for it, as for any writer), check the session's rows are still the ones repaired,
+    keep the whole database through ``keep``, apply the repair and commit. SQLite writes the
+    journal or WAL itself, so the next open sees the repair and the file keeps its mode; a
+    file swapped under a live ``-wal`` would meet that log's old pages instead."""
+    name = str(path)
+    try:
+        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{before.format}: cannot open the database ({exc})") from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        now = read(conn).get(before.session or "", [])
+        if [(r.rowid, r.text) for r in now] != [(r.rowid, r.text) for r in before.rows()]:
+            raise InputError(name, "the database changed while it was being repaired (is the agent still writing "
+                                   "it?); nothing was written")
+        backup = keep(conn.serialize())
+        if after.plan is not None:
+            rows, plan, store = after.plan
+            _apply(conn, before.session, rows, plan, store, Exported())
+            _intact(conn, name, before.format)
+        conn.execute("COMMIT")
+        return backup
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{before.format}: cannot write the repair; nothing was written ({exc})") from None
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        conn.close()
 
 
 def export_same(im: Imported, result: Result, notes: Exported, store: Store,

@@ -183,3 +183,18 @@ def test_another_format_becomes_a_crush_database_crush_resumes(tmp_path):
     path.write_bytes(out.data)
     assert sim.problems(sim.resume(path, version=OLD)) == []
     assert [m["role"] for m in sim.resume(path)["messages"]] == ["user", "assistant", "user"]
+
+
+def test_in_place_writes_the_repair_into_the_live_database_under_its_lock(tmp_path):
+    db = cb.write_db(tmp_path / "crush.db", {"ses-crash": cb.crash()}, wal=True)
+    live = cb._leave_open.pop()                    # Crush still has it open, its rows in the -wal
+    try:
+        assert Path(f"{db}-wal").stat().st_size > 0
+        assert inspector(["normalize", "--in-place", str(db)]) == 0
+        assert sim.problems(sim.resume(db, version=OLD)) == []
+        assert live.execute("SELECT count(*) FROM messages").fetchone()[0] == 8     # Crush sees the new row
+        backup = tmp_path / "crush.db.bak"
+        assert sim.problems(sim.resume(backup, version=OLD))                       # the backup is the original
+        assert not run_file(db).changed
+    finally:
+        live.close()

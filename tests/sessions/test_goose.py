@@ -147,3 +147,10 @@ def test_another_format_becomes_a_goose_database_goose_resumes(tmp_path):
     path.write_bytes(export(im, repair(im), to="goose").data)
     body = sim.resume_db(path)
     assert sim.problems(body) == [] and [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
+
+
+def test_in_place_writes_the_repair_into_the_database_itself(tmp_path):
+    db = gb.one(tmp_path / "sessions.db", "redeclared")
+    assert inspector(["normalize", "--in-place", str(db)]) == 0
+    assert sim.problems(sim.resume_db(db)) == []
+    assert "duplicate-tool-call-id" in sim.problems(sim.resume_db(tmp_path / "sessions.db.bak"))
