@@ -56,7 +56,7 @@ NAME = "crush"
 SOURCE = "charmbracelet/crush internal/agent/agent.go @ 37f36e93 (preparePrompt)"
 SELF_REPAIRS = (
     SelfRepair("call-answered-on-resume", "0.59.0",
-               "answers a call left without a result with an error result of its own",
+               "answers a call left without a result with an error result",
                "sends the call without a result, and the provider refuses it",
                SOURCE + ", syntheticToolResultsForOrphanedCalls (PR #2622)"),
     SelfRepair("result-dropped-on-resume", "0.57.0", "leaves out a result that answers no call",

@@ -31,6 +31,9 @@ an import note; provenance is the row and the part. What ``fix_conversation`` do
 is a response that comes after a later user message (``tool_call_ids did not have response
 messages``, aaif-goose/goose #7914), which MEM-5 and the provider checks then see.
 
+Goose speaks to many providers; the one a check names by default is OpenAI Chat Completions
+(``provider``), whose refusal #7914 reports; ``check --target anthropic`` checks the other.
+
 Export is a repaired copy: for the database, rows edited as ``message_rows.py`` says (a new
 result row is a ``user`` message with one ``toolResponse`` of status ``error``); for a
 ``.jsonl`` file, the lines touched rewritten and every other line byte for byte. Nothing to
