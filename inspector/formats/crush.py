@@ -70,7 +70,7 @@ SENT = PART_TYPES - {"finish"}
 def go_json(value: Any) -> str:
     """``json.Marshal``'s spelling: compact, UTF-8, with ``<``, ``>``, ``&`` and the line
     separators escaped as Go escapes them."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = message_rows.compact_json(value)
     for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
                     ("\u2029", "\\u2029")):
         text = text.replace(ch, esc)

@@ -52,9 +52,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
-from ..engine import Result
+from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
 from . import anthropic, message_rows, session
 from .base import Exported, Imported, as_text
@@ -71,6 +69,28 @@ SELF_REPAIRS = (
                "", SOURCE),
 )
 VISIBLE = '{"userVisible":true,"agentVisible":true}'
+OPENING = "(The conversation continues.)"
+
+EMITS = declare(
+    Kind("opening-added", EXPORT_CLAUSE, False, "opening prompt added",
+         "Goose drops an assistant message that opens a session (and the results of its calls would then answer "
+         "nothing), so a user message saying the conversation continues opens the written session.", "change"),
+)
+
+
+def _written(im: Imported, result: Result, notes: Exported) -> list[dict[str, Any]]:
+    """The flat messages another format's export writes into Goose, in Goose's roles; one that
+    would open with an assistant message gets a user message before it, noted."""
+    out = [m for m in result.messages if m.get("role") in ("user", "assistant", "tool")]
+    if any(m.get("role") == "system" for m in result.messages):
+        notes.note("export-omitted", "Goose keeps no system message in a session; the system text is not written.")
+    # Goose's first message is the first with something in it (it removes empty ones).
+    first = next((m for m in out if not _empty(list(enumerate(_content(m))))), None)
+    if first is not None and first.get("role") == "assistant":
+        notes.note("opening-added", f"The history opens with an assistant message, which Goose drops; the written "
+                                    f"session opens with the user message {OPENING!r}.")
+        out.insert(0, {"role": "user", "content": OPENING})
+    return out
 
 
 # -- reading the database -------------------------------------------------------------------------
@@ -311,7 +331,7 @@ def _new_row(anchor: Row, call: dict[str, Any], flat: dict[str, Any], item: Any)
     stored one when a result is moved)."""
     cid = str(call.get("id", ""))
     sid = str(anchor.columns["session_id"])
-    content = orjson.dumps([item if item is not None else _error_response(cid, message_rows.result_text(flat))]).decode()
+    content = message_rows.compact_json([item if item is not None else _error_response(cid, message_rows.result_text(flat))])
     return {"message_id": f"msg_{sid}_{uuid.uuid5(uuid.NAMESPACE_URL, f'inspector:goose:{sid}:{cid}')}",
             "session_id": sid, "role": "user", "content_json": content,
             "created_timestamp": anchor.columns.get("created_timestamp", 0), "timestamp": anchor.columns.get("timestamp"),
@@ -385,15 +405,11 @@ def export_new(im: Imported, result: Result, notes: Exported) -> RowsDB:
         conn.executescript(SCHEMA)
         conn.execute("INSERT INTO sessions (id, name, working_dir, created_at, updated_at) VALUES "
                      "(?, ?, '', '1970-01-01 00:00:00', '1970-01-01 00:00:00')", (sid, f"{im.format} history"))
-        if any(m.get("role") == "system" for m in result.messages):
-            notes.note("export-omitted", "Goose keeps no system message in a session; the system text is not written.")
-        for t, m in enumerate(result.messages):
-            if m.get("role") not in ("user", "assistant", "tool"):
-                continue
+        for t, m in enumerate(_written(im, result, notes)):
             role = "assistant" if m.get("role") == "assistant" else "user"
             conn.execute("INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, "
                          "timestamp, metadata_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (f"msg_{sid}_{t:06d}", sid, role, orjson.dumps(_content(m)).decode(), t,
+                         (f"msg_{sid}_{t:06d}", sid, role, message_rows.compact_json(_content(m)), t,
                           f"1970-01-01 00:{t // 60 % 60:02d}:{t % 60:02d}", VISIBLE))
         conn.commit()
         data = conn.serialize()
@@ -491,7 +507,7 @@ def dump(document: Any, compact: bool = False) -> bytes:
     return document.to_bytes()
 
 
-KINDS = message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds
+KINDS = EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds
 
 FORMAT = Format(
     NAME, "a Goose sessions database", "Goose's session database (sessions/sessions.db; --session ID picks a "
@@ -513,10 +529,9 @@ def _lines_new(im: Imported, result: Result, notes: Exported) -> Lines:
     """Another format's repaired history as a Goose ``.jsonl`` session."""
     meta = {"working_dir": "", "description": f"{im.format} history", "message_count": 0}
     entries: list[Any] = [meta]
-    for t, m in enumerate(result.messages):
-        if m.get("role") in ("user", "assistant", "tool"):
-            entries.append({"role": "assistant" if m.get("role") == "assistant" else "user", "created": t,
-                            "content": _content(m), "metadata": {"userVisible": True, "agentVisible": True}})
+    for t, m in enumerate(_written(im, result, notes)):
+        entries.append({"role": "assistant" if m.get("role") == "assistant" else "user", "created": t,
+                        "content": _content(m), "metadata": {"userVisible": True, "agentVisible": True}})
     meta["message_count"] = len(entries) - 1
-    raw = [orjson.dumps(e) for e in entries]
+    raw = [message_rows.compact_json(e).encode() for e in entries]
     return Lines(JSONL, raw, entries)

@@ -3,18 +3,20 @@
 agent would see it, the request a resume builds with each block's row and part, and writing
 a repair back as the fewest row edits.
 
-Reading never writes next to the store: a database with a ``-wal`` beside it is copied with its
-sidecars (until two reads agree) and the copy read, anything else from its own bytes, and the
-image is checked whole before a row is read. Each row's parts keep their text spans, so a rewritten row is the
-agent's own text with the dropped parts cut out (both agents write compact JSON, which a
-splice keeps compact), and every row not edited keeps every column as it was.
+Reading never writes next to the store: a database with a ``-wal`` beside it is copied with
+its sidecars (until two reads agree) and the copy read, anything else from its own bytes, and
+the image is checked whole before a row is read. Each row's parts keep their text spans, so a
+rewritten row is the agent's own text with the dropped parts cut out (both agents write
+compact JSON, which a splice keeps compact), and every row not edited keeps every column.
 
 A repair is row edits on a copy: parts cut out of a row (a row left with nothing to send is
 deleted), and new rows after the row of the call they answer. A new row takes the ordering
 value of the row it follows, and the rows that share that value after it are written again
 after it (same columns, new rowid), so the agent's ``ORDER BY`` reads them in the repaired
 order. Triggers are set aside while the edits run and put back as they were, so nothing the
-agent did not write changes (a trigger stamping ``now`` would make two repairs differ).
+agent did not write changes (a trigger stamping ``now`` would make two repairs differ). The
+same edits go into a copy (``-o``) or, for ``--in-place``, into the live file inside one write
+transaction (:func:`replace`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import sqlite3
 import tempfile
 from collections.abc import Callable, Mapping
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
-from ..io import InputError
+from ..io import InputError, JSONWriteError
 from . import anthropic
 from .codex_rollout import EMITS as CODEX_KINDS
 from .opencode import EMITS as OPENCODE_KINDS
@@ -48,6 +51,20 @@ EMITS = declare(
          "The call has no result anywhere in the store; the agent leaves the call out of what it sends "
          "(the model never sees it was made).", "note", "call"),
 )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def compact_json(value: Any) -> str:
+    """Compact JSON with non-ASCII text as it is (how Go's ``json.Marshal`` and serde_json
+    write), nested as deep as Python allows; a lone surrogate (which UTF-8 cannot hold) is
+    written as its ``\\u`` escape, so the text can go into the database."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (RecursionError, TypeError, ValueError) as exc:
+        raise JSONWriteError(f"cannot write the value as JSON ({exc})") from None
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def shared_kinds() -> tuple[Kind, ...]:
