@@ -103,3 +103,86 @@ def test_claude_code_strip_from_the_command_line(tmp_path):
     assert main(["normalize", str(src), "--reasoning", "strip", "-o", str(tmp_path / "o.jsonl"), "-q"]) == 0
     assert b"signature" not in (tmp_path / "o.jsonl").read_bytes()
     assert src.read_bytes() == claude_session()
+
+
+# -- Codex --------------------------------------------------------------------------------
+
+def codex_rollout() -> bytes:
+    from .codex_builder import Rollout
+
+    r = Rollout()
+    r.user("Why does the checkout test fail?")
+    r.reasoning("**Running the failing test**")
+    r.call("call_A1", "pytest -q")
+    r.output("call_A1", "1 failed")
+    user, _, call, output = r.items()
+    r.compact([user, {"type": "reasoning", "summary": [], "encrypted_content": "gAAAAABkept"}, call, output,
+               {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It fails."}]}],
+              "The test fails on rounding.")
+    r.user("Fix it.")
+    r.lines[-3]["payload"]["model"] = "gpt-5.1-codex-max"                     # the model changed for this turn
+    r.reasoning("**Editing cart.py**")
+    r.say("Done.")
+    return r.data()
+
+
+def test_codex_records_reasoning_items_with_the_turn_context_model():
+    data = codex_rollout()
+    out = run(data, "rollout.jsonl")
+    got = [(r.kind, r.signed, r.encrypted, r.loc.describe(), r.model) for r in out.imported.reasoning]
+    assert got == [("reasoning", True, True, "line 9, replacement_history[1]", "gpt-5-codex"),
+                   ("reasoning", True, True, "line 13", "gpt-5.1-codex-max")]
+    assert out.imported.block_of(out.imported.reasoning[1])["summary"][0]["text"] == "**Editing cart.py**"
+    assert out.imported.block_of(out.imported.reasoning[0])["encrypted_content"] == "gAAAAABkept"
+    assert not out.changed and out.data == data
+
+
+def test_codex_strip_removes_reasoning_lines_and_compacted_items_only():
+    data = codex_rollout()
+    out = run(data, "rollout.jsonl", reasoning="strip")
+    where = [e.message.split(" (")[0] for e in out.export_events if e.kind == "reasoning-stripped"]
+    assert where == ["line 5", "line 9, replacement_history[1]", "line 13"]
+    written = out.data
+    assert b'"type":"reasoning"' not in written and b"encrypted_content" not in written
+    before, after = data.split(b"\n"), written.split(b"\n")
+    assert [line for k, line in enumerate(before, 1) if k not in (5, 9, 13)] == \
+        [line for k, line in enumerate(after, 1) if k != 8]            # line 9 is now line 8, rewritten
+    again = run(written, "rollout.jsonl")
+    assert not again.imported.reasoning and not again.changed
+
+
+# -- Agents SDK -------------------------------------------------------------------------
+
+REASONED = {"id": "rs_01", "summary": [{"text": "Look it up.", "type": "summary_text"}], "type": "reasoning",
+            "encrypted_content": "gAAAAABenc"}
+
+
+def agents_items(orphan: bool) -> list:
+    from . import agents_builder
+
+    items = agents_builder.orphan_output() if orphan else agents_builder.clean()
+    items.insert(1, dict(REASONED))
+    return items
+
+
+@pytest.mark.parametrize("orphan", [False, True], ids=["clean", "repaired"])
+def test_agents_sdk_records_reasoning_rows_and_strip_deletes_only_them(tmp_path, orphan):
+    from . import agents_builder
+
+    db = agents_builder.make(tmp_path / "s.db", {"main": agents_items(orphan), "other": agents_items(False)})
+    out = run(db.read_bytes(), str(db), session="main")
+    (r,) = out.imported.reasoning
+    assert (r.kind, r.signed, r.encrypted, r.loc.describe(), r.row, r.before) == \
+        ("reasoning", True, True, "row 2", 1, (0,))
+    assert out.imported.block_of(r)["id"] == "rs_01"
+    (tmp_path / "kept.db").write_bytes(out.data)
+    stripped = run(db.read_bytes(), str(db), session="main", reasoning="strip")
+    event, = [e for e in stripped.export_events if e.kind == "reasoning-stripped"]
+    assert "reasoning item rs_01" in event.message
+    (tmp_path / "o.db").write_bytes(stripped.data)
+    left = agents_builder.items(tmp_path / "o.db", "main")
+    assert left == [i for i in agents_builder.items(tmp_path / "kept.db", "main") if i.get("type") != "reasoning"]
+    assert len(left) < len(agents_builder.items(tmp_path / "kept.db", "main"))
+    assert agents_builder.items(tmp_path / "o.db", "other") == agents_items(False)    # the other session as it was
+    again = run(stripped.data, str(tmp_path / "o.db"), session="main")
+    assert not again.imported.reasoning and not again.changed
