@@ -186,3 +186,44 @@ def test_agents_sdk_records_reasoning_rows_and_strip_deletes_only_them(tmp_path,
     assert agents_builder.items(tmp_path / "o.db", "other") == agents_items(False)    # the other session as it was
     again = run(stripped.data, str(tmp_path / "o.db"), session="main")
     assert not again.imported.reasoning and not again.changed
+
+
+# -- OpenCode ---------------------------------------------------------------------------
+
+def opencode_session():
+    from .opencode_builder import clean, reasoning, text
+
+    s = clean()                                        # a signed reasoning part, sent as thinking
+    s.user("And the foreign one?")
+    s.assistant(reasoning("Look for round( in shop/.", signature=None, openai={"itemId": "rs_68c1"}),
+                text("Because of `round(total, 1)`."), model={"providerID": "openai", "modelID": "gpt-5"})
+    s.user("Fix it please.")
+    return s
+
+
+@pytest.mark.parametrize("shape", ["db", "export"])
+def test_opencode_records_reasoning_parts_sent_or_not_and_strip_removes_them(tmp_path, shape):
+    from .opencode_builder import write_db
+
+    s = opencode_session()
+    if shape == "db":
+        path = write_db(tmp_path / "opencode.db", s)
+    else:
+        path = tmp_path / "s.json"
+        path.write_bytes(s.export())
+    data = path.read_bytes()
+    out = run(data, str(path))
+    assert not out.changed
+    got = [(r.signed, r.row is not None, r.model, r.text[:8]) for r in out.imported.reasoning]
+    assert got == [(True, True, "claude-sonnet-4-5", "The tota"), (False, False, "gpt-5", "Look for")]
+    sent = out.imported.reasoning[0]
+    assert out.imported.block_of(sent)["metadata"]["anthropic"]["signature"] == "EqQBCkYIBRgCKkBsig0001"
+    assert sent.before == (0,) and out.imported.messages[sent.row]["role"] == "assistant"
+    stripped = run(data, str(path), reasoning="strip")
+    assert sum(e.kind == "reasoning-stripped" for e in stripped.export_events) == 2
+    again = run(stripped.data, str(path))
+    assert not again.imported.reasoning and not again.changed
+    assert b'"reasoning"' not in stripped.data.replace(b'"reasoning": 0', b"").replace(b'"reasoning":0', b"")
+    if shape == "export":
+        # Every other byte as OpenCode printed it: the text is the original with two parts cut out.
+        assert len(stripped.data) < len(data) and stripped.data.startswith(data[:200])
