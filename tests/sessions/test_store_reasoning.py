@@ -227,3 +227,35 @@ def test_opencode_records_reasoning_parts_sent_or_not_and_strip_removes_them(tmp
     if shape == "export":
         # Every other byte as OpenCode printed it: the text is the original with two parts cut out.
         assert len(stripped.data) < len(data) and stripped.data.startswith(data[:200])
+
+
+# -- Cline, Roo Code, Kilo Code ------------------------------------------------------------
+
+@pytest.mark.parametrize("ext", ["cline", "roo", "kilo"])
+def test_cline_family_records_thinking_and_strip_keeps_every_other_record_byte_for_byte(tmp_path, ext):
+    from inspector.formats import cline
+
+    from . import cline_builder as b
+
+    folder = b.SCENARIOS["reasoning"](ext).write(tmp_path / "in" / b.EXTENSION_IDS[ext])
+    path = folder / cline.HISTORY_FILE
+    data = path.read_bytes()
+    out = run(data, str(path))
+    got = [(r.kind, r.signed, r.row is not None, r.loc.describe()) for r in out.imported.reasoning]
+    last = {"cline": ("thinking", False, False), "roo": ("reasoning", False, False), "kilo": ("thinking", True, True)}
+    assert got == [("thinking", True, True, "messages[1].content[0]"), ("thinking", True, True, "messages[3].content[0]"),
+                   (*last[ext], "messages[5].content[0]")]
+    assert [r.model for r in out.imported.reasoning][0] == ("claude-sonnet-4-5-20250929" if ext == "cline" else None)
+    assert out.imported.reasoning[0].before == (0, 1)
+    stripped = run(data, str(path), reasoning="strip")
+    assert sum(e.kind == "reasoning-stripped" for e in stripped.export_events) == 3
+    before, after = json.loads(data), json.loads(stripped.data)
+    assert all(not any(isinstance(x, dict) and x.get("type") in ("thinking", "reasoning") for x in r["content"])
+               for r in after if isinstance(r.get("content"), list))
+    repaired = out.data                                  # the repair alone (one scenario also answers a call)
+    kept = [repaired[a:z] for a, z in cline.element_spans(repaired, repaired.index(b"["))]
+    written = [stripped.data[a:z] for a, z in cline.element_spans(stripped.data, stripped.data.index(b"["))]
+    untouched = [k for k in range(len(before)) if k not in (1, 3, 5)]
+    assert all(kept[k] in written for k in untouched)
+    again = run(stripped.data, str(path))
+    assert not again.imported.reasoning
