@@ -259,3 +259,74 @@ def test_cline_family_records_thinking_and_strip_keeps_every_other_record_byte_f
     assert all(kept[k] in written for k in untouched)
     again = run(stripped.data, str(path))
     assert not again.imported.reasoning
+
+
+# -- what the provider says of a store's reasoning (check --target, --model) ---------------
+
+def _rules(outcome, target, model=None):
+    from inspector.targets import check
+
+    return [(p.rule, p.severity, p.where, p.error) for p in check(outcome, target, model)
+            if p.rule in ("signature-other-model", "encrypted-other-model", "reasoning-content", "item-id-prefix",
+                          "reasoning-without-encrypted-content")]
+
+
+def test_a_claude_session_resumed_with_another_model_is_refused_and_an_alias_is_the_same_model():
+    out = run(claude_session(), "s.jsonl")
+    (hit,) = _rules(out, "anthropic", "claude-opus-4-5")
+    assert hit[:3] == ("signature-other-model", "error", "line 6, content[0]")      # the latest signed turn
+    assert "signed by claude-sonnet-4-5-20250929, resumed with claude-opus-4-5" in hit[3]
+    assert _rules(out, "anthropic", "claude-sonnet-4-5") == []            # the dated snapshot's alias
+    assert _rules(out, "anthropic", "anthropic/claude-sonnet-4-5") == []
+    assert _rules(out, "anthropic") == []                                 # no model named: nothing said
+    assert _rules(run(claude_session(), "s.jsonl", reasoning="strip"), "anthropic", "claude-opus-4-5") == []
+
+
+def test_opencode_leaves_foreign_reasoning_out_itself_so_a_model_switch_is_not_reported(tmp_path):
+    s = opencode_session()
+    path = tmp_path / "s.json"
+    path.write_bytes(s.export())
+    assert _rules(run(path.read_bytes(), str(path)), "anthropic", "claude-opus-4-5") == []
+
+
+def _rollout_with(**reasoning) -> bytes:
+    from .codex_builder import Rollout
+
+    r = Rollout()
+    r.user("Why does the checkout test fail?")
+    r.reasoning("**Running the failing test**")
+    r.lines[-1]["payload"].update(reasoning)
+    r.call("call_A1", "pytest -q")
+    r.output("call_A1", "1 failed")
+    r.say("It fails on rounding.")
+    return r.data()
+
+
+def test_codex_reasoning_items_the_responses_api_refuses():
+    raw = run(_rollout_with(content=[{"type": "reasoning_text", "text": "think"}], encrypted_content=None),
+              "rollout.jsonl")
+    found = {h[0]: h for h in _rules(raw, "openai-responses")}
+    assert set(found) == {"reasoning-content", "reasoning-without-encrypted-content"}     # Codex sends store: false
+    assert found["reasoning-content"][2] == "line 5"
+    assert "array too long. Expected an array with maximum length 0, but got an array with length 1" in \
+        found["reasoning-content"][3]
+    assert found["reasoning-without-encrypted-content"][3] == \
+        "Missing required parameter: 'input[…].encrypted_content (line 5)'."
+    minted = run(_rollout_with(id="item_df7e40c3f04fc8ade5c3800e"), "rollout.jsonl")
+    (hit,) = _rules(minted, "openai-responses")
+    assert hit[0] == "item-id-prefix" and hit[3].endswith("Expected an ID that begins with 'rs'.")
+    assert _rules(run(_rollout_with(id="rs_68c1"), "rollout.jsonl"), "openai-responses") == []
+    assert _rules(run(_rollout_with(), "rollout.jsonl"), "openai-responses") == []
+    # --reasoning strip sends none of it.
+    stripped = run(_rollout_with(content=[{"type": "reasoning_text", "text": "think"}], encrypted_content=None),
+                   "rollout.jsonl", reasoning="strip")
+    assert _rules(stripped, "openai-responses") == []
+
+
+def test_check_model_on_the_command_line(tmp_path, capsys):
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(claude_session())
+    code = main(["check", str(src), "--target", "anthropic", "--model", "claude-opus-4-5"])
+    out = capsys.readouterr().out
+    assert code == 1 and "signature-other-model" in out and "resumed with claude-opus-4-5" in out
+    assert main(["check", str(src), "--target", "anthropic", "--model", "claude-sonnet-4-5"]) == 0
