@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map,
-                   signed_rule, stray_results, unanswered)
 from . import signed
+from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map,
+                   stray_results, unanswered)
 from .text import surrogate_rule
 
 NAME = "anthropic"
@@ -242,5 +242,5 @@ TARGET = create(NAME, [
          "an empty or whitespace-only text block (native)",
          "Remove the blank text block (it carries nothing the model can read)."),
     surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199"),
-    signed_rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598"),
+    signed.rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598", THINKING_KINDS),
 ])

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from . import signed
 from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create,
-                   is_map, result_id, signed_rule)
+                   is_map, result_id)
 from .text import surrogate_rule
 
 NAME = "openai-responses"
@@ -332,5 +332,5 @@ TARGET = create(NAME, [
          "are known)",
          "Resume with the model that wrote it, or send the history with --reasoning strip."),
     surrogate_rule(WARNING, DOCS),
-    signed_rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173"),
+    signed.rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173", frozenset({"reasoning"})),
 ])

@@ -10,10 +10,12 @@ the body's own ``model``. Only where both are known is anything said.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .base import View
+from .base import SIGNED_CLAUSE, Hit, Rule, View, signed_rule, signed_repairs
 
 # A dated snapshot or a deployment's spelling names the same model: claude-sonnet-4-5-20250929
 # and claude-sonnet-4-5, anthropic/claude-sonnet-4-5, us.anthropic.claude-sonnet-4-5-v1:0,
@@ -76,3 +78,30 @@ def other_model(view: View, fmt: str, kinds: frozenset[str]) -> tuple[Signed, st
     if found is None or not wrote or same_model(wrote, model):
         return None
     return found, wrote, model
+
+
+def repairs(view: View, fmt: str, kinds: frozenset[str]) -> Iterator[Hit]:
+    """``signed-turn-repaired`` for a target's own documents (``base.signed_repairs``) and for
+    the session stores that replay its signed reasoning (a Claude Code or Cline session's
+    thinking, a Codex rollout's encrypted reasoning): each export event saying a repair changed
+    such a turn, as the warning of what the provider may do, on the row it concerns."""
+    if view.native(fmt) is not None:
+        yield from signed_repairs(view, fmt)
+        return
+    out = view.outcome
+    if out is None:
+        return
+    if not any(r.signed and r.kind in kinds for r in getattr(out.imported, "reasoning", ())):
+        return
+    rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
+    for e in getattr(out, "export_events", ()):
+        if e.clause == SIGNED_CLAUSE:
+            yield Hit(rows.get(e.origin, 0), e.message)
+
+
+def rule(fmt: str, source: str, kinds: frozenset[str]) -> Rule:
+    """The ``signed-turn-repaired`` rule of a target whose signed reasoning session stores replay."""
+    base = signed_rule(fmt, source)
+    return dataclasses.replace(base, check=lambda view: repairs(view, fmt, kinds),
+                               summary="a repair changed a turn that carries signed reasoning, or cut rows before it "
+                                       "(native, and session stores)")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 
-import orjson
 import pytest
 
 from inspector.cli import main
@@ -330,3 +329,12 @@ def test_check_model_on_the_command_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "signature-other-model" in out and "resumed with claude-opus-4-5" in out
     assert main(["check", str(src), "--target", "anthropic", "--model", "claude-sonnet-4-5"]) == 0
+
+
+def test_a_repair_of_a_signed_turn_in_a_store_is_the_signed_turn_repaired_warning():
+    from inspector.targets import check
+
+    out = run(claude_session(duplicate=True, words=True), "s.jsonl")
+    (warning,) = [p for p in check(out, "anthropic") if p.rule == "signed-turn-repaired"]
+    assert warning.severity == "warning" and "line 6, content[0] (redacted_thinking) is signed" in warning.error
+    assert not [p for p in check(run(claude_session(), "s.jsonl"), "anthropic") if p.rule == "signed-turn-repaired"]
