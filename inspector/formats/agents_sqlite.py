@@ -22,6 +22,10 @@ the row before it). ``-o`` applies it to a copy, which keeps the input's journal
 ``--in-place`` applies it to the live file in one write transaction (:func:`replace`), so the
 next open sees it, and the backup is the whole database as SQLite read it. Nothing to
 change: the input's own bytes.
+
+Reasoning items (Responses ``reasoning``, stored by the SDK like any other item) are recorded by
+row; ``--reasoning strip`` removes their rows by the same SQL a repair is, so ``--in-place``
+applies it to the live file.
 """
 
 from __future__ import annotations

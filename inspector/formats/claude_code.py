@@ -20,6 +20,13 @@ line; a line left with nothing is removed and whatever named it as parent is re-
 its own parent; an interrupted result is a new ``user`` line after its call's turn; the
 chain is re-linked through recovered and new lines. Every other line is byte-identical and
 in its place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
+
+Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
+sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
+#66204 quote such lines, and the ``Invalid `signature` in `thinking` block`` a resume then
+gets); each is recorded with its turn, the calls after it and the line's ``message.model``.
+Its line is never rewritten by a repair; ``--reasoning strip`` removes it and re-links the
+lines that hung off it.
 """
 
 from __future__ import annotations

@@ -34,6 +34,11 @@ written for it. Export writes the same file with only the records an event touch
 block leaves its record, a record left empty goes, a synthesized result joins the user message
 after its call (or a new one there). Every other record keeps its exact bytes; changed records
 are written as the extensions write (``JSON.stringify``, no indentation, no final newline).
+
+Reasoning: Anthropic ``thinking`` / ``redacted_thinking`` blocks (Cline keeps an unsigned
+``thinking`` for history and never sends it), Roo Code's ``reasoning`` blocks and records
+(``encrypted_content`` when an OpenAI model wrote them) and ``reasoning_details`` are recorded
+with their turn and Cline's ``modelInfo.modelId``; ``--reasoning strip`` removes them.
 """
 
 from __future__ import annotations

@@ -21,6 +21,12 @@ answers a call without output with ``"aborted"``, ``remove_orphan_outputs`` leav
 output without its call); the import notes each such case and :func:`on_resume` declares
 them, so ``check`` says what Codex does instead of "resume fails now". The repair still
 writes them into the rollout.
+
+Reasoning items (``ResponseItem::Reasoning`` in ``codex-rs/protocol/src/models.rs``: ``summary``,
+``content`` only when it holds raw ``reasoning_text``, ``encrypted_content``) are recorded with
+the ``model`` of the ``turn_context`` line before them (Codex writes one per turn), so ``check
+--model`` can say a rollout resumed with another model replays reasoning that model cannot
+read. ``--reasoning strip`` removes their lines (and their place in a compaction's list).
 """
 
 from __future__ import annotations

@@ -37,6 +37,11 @@ export document whose untouched parts keep their bytes (``OPENCODE_DB=<new.db> o
 <file>``: importing into the database that already holds the session keeps its old rows, as
 ``opencode import`` inserts with ``onConflictDoNothing``, ``cli/cmd/import.ts`` @
 020ac73edc13a96d368fbebd5239b6650a5874dc).
+
+Reasoning parts (``type: "reasoning"``, a provider's signature or encrypted payload in
+``metadata``, the model on the message's ``providerID``/``modelID``) are recorded whether
+OpenCode sends them (as ``thinking``, signed, to the model that wrote them) or leaves them out;
+``--reasoning strip`` removes their rows or their place in the export.
 """
 
 from __future__ import annotations

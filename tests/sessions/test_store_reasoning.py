@@ -338,3 +338,15 @@ def test_a_repair_of_a_signed_turn_in_a_store_is_the_signed_turn_repaired_warnin
     (warning,) = [p for p in check(out, "anthropic") if p.rule == "signed-turn-repaired"]
     assert warning.severity == "warning" and "line 6, content[0] (redacted_thinking) is signed" in warning.error
     assert not [p for p in check(run(claude_session(), "s.jsonl"), "anthropic") if p.rule == "signed-turn-repaired"]
+
+
+@pytest.mark.parametrize("orphan", [False, True], ids=["clean", "repaired"])
+def test_agents_sdk_strip_in_place_applies_the_same_sql_to_the_live_file(tmp_path, orphan):
+    from . import agents_builder
+
+    db = agents_builder.make(tmp_path / "s.db", {"main": agents_items(orphan)})
+    expected = run(db.read_bytes(), str(db), reasoning="strip")
+    (tmp_path / "o.db").write_bytes(expected.data)
+    assert main(["normalize", str(db), "--in-place", "--reasoning", "strip", "-q"]) == 0
+    assert agents_builder.items(db, "main") == agents_builder.items(tmp_path / "o.db", "main")
+    assert all(i.get("type") != "reasoning" for i in agents_builder.items(db, "main"))
