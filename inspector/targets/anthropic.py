@@ -193,6 +193,40 @@ def signature_other_model(view: View) -> Iterator[Hit]:
         return
 
 
+def _unsigned(block) -> bool:
+    return _kind(block) == "thinking" and not (isinstance(block.get("signature"), str) and block["signature"])
+
+
+def thinking_unsigned(view: View) -> Iterator[Hit]:
+    """A ``thinking`` block sent without its signature (none, or an empty one), which the API
+    cannot verify: agents that persisted a block before its signature arrived fail on every
+    later request (anthropics/claude-code #21726: 534 of 537 blocks with empty signatures;
+    openclaw #84430, reproduced on claude-sonnet-4-6). Native: every assistant message sent.
+    A session store: each unsigned thinking block its importer says the agent sends."""
+    history = view.sent(NAME)
+    if history is not None:
+        for position, message in enumerate(history):
+            if not (is_map(message) and message.get("role") == "assistant"):
+                continue
+            for k, block in enumerate(_blocks(message)):
+                if _unsigned(block):
+                    yield from _hit(view, message, block,
+                                    f"messages.{position}.content.{k}: Invalid signature in thinking block")
+        return
+    out = view.outcome
+    if out is None or getattr(out, "reasoning", "keep") == "strip":
+        return
+    rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
+    im = out.imported
+    for r in im.reasoning:
+        if r.kind != "thinking" or r.signed or r.row not in rows:
+            continue
+        block = im.block_of(r)
+        if is_map(block) and _unsigned(block):
+            where = r.loc.describe(im.container)
+            yield Hit(rows[r.row], f"{where}: Invalid signature in thinking block", where=where)
+
+
 def blank_text(view: View) -> Iterator[Hit]:
     """Native: a text block whose text is empty or only whitespace, or a message whose
     string content is only whitespace (the API reads it as one text block)."""
@@ -238,6 +272,10 @@ TARGET = create(NAME, [
          "known; native, and session stores that record the model)",
          "Send the history to the model that wrote the thinking, or remove that message's thinking blocks "
          "(the provider then reads the turn without them)."),
+    Rule("thinking-unsigned", thinking_unsigned, ERROR, "https://github.com/anthropics/claude-code/issues/21726",
+         "a thinking block sent without its signature (native, and session stores)",
+         "Remove the unsigned thinking block (it cannot be verified; the provider reads the turn without it), "
+         "or send the history with --reasoning strip."),
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
          "an empty or whitespace-only text block (native)",
          "Remove the blank text block (it carries nothing the model can read)."),

@@ -350,3 +350,23 @@ def test_agents_sdk_strip_in_place_applies_the_same_sql_to_the_live_file(tmp_pat
     assert main(["normalize", str(db), "--in-place", "--reasoning", "strip", "-q"]) == 0
     assert agents_builder.items(db, "main") == agents_builder.items(tmp_path / "o.db", "main")
     assert all(i.get("type") != "reasoning" for i in agents_builder.items(db, "main"))
+
+
+def test_a_claude_session_that_kept_thinking_without_its_signature_is_refused():
+    s = Session(version="2.1.20")
+    s.user("Look at the cart.")
+    s.assistant("msg_01U", thinking("Read it first.", sig=""), tool("toolu_01Cat", "cat shop/cart.py"))
+    s.result("toolu_01Cat", "def total(): ...")
+    s.user("And?")
+    out = run(s.data(), "s.jsonl")
+    assert [r.signed for r in out.imported.reasoning] == [False]
+    (hit,) = [p for p in _rules_all(out) if p.rule == "thinking-unsigned"]
+    assert hit.where == "line 2, content[0]" and hit.error == "line 2, content[0]: Invalid signature in thinking block"
+    assert not [p for p in _rules_all(run(claude_session(), "s.jsonl")) if p.rule == "thinking-unsigned"]
+    assert not [p for p in _rules_all(run(s.data(), "s.jsonl", reasoning="strip")) if p.rule == "thinking-unsigned"]
+
+
+def _rules_all(outcome):
+    from inspector.targets import check
+
+    return check(outcome, "anthropic")

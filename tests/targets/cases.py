@@ -114,6 +114,10 @@ CASES = [
                              thinking=ENABLED)),
      "messages.1.content.0: Invalid `signature` in `thinking` block (written by claude-opus-4-1, sent to "
      "claude-sonnet-4-5)", "messages[1].content[0]"),
+    ("anthropic", "thinking-unsigned",
+     ("anthropic", anthropic({"role": "assistant", "content": [{"type": "thinking", "thinking": "Look it up.",
+                                                                 "signature": ""}, USE]}, RESULT, thinking=ENABLED)),
+     "messages.1.content.0: Invalid signature in thinking block", "messages[1].content[0]"),
     ("anthropic", "blank-text",
      ("anthropic", anthropic({"role": "assistant", "content": [{"type": "text", "text": " \n"}]},
                              {"role": "user", "content": "go on"})),
