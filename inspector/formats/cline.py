@@ -791,8 +791,10 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     for k, gone in lose.items():
         blocks = recs[k]["content"] if isinstance(recs[k].get("content"), list) else []
         left = [b for i, b in enumerate(blocks) if i not in gone]
+        # A record left with blank text or reasoning alone goes whole, as a Claude Code line of
+        # thinking alone does: reasoning without the turn it was issued with is sent to no one.
         if not any(not (isinstance(b, Mapping) and b.get("type") == "text" and not str(b.get("text", "")).strip())
-                   for b in left):
+                   and _thought(b) is None for b in left):
             removed.add(k)
             notes.note("entry-removed", f"messages[{k}] is removed: nothing of it is left to send.")
         else:

@@ -763,6 +763,10 @@ def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[t
         lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
         for j in lost:
             gone.update((b.message, b.part) for b in block_of(calls[j]))
+    # A turn the engine dropped takes its reasoning parts with it (a step of reasoning alone
+    # would be sent as an assistant message of thinking alone).
+    gone.update((r.loc.message, r.loc.blocks[0]) for r in im.reasoning
+                if r.row is not None and r.row not in kept_rows and r.loc.blocks)
     rewrite: dict[tuple[int, int], dict[str, Any]] = {}
     for msg, o in d.rows:
         if o is None and msg.get("role") == "tool":
@@ -790,6 +794,10 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     changed = {_pid(sent[m]["parts"][k]): part for (m, k), part in rewrite.items()}
     for (m, k) in sorted(gone):
         p = sent[m]["parts"][k]
+        if p.get("type") == "reasoning":
+            notes.note("entry-removed", f"Part {_pid(p)} (reasoning of message {sent[m]['info'].get('id')}) is "
+                                        "removed: the engine dropped its turn, and the reasoning goes with it.")
+            continue
         notes.note("entry-removed", f"Part {_pid(p)} (a {p.get('tool', p.get('type'))} call "
                                     f"{p.get('callID')!r} of message {sent[m]['info'].get('id')}) is removed: the "
                                     "engine dropped its call, and OpenCode keeps a call and its result in one part.")

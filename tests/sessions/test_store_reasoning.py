@@ -370,3 +370,53 @@ def _rules_all(outcome):
     from inspector.targets import check
 
     return check(outcome, "anthropic")
+
+
+def test_a_cline_turn_the_repair_drops_goes_with_its_thinking_as_the_event_says(tmp_path):
+    from inspector.formats import cline
+
+    from . import cline_builder as b
+
+    t = b.Task("kilo")
+    t.task("Why?")
+    t.assistant(b.thinking("first", "EsgBsigA"), b.tool("toolu_01A", command="ls"))
+    t.user(b.result("toolu_01A", "x"), b.environment(1))
+    t.assistant(b.thinking("again", "EsgBsigB"), b.tool("toolu_01A", command="ls"))      # a replayed turn
+    t.user(b.result("toolu_01A", "y"), b.environment(2))
+    t.assistant(b.text("done"))
+    t.user(b.text("ok"), b.environment(3))
+    path = t.write(tmp_path / "in" / b.EXTENSION_IDS["kilo"]) / cline.HISTORY_FILE
+    out = run(path.read_bytes(), str(path))
+    (event,) = [e for e in out.export_events if e.kind == "signed-turn-dropped"]
+    assert event.message.startswith("messages[3].content[0] (thinking) was signed")
+    written = json.loads(out.data)
+    assert len(written) == len(json.loads(path.read_bytes())) - 1
+    assert not any(isinstance(r["content"], list) and [x.get("type") for x in r["content"]] == ["thinking"]
+                   for r in written)
+    assert b"EsgBsigA" in out.data and b"EsgBsigB" not in out.data
+
+
+@pytest.mark.parametrize("shape", ["db", "export"])
+def test_an_opencode_step_the_repair_drops_goes_with_its_reasoning_part(tmp_path, shape):
+    from .opencode_builder import Session as OpenCodeSession
+    from .opencode_builder import opening, reasoning, text, tool, write_db
+
+    s = OpenCodeSession()
+    opening(s)
+    s.assistant(reasoning("Run it again.", signature="EqQBCkYIBRgCKkBsig0002"),
+                tool("toolu_01Run", "bash", {"command": "pytest", "description": "Run test"}, "FAILED"),
+                finish="tool-calls")                                      # a replayed step: the id again
+    s.assistant(text("The same assertion fails."))
+    s.user("Go on.")
+    if shape == "db":
+        path = write_db(tmp_path / "opencode.db", s)
+    else:
+        path = tmp_path / "s.json"
+        path.write_bytes(s.export())
+    out = run(path.read_bytes(), str(path))
+    kinds = [e.kind for e in out.export_events]
+    assert "signed-turn-dropped" in kinds
+    assert any("reasoning of message" in e.message for e in out.export_events if e.kind == "entry-removed")
+    again = run(out.data, str(path))
+    assert [r.text for r in again.imported.reasoning] == []            # the replayed step's reasoning went with it
+    assert not again.changed
