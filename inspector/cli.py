@@ -24,7 +24,7 @@ from .engine import (
     CLAUSES, DROP_COUNT_NOTE, KNOWN_LIMITS, KNOWN_LIMITS_FIX, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE,
     STAGE_BY_NAME, Event, Result, gc_paused, kind,
 )
-from .formats import Imported
+from .formats import Imported, has_import_step
 from .io import InputError, atomic_write, display_name, dumps
 from .pipeline import Outcome, run_file
 from .process import mend_closed_streams, silence_stdout, terminated_cleanly
@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
+    p.add_argument("--model", metavar="MODEL",
+                   help="with --target: the model the history is sent to (a session resumed with another model "
+                        "than the one that signed its reasoning is reported)")
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
@@ -201,7 +204,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(dumps(report, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
         text = explain_text(display_name(args.file), imported.messages, result) + export_text(outcome)
-        if imported.format != "flat":
+        if has_import_step(imported.format):
             text = import_report(imported) + text
         sys.stdout.write(text)
     return EXIT_OK
@@ -228,7 +231,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                   f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(outcome, args.target)
+            problems = check_target(outcome, args.target, args.model)
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             print(target_text(label, args.target, problems), end="")

@@ -151,7 +151,8 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             if is_session_record(record.relpath):
                 outcomes = run_session_file(item, conversion)
             elif column is not None:      # --column: the record is an object holding its history
-                data, outcome, where = repair_line(item, conversion.column, conversion.id_column, fmt, to, strict)
+                data, outcome, where = repair_line(item, conversion.column, conversion.id_column, fmt, to, strict,
+                                                    conversion.reasoning)
                 outcomes = [outcome]
             else:
                 # A record is one JSON document: no session format's sniffing of raw bytes
@@ -172,7 +173,9 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")
             continue
         if mirror is None:
-            parts.append(data)
+            # One record a line, whatever the format's writer ends its document with (a
+            # Cline-family task is written as JSON.stringify writes it, with no newline).
+            parts.append(data if data.endswith(b"\n") else data + b"\n")
         else:
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)
