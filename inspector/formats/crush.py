@@ -339,7 +339,13 @@ def _count(conn: sqlite3.Connection, sid: str, added: int) -> None:
         conn.execute("UPDATE sessions SET message_count = message_count + ? WHERE id = ?", (added, sid))
 
 
-STORE = Store("messages", "parts", "created_at", _keeps, lambda r: r.role == "tool", _new_row, _count)
+STORE = Store("messages", "parts", "created_at", _keeps, lambda r: r.role == "tool", _new_row, _count,
+              lambda part: _typed(part)[0] == "reasoning")
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip``: every ``reasoning`` part of the session's rows goes."""
+    return message_rows.strip(document, STORE, notes, parse)
 
 
 def replace(path: str, before: RowsDB, after: RowsDB, keep: Any) -> str:
@@ -443,5 +449,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen,
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
-    replace=replace,
+    replace=replace, strip_reasoning=strip_reasoning,
 )

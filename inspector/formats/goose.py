@@ -54,7 +54,7 @@ from typing import Any
 
 from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
-from . import anthropic, message_rows, session
+from . import anthropic, message_rows, reasoning, session
 from .base import Exported, Imported, as_text
 from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
 from .jsonl import LineFormat, Lines
@@ -342,7 +342,17 @@ def _answers(row: Row) -> bool:
     return row.role == "user" and bool(row.parts) and all(_type(p) == "toolResponse" for p in row.parts or ())
 
 
-STORE = Store("messages", "content_json", "timestamp", lambda row, left: bool(left), _answers, _new_row)
+REASONING = ("thinking", "redactedThinking")
+STORE = Store("messages", "content_json", "timestamp", lambda row, left: bool(left), _answers, _new_row,
+              reasoning=lambda item: _type(item) in REASONING)
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip``: every ``thinking`` and ``redactedThinking`` item goes (from the
+    rows of a database, or the lines of a ``.jsonl`` session)."""
+    if isinstance(document, Lines):
+        return _strip_lines(document, notes)
+    return message_rows.strip(document, STORE, notes, parse)
 
 
 def replace(path: str, before: RowsDB, after: RowsDB, keep: Any) -> str:
@@ -487,6 +497,22 @@ def _export_lines(im: Imported, result: Result, notes: Exported) -> Lines:
     return session.rewrite_lines(doc, JSONL, removed, rewrite, after)
 
 
+def _strip_lines(doc: Lines, notes: Exported) -> Lines:
+    removed: set[int] = set()
+    rewrite: dict[int, Any] = {}
+    for row in _line_rows(doc):
+        gone = [j for j, p in enumerate(row.parts or []) if _type(p) in REASONING]
+        for j in gone:
+            reasoning.removed(notes, f"line {row.rowid + 1} content[{j}]", str(_type((row.parts or [])[j])))
+        if gone:
+            left = [p for j, p in enumerate(row.parts or []) if j not in gone]
+            if left:
+                rewrite[row.rowid] = {**doc.entries[row.rowid], "content": left}
+            else:
+                removed.add(row.rowid)
+    return session.rewrite_lines(doc, JSONL, removed, rewrite, {}) if removed or rewrite else doc
+
+
 def describe_part(block: Any) -> str:
     if isinstance(block, Mapping) and "parts" in block and "role" in block:
         return f"{block.get('role')} {block.get('id', '')}".rstrip()
@@ -514,7 +540,7 @@ FORMAT = Format(
     "session)", evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse,
     dump=dump, kind=SESSION, suffixes=(".db",), provider="openai-chat", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen, kinds=KINDS, on_resume=on_resume,
-    replace=replace,
+    replace=replace, strip_reasoning=strip_reasoning,
 )
 
 JSONL_FORMAT = Format(
@@ -522,6 +548,7 @@ JSONL_FORMAT = Format(
     LINES.evidence, import_, export_same, lambda im, result, notes: _lines_new(im, result, notes),
     describe_block=describe_part, sniff=LINES.sniff, parse=parse_jsonl, dump=LINES.dump, kind=SESSION,
     suffixes=(".jsonl",), provider="openai-chat", whole_file=True, kinds=KINDS, on_resume=on_resume,
+    strip_reasoning=strip_reasoning,
 )
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError, JSONWriteError
-from . import anthropic
+from . import anthropic, reasoning
 from .codex_rollout import EMITS as CODEX_KINDS
 from .opencode import EMITS as OPENCODE_KINDS
 from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
@@ -138,7 +138,9 @@ class RowsDB:
     original: bytes | None = None
     mode: bytes = b""
     session: str | None = None
-    plan: Any = None           # (rows, Edits, Store) of a repair, for --in-place
+    # What was done to the input, step by step, for --in-place: ("edits", rows, Edits, Store)
+    # for a repair, ("strip", Store) for --reasoning strip
+    plan: tuple[Any, ...] = ()
 
     def to_bytes(self) -> bytes:
         return self.original if self.original is not None else with_mode(self.data, self.mode)
@@ -409,6 +411,7 @@ class Store:
     answers: Callable[[Row], bool]
     new_row: Callable[[Row, dict[str, Any], dict[str, Any], Any], dict[str, Any]]
     after: Callable[[sqlite3.Connection, str, int], None] | None = None     # (conn, session, rows added)
+    reasoning: Callable[[Any], bool] | None = None                          # a part that is reasoning
 
 
 def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan: Edits, store: Store,
@@ -479,9 +482,9 @@ def _intact(conn: sqlite3.Connection, name: str, fmt: str) -> None:
 
 
 def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exported,
-          parse: Callable[[bytes, str], RowsDB]) -> RowsDB:
+          parse: Callable[[bytes, str], RowsDB], step: tuple[Any, ...] | None = None) -> RowsDB:
     """The repaired database: ``plan`` applied to a copy of the image, the session chosen again;
-    the plan rides along for ``--in-place`` (:func:`replace`)."""
+    the step rides along for ``--in-place`` (:func:`replace`)."""
     conn = connect(db.data, "<memory>", db.format)
     try:
         _apply(conn, db.session, rows, plan, store, notes)
@@ -493,7 +496,8 @@ def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exporte
     finally:
         conn.close()
     out = select(parse(data, "<repaired>"), db.session)
-    out.original, out.mode, out.plan = None, db.mode, (rows, plan, store)
+    out.original, out.mode = None, db.mode
+    out.plan = db.plan + (step or ("edits", rows, plan, store),)
     return out
 
 
@@ -516,9 +520,13 @@ def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], st
             raise InputError(name, "the database changed while it was being repaired (is the agent still writing "
                                    "it?); nothing was written")
         backup = keep(conn.serialize())
-        if after.plan is not None:
-            rows, plan, store = after.plan
-            _apply(conn, before.session, rows, plan, store, Exported())
+        for step in after.plan:
+            if step[0] == "edits":
+                _apply(conn, before.session, step[1], step[2], step[3], Exported())
+            else:
+                now = read(conn).get(before.session or "", [])
+                _apply(conn, before.session, now, reasoning_cuts(now, step[1]), step[1], Exported())
+        if after.plan:
             _intact(conn, name, before.format)
         conn.execute("COMMIT")
         return backup
@@ -528,6 +536,33 @@ def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], st
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         conn.close()
+
+
+def reasoning_cuts(rows: list[Row], store: Store) -> Edits:
+    """The reasoning parts of every row, as cuts."""
+    out = Edits()
+    for k, r in enumerate(rows):
+        gone = {j for j, p in enumerate(r.parts or []) if store.reasoning is not None and store.reasoning(p)}
+        if gone:
+            out.cut[k] = gone
+    return out
+
+
+def strip(db: Any, store: Store, notes: Exported, parse: Callable[[bytes, str], RowsDB]) -> Any:
+    """``--reasoning strip`` on a written database: every reasoning part of the session cut out
+    of its row (a row left with nothing to send goes), one event per part; every other row,
+    and every other session, as it was."""
+    if not isinstance(db, RowsDB) or db.session is None:
+        return db
+    rows = db.rows()
+    cuts = reasoning_cuts(rows, store)
+    if not cuts:
+        return db
+    for k, gone in sorted(cuts.cut.items()):
+        for j in sorted(gone):
+            kind = (rows[k].parts or [])[j].get("type", "reasoning")
+            reasoning.removed(notes, f"message {rows[k].id} part {j}", str(kind))
+    return write(db, rows, cuts, store, Exported(), parse, ("strip", store))
 
 
 def export_same(im: Imported, result: Result, notes: Exported, store: Store,

@@ -6,6 +6,7 @@ a session with nothing to change comes back byte for byte; the original is never
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -198,3 +199,17 @@ def test_in_place_writes_the_repair_into_the_live_database_under_its_lock(tmp_pa
         assert not run_file(db).changed
     finally:
         live.close()
+
+
+def test_reasoning_strip_cuts_each_reasoning_part_and_keeps_every_other_row(tmp_path):
+    db = cb.one(tmp_path / "crush.db", "reasoning_crash")
+    out = tmp_path / "stripped.db"
+    assert inspector(["normalize", str(db), "--reasoning", "strip", "-o", str(out)]) == 0
+    parts = [json.loads(p) for p, in sqlite3.connect(out).execute("SELECT parts FROM messages")]
+    assert not [p for row in parts for p in row if p["type"] == "reasoning"]
+    assert sim.problems(sim.resume(out, version=OLD)) == []
+    untouched = {r for r in rows(db) if '"reasoning"' not in r[3]}
+    assert untouched <= rows(out)
+    # --in-place applies the repair and the strip to the live file, as -o wrote them.
+    assert inspector(["normalize", str(db), "--reasoning", "strip", "--in-place"]) == 0
+    assert rows(db) == rows(out)

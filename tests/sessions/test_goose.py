@@ -154,3 +154,16 @@ def test_in_place_writes_the_repair_into_the_database_itself(tmp_path):
     assert inspector(["normalize", "--in-place", str(db)]) == 0
     assert sim.problems(sim.resume_db(db)) == []
     assert "duplicate-tool-call-id" in sim.problems(sim.resume_db(tmp_path / "sessions.db.bak"))
+
+
+def test_reasoning_strip_cuts_thinking_from_rows_and_lines(tmp_path):
+    db, lines = stores(tmp_path, "clean")
+    for path in (db, lines):
+        out = tmp_path / f"stripped{path.suffix}"
+        assert inspector(["normalize", str(path), "--reasoning", "strip", "-o", str(out)]) == 0
+        assert b'"thinking"' not in (out.read_bytes() if path.suffix == ".jsonl" else
+                                     "".join(r[3] for r in rows(out)).encode())
+        back = run_file(out)
+        assert not back.changed and not back.imported.reasoning
+    assert inspector(["normalize", str(db), "--reasoning", "strip", "--in-place"]) == 0
+    assert rows(db) == rows(tmp_path / "stripped.db")
