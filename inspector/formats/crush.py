@@ -16,8 +16,12 @@ created_at`` (rowid breaks a tie, as the index does); from the ``summary_message
 row sent as a user message; rows without parts and assistant rows with no text, reasoning or
 call (cancelled before anything came) are left out; an assistant row sends its text, its
 first reasoning part (with its Anthropic signature) and its calls; a ``tool`` row its results
-(an error result as ``is_error``). That request is read with the Anthropic importer;
-provenance is the row and the part (``messages[3].parts[1]``).
+(an error result as ``is_error``). The Anthropic request is fantasy's (charmbracelet/fantasy
+``providers/anthropic/anthropic.go`` @ f6d4d1e3022229bd6e77717416336bf50e1693ad, ``groupIntoBlocks``,
+``toPrompt``): user and tool messages in a row are one user turn, each message's parts in
+``ToAIMessage``'s order (text, then reasoning, then calls), reasoning only with its signature
+(``redacted_thinking`` with its data), an empty message left out. It is read with the
+Anthropic importer; provenance is the row and the part (``messages[3].parts[1]``).
 
 What Crush repairs itself (:func:`on_resume`): since 0.57.0 a result whose call is not in the
 session is left out (``filterOrphanedToolResults``, c41a1a0e), since 0.59.0 a call without a
@@ -253,6 +257,8 @@ def _assistant(req: Request, r: Row, k: int, known_results: set[str]) -> None:
                                             "(cancelled before anything came); Crush does not send it.", None))
         return
     blocks: list[Block] = []
+    if text:
+        blocks.append(Block({"type": "text", "text": text}, k, at, "text"))
     if thinking:
         if _str(reasoning.get("signature")):
             blocks.append(Block({"type": "thinking", "thinking": thinking, "signature": reasoning["signature"]},
@@ -260,8 +266,6 @@ def _assistant(req: Request, r: Row, k: int, known_results: set[str]) -> None:
         else:
             req.notes.append(("entry-not-sent", f"Message {r.id}: its reasoning carries no Anthropic signature, so "
                                                 "the Anthropic request has no thinking block for it.", None))
-    if text:
-        blocks.append(Block({"type": "text", "text": text}, k, at, "text"))
     for j, d in calls:
         cid = _str(d.get("id"))
         blocks.append(Block({"type": "tool_use", "id": cid, "name": _str(d.get("name")),

@@ -13,7 +13,9 @@ Steps, after charmbracelet/crush @ 37f36e93:
    message holding the error "tool call was interrupted ..." (``syntheticToolResultsForOrphanedCalls``);
 4. ``ToAIMessage``: user text (trimmed), assistant text (trimmed), reasoning with its
    signature, calls; a tool message's results (``is_error`` for an error);
-5. the Anthropic request: user and tool messages in a row are one user turn.
+5. fantasy's Anthropic request (charmbracelet/fantasy ``providers/anthropic/anthropic.go``
+   @ f6d4d1e3, ``groupIntoBlocks``/``toPrompt``): user and tool messages in a row are one user
+   turn, parts in ``ToAIMessage``'s order (text, reasoning, calls), reasoning only signed.
 
 ``version`` picks the behaviour of steps 3's repairs (a tuple such as ``(0, 56)``; None: current).
 """
@@ -79,10 +81,10 @@ def request(messages: list[dict[str, Any]], summary: str | None, version: tuple[
             if not mine and not text and not thinking:
                 continue
             content = []
-            if thinking and thoughts[0]["signature"]:
-                content.append({"type": "thinking", "thinking": thinking, "signature": thoughts[0]["signature"]})
             if text.strip():
                 content.append({"type": "text", "text": text.strip()})
+            if thinking and thoughts[0]["signature"]:
+                content.append({"type": "thinking", "thinking": thinking, "signature": thoughts[0]["signature"]})
             content += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": json.loads(c["input"] or "{}")}
                         for c in mine]
             turns.append(("assistant", content))
