@@ -60,6 +60,7 @@ from ..io import InputError
 from . import anthropic, session
 from .base import Decisions, Exported, Imported, Loc, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
+from .sqlite_file import replace_rows
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -987,6 +988,12 @@ def chosen(db: OpenCodeDB) -> str | None:
     return db.session
 
 
+def replace(path: str, before: OpenCodeDB, after: OpenCodeDB, keep: Any) -> str:
+    """``--in-place`` on the live database: the repaired rows written into it through SQLite, in
+    one write transaction (a file swapped in would meet the old ``-wal`` on the next open)."""
+    return replace_rows(path, before.data, after.data, keep, NAME)
+
+
 def evidence(document: Any) -> list[str]:
     return ["an SQLite database with OpenCode's message and part tables"] if isinstance(document, OpenCodeDB) else []
 
@@ -1022,6 +1029,7 @@ FORMAT = Format(
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=select, chosen=chosen, kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
+    replace=replace,
 )
 
 EXPORT_FORMAT = Format(
