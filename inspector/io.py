@@ -22,6 +22,7 @@ import orjson
 from .engine import gc_paused
 
 BOM = b"\xef\xbb\xbf"
+SQLITE_HEADER = b"SQLite format 3\x00"
 # orjson reads 1,024 levels of nesting but writes at most 255.
 MAX_WRITE_DEPTH = 255
 TOO_DEEP = f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists and objects"
@@ -107,6 +108,9 @@ def parse_json(data: bytes, name: str) -> Any:
         data = data[len(BOM):]
     if _BLANK.fullmatch(data):  # scans in place; data.strip() would copy a large file
         raise InputError(name, "empty file: expected a JSON array of messages")
+    if data.startswith(SQLITE_HEADER):   # no store format claimed it: its tables are no session's
+        raise InputError(name, "an SQLite database, but not one of the session stores Inspector reads "
+                               "(its tables match none of them)")
     try:
         # A large document is millions of new objects: with the collector running, each
         # collection the allocator triggers walks all of them again (it doubles the parse).

@@ -39,7 +39,7 @@ from ..io import InputError
 from . import gemini, openai_responses, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
+from .sqlite_file import HEADER, damage, in_memory, quoted, snapshot, with_mode
 
 NAME = "agents-sqlite"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
@@ -211,9 +211,9 @@ def _open(data: bytes, name: str) -> sqlite3.Connection:
 
 
 def _intact(conn: sqlite3.Connection, name: str, what: str = "the database is damaged") -> None:
-    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
-    if found != ["ok"]:
-        raise InputError(name, f"{NAME}: {what} (SQLite integrity check: {'; '.join(map(str, found))})")
+    found = damage(conn)
+    if found is not None:
+        raise InputError(name, f"{NAME}: {what} (SQLite integrity check: {found})")
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:

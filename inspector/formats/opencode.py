@@ -60,7 +60,7 @@ from ..io import InputError
 from . import anthropic, session
 from .base import Decisions, Exported, Imported, Loc, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import replace_rows
+from .sqlite_file import open_image, replace_rows
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -236,16 +236,8 @@ def _image(data: bytes, name: str) -> tuple[bytes, bool]:
 
 
 def _connect(data: bytes, name: str) -> sqlite3.Connection:
-    if len(data) > 19 and data[18:20] == b"\x02\x02":
-        data = data[:18] + b"\x01\x01" + data[20:]      # WAL is a property of a file; memory has none
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(data)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
-    return conn
+    """The image in memory (WAL is a property of a file; memory has none), checked whole."""
+    return open_image(data, name, NAME)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -292,25 +284,32 @@ def _parse(data: bytes, name: str) -> OpenCodeDB:
     image, wal = _image(data, name)
     conn = _connect(image, name)
     try:
-        if not ({"id", "session_id", "time_created", "data"} <= _columns(conn, "message")
-                and {"id", "message_id", "data"} <= _columns(conn, "part")):
-            raise InputError(name, f"{NAME}: no message and part tables with data columns; not an OpenCode database")
-        titles: dict[str, tuple[str, int]] = {}
-        if {"id", "title", "time_updated"} <= _columns(conn, "session"):
-            for sid, title, updated in conn.execute("SELECT id, title, time_updated FROM session "
-                                                    "ORDER BY time_updated DESC, id"):
-                titles[str(sid)] = (title or "", updated or 0)
-        parts: dict[str, list[tuple[str, str, str]]] = {}
-        for pid, mid, sid, text in conn.execute("SELECT id, message_id, session_id, data FROM part "
-                                                "ORDER BY message_id, id"):
-            parts.setdefault(mid, []).append((pid, sid, text))
-        rows: dict[str, list[Row]] = {sid: [] for sid in titles}
-        for mid, sid, text in conn.execute("SELECT id, session_id, data FROM message ORDER BY session_id, "
-                                           "time_created, id"):
-            rows.setdefault(str(sid), []).append((mid, text, parts.get(mid, [])))
-            titles.setdefault(str(sid), ("", 0))
+        return _read_rows(conn, image, data, wal, name)
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
     finally:
         conn.close()
+
+
+def _read_rows(conn: sqlite3.Connection, image: bytes, data: bytes, wal: bool, name: str) -> OpenCodeDB:
+    """The sessions' message and part rows, as text (decoded per session when asked)."""
+    if not ({"id", "session_id", "time_created", "data"} <= _columns(conn, "message")
+            and {"id", "message_id", "data"} <= _columns(conn, "part")):
+        raise InputError(name, f"{NAME}: no message and part tables with data columns; not an OpenCode database")
+    titles: dict[str, tuple[str, int]] = {}
+    if {"id", "title", "time_updated"} <= _columns(conn, "session"):
+        for sid, title, updated in conn.execute("SELECT id, title, time_updated FROM session "
+                                                "ORDER BY time_updated DESC, id"):
+            titles[str(sid)] = (title or "", updated or 0)
+    parts: dict[str, list[tuple[str, str, str]]] = {}
+    for pid, mid, sid, text in conn.execute("SELECT id, message_id, session_id, data FROM part "
+                                            "ORDER BY message_id, id"):
+        parts.setdefault(mid, []).append((pid, sid, text))
+    rows: dict[str, list[Row]] = {sid: [] for sid in titles}
+    for mid, sid, text in conn.execute("SELECT id, session_id, data FROM message ORDER BY session_id, "
+                                       "time_created, id"):
+        rows.setdefault(str(sid), []).append((mid, text, parts.get(mid, [])))
+        titles.setdefault(str(sid), ("", 0))
     db = OpenCodeDB(image, data, titles, rows, wal=wal)
     if len(rows) == 1:
         db.session = next(iter(rows))

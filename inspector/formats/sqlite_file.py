@@ -120,6 +120,31 @@ def _read(target: str, uri: bool = False) -> bytes:
         source.close()
 
 
+def open_image(data: bytes, name: str, fmt: str) -> sqlite3.Connection:
+    """An in-memory database from an image, checked whole first: a damaged page is refused
+    here, naming what SQLite found, rather than read in part, met as an error halfway
+    through a query, or written back damaged."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(in_memory(data))
+        found = damage(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise InputError(name, f"{fmt}: not a readable SQLite database ({exc})") from None
+    if found is not None:
+        conn.close()
+        raise InputError(name, f"{fmt}: the database is damaged (SQLite integrity check: {found})")
+    return conn
+
+
+def damage(conn: sqlite3.Connection, schema: str = "main") -> str | None:
+    """What SQLite's integrity check finds wrong (its first few findings, on one line), or None."""
+    found = [str(r[0]) for r in conn.execute(f"PRAGMA {schema}.integrity_check(5)")]
+    if found == ["ok"]:
+        return None
+    return "; ".join(part.strip() for f in found for part in f.splitlines() if part.strip())
+
+
 def in_memory(data: bytes) -> bytes:
     """``data`` with its header saying rollback journal: an in-memory database has no WAL."""
     if len(data) > 19 and data[18:20] == WAL_MODE:
@@ -200,10 +225,10 @@ def replace_rows(path: str, before: bytes, after: bytes, keep: Callable[[bytes],
                 raise InputError(name, f"{fmt}: the repair changes table {table!r}, which has no rowid; "
                                        f"nothing was written")
             _write_table(conn, table)
-        found = [r[0] for r in conn.execute("PRAGMA main.integrity_check(5)")]
-        if found != ["ok"]:
+        found = damage(conn)
+        if found is not None:
             raise InputError(name, f"{fmt}: the repaired database does not pass SQLite's check; nothing was "
-                                   f"written ({'; '.join(map(str, found))})")
+                                   f"written ({found})")
         conn.execute("COMMIT")
         return backup
     except sqlite3.Error as exc:
