@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import os
 import shlex
 import socket
@@ -139,6 +140,46 @@ def bounded(width: Any, height: Any) -> tuple[int, int]:
     return clamp(width, MAX_COLUMNS), clamp(height, MAX_ROWS)
 
 
+def well_formed(text: str) -> bool:
+    """Whether a websocket text message is an envelope textual-serve's loop can act on
+    (``["stdin", str]``, ``["resize", {width, height}]``, ``["ping", x]``, ...); anything
+    else is dropped before it, so a client that speaks no protocol cannot make the server
+    log a traceback and end its own session that way."""
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        return False
+    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+        return False
+    kind, rest = envelope[0], envelope[1:]
+    if kind == "stdin":
+        return len(rest) >= 1 and isinstance(rest[0], str)
+    if kind == "resize":
+        return len(rest) >= 1 and isinstance(rest[0], dict) and {"width", "height"} <= set(rest[0])
+    if kind == "ping":
+        return len(rest) >= 1
+    return True
+
+
+class _Envelopes:
+    """A websocket whose text messages, as the protocol loop iterates them, are well formed."""
+
+    def __init__(self, websocket: Any) -> None:
+        self._websocket = websocket
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._websocket, name)
+
+    def __aiter__(self) -> Any:
+        return self._messages()
+
+    async def _messages(self) -> Any:
+        async for message in self._websocket:
+            if isinstance(message.data, str) and not well_formed(message.data):
+                continue
+            yield message
+
+
 def make_server(command: str, host: str, port: int) -> Any:
     """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request, and
     bounds the sessions open at once (``max_sessions``, set on it) and their terminal size."""
@@ -178,7 +219,7 @@ def make_server(command: str, host: str, port: int) -> Any:
                 await resize(*bounded(width, height))
 
             app_service.set_terminal_size = within_bounds
-            await super()._process_messages(websocket, app_service)
+            await super()._process_messages(_Envelopes(websocket), app_service)
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()

@@ -293,7 +293,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         try:
             items.append(json.loads(row.data))
             ids.append(row.id)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):   # not JSON, or nested deeper than it reads
             skipped.append(row.id)         # the SDK skips a row it cannot read, and so does a resume
     sent, derived = _positional(items, ids)
     inner = openai_responses.import_(sent, name)
@@ -412,7 +412,7 @@ def _structure(conn: sqlite3.Connection, alias: list[str], keep: tuple[str, ...]
             continue
         try:
             item = json.loads(row[data_at])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             item = None
         places.append(tuple(_typed(columns, entry, item) for entry in last))
     return columns, tuple(places)
@@ -508,7 +508,7 @@ def _first_user(rows: list[Row]) -> str:
     for row in rows:
         try:
             item = json.loads(row.data)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             continue
         if isinstance(item, dict) and item.get("role") == "user":
             content = item.get("content")

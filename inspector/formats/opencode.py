@@ -56,7 +56,7 @@ from typing import Any
 import orjson
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
-from ..io import InputError
+from ..io import InputError, parse_json
 from . import anthropic, session
 from .base import Decisions, Exported, Imported, Loc, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
@@ -157,7 +157,7 @@ class OpenCodeDB:
 def _object(text: Any) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):    # not JSON, or nested deeper than it reads
         return None
     return value if isinstance(value, dict) else None
 
@@ -354,9 +354,10 @@ def parse_export(data: bytes, name: str = "<input>", **options: Any) -> OpenCode
     try:
         text = data[3 if bom else 0:].decode("utf-8")
         doc = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        line, col = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
-        raise InputError(name, f"{line}:{col}: {EXPORT}: not JSON ({exc})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        parse_json(data, name)          # the one JSON error: FILE:LINE:COLUMN and what is wrong there
+        reason = "nested too deeply to read" if isinstance(exc, RecursionError) else f"not JSON ({exc})"
+        raise InputError(name, f"{EXPORT}: {reason}") from None
     if not _is_export(doc):
         raise InputError(name, f"{EXPORT}: expected an opencode export document ({{info, messages}})")
     return OpenCodeExport(doc, text, bom=bom)
