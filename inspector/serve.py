@@ -18,6 +18,7 @@ the command runs.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import ipaddress
 import json
 import os
@@ -180,6 +181,26 @@ class _Envelopes:
             yield message
 
 
+async def _ended(app_service: Any, grace: float = 2.0) -> None:
+    """Wait for a session's app process to end (its tab is gone: nothing is left to save);
+    one still running after ``grace`` seconds (still starting, stuck, or deaf to the quit)
+    is terminated, then killed."""
+    process = getattr(app_service, "_process", None)
+    if process is None:
+        return
+    for stop in (None, process.terminate, process.kill):
+        if stop is not None:
+            try:
+                stop()
+            except ProcessLookupError:
+                pass
+        try:
+            await asyncio.wait_for(process.wait(), grace)
+            return
+        except asyncio.TimeoutError:
+            continue
+
+
 def make_server(command: str, host: str, port: int) -> Any:
     """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request, and
     bounds the sessions open at once (``max_sessions``, set on it) and their terminal size."""
@@ -197,6 +218,7 @@ def make_server(command: str, host: str, port: int) -> Any:
     class GuardedServer(Server):
         sessions = 0
         max_sessions = DEFAULT_SESSIONS
+        apps: dict[Any, Any] = {}      # per websocket's task: its app service (and process)
 
         async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
             # Refused before the websocket opens: the client sees the status and the sentence.
@@ -207,12 +229,17 @@ def make_server(command: str, host: str, port: int) -> Any:
                     text=f"inspector serve: {self.max_sessions} sessions are open already (--max-sessions); "
                          "close a tab and reload\n")
             self.sessions += 1
+            task = asyncio.current_task()
             try:
                 return await super().handle_websocket(request)
             finally:
+                # The place is free once the app process has ended, not when its output
+                # closes (it may still be exiting): the bound counts processes.
+                await _ended(self.apps.pop(task, None))
                 self.sessions -= 1
 
         async def _process_messages(self, websocket: Any, app_service: Any) -> None:
+            self.apps[asyncio.current_task()] = app_service
             resize = app_service.set_terminal_size
 
             async def within_bounds(width: Any, height: Any) -> None:
@@ -232,7 +259,10 @@ def make_server(command: str, host: str, port: int) -> Any:
             self.public_url = f"{request.scheme}://{request.host}"
             return await super().handle_index(request)
 
-    return GuardedServer(command, host=host, port=port, title="Inspector", public_url=public_url(host, port))
+    # ``exec``: the process textual-serve starts, waits for and stops is the app itself, not a
+    # shell waiting for it (a shell ended would leave the app running, out of the bound).
+    shell = "exec " + command if os.name == "posix" else command
+    return GuardedServer(shell, host=host, port=port, title="Inspector", public_url=public_url(host, port))
 
 
 def run(args: argparse.Namespace) -> int:
