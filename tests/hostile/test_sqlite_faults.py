@@ -9,7 +9,6 @@ own files and the documented ``NAME.bak``."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import signal
