@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import textwrap
 from contextlib import nullcontext
@@ -288,8 +289,7 @@ def _mapping_lines(imported: Imported) -> list[str]:
                     break
                 j += 1
         if j > i:
-            last = imported.where(j)
-            out.append(f"  #{i}..#{j} <- {imported.where(i)[:-1]}..{last[last.rindex('[') + 1:]}")
+            out.append(f"  #{i}..#{j} <- {_span(imported.where(i), imported.where(j))}")
         else:
             out.append(f"  #{i:<5} <- {imported.where(i)}")
         i = j + 1
@@ -297,6 +297,18 @@ def _mapping_lines(imported: Imported) -> list[str]:
             out.append(f"  ... #{i}..#{n - 1} as well (explain --json lists every message's origin)")
             break
     return out
+
+
+_NUMBERED = re.compile(r"(.*?)(\d+)(\]?)")
+
+
+def _span(first: str, last: str) -> str:
+    """``messages[3..9]`` or ``line 4..10``: a run of places that differ in their last number."""
+    a, b = _NUMBERED.fullmatch(first), _NUMBERED.fullmatch(last)
+    if a and b and a.group(1) == b.group(1) and a.group(3) == b.group(3):
+        lead = "lines " if a.group(1) == "line " else a.group(1)
+        return f"{lead}{a.group(2)}..{b.group(2)}{a.group(3)}"
+    return f"{first} .. {last}"
 
 
 def _printable(text: str) -> str:
