@@ -33,7 +33,7 @@ from .. import confine, loader
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
-from .. import causes, facts, verdict
+from .. import causes, facts, search as finding, verdict
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
@@ -93,6 +93,15 @@ class MainScreen(Screen[None]):
     ESCAPE_TO_MINIMIZE = False  # escape also returns focus to the table: action_back does both
 
     BINDINGS = [
+        # While a search is on, n and N go to its next and previous match (else n is the next stage).
+        Binding("n", "match(1)", "Match", show=False, id="search.next",
+                tooltip="Next match of the search (wrapping); with none in this stage, the nearest stage with one"),
+        Binding("N", "match(-1)", "Prev match", show=False, id="search.previous",
+                tooltip="Previous match of the search (wrapping)"),
+        Binding("right_square_bracket", "change(1)", "Next change", key_display="]", show=False,
+                id="row.next_change", tooltip="Next changed row, without filtering the others out"),
+        Binding("left_square_bracket", "change(-1)", "Prev change", key_display="[", show=False,
+                id="row.previous_change", tooltip="Previous changed row, without filtering the others out"),
         Binding("n,right", "step(1)", "Next", key_display="n/→", id="stage.next", tooltip="Next stage"),
         Binding("p,left", "step(-1)", "Prev", key_display="p/←", id="stage.previous", tooltip="Previous stage"),
         *[_stage_binding(v) for v in range(len(VIEWS))],
@@ -474,6 +483,9 @@ class MainScreen(Screen[None]):
     def _apply_view(self, rows: Any, visible: list[int] | None, keep: Any) -> None:
         self.searching = False
         table = self.query_one(DiffTable)
+        table.search_text = self.query_text
+        if self.doc is not None and self.doc.raw:
+            table.empty_text = "No rows match the filters."
         table.show(rows, visible, split=self.split, keep=keep)
         if self._pane_key(table.current) != self._shown:  # a filter or the split keeps the row: no new layout
             self._show_row(table.current)  # in this frame, not one message later
@@ -492,7 +504,83 @@ class MainScreen(Screen[None]):
         self._show_verdict()
         self._status()
         if self.query_text and table.row_count == 0:
-            self.notify(f"No row in {views[self.view]} matches {self.query_text!r}.", severity="warning")
+            self._nowhere_here()
+
+    def _where_else(self) -> list[tuple[int, int]]:
+        """Other views where the search (with the other filters) finds rows, nearest first."""
+        assert self.doc is not None
+        return finding.elsewhere(self.doc.model, self.view, self.query_text, changed_only=self.changed_only,
+                                 keys=self.kind_keys)
+
+    def _nowhere_here(self) -> None:
+        """Nothing matches here: say where it does (other stages, how many rows) and that n goes there."""
+        if self.doc is not None and len(self.doc.model.rows(self.view)) > BACKGROUND_SEARCH:
+            self._nowhere_worker(self.doc, self.view, self.query_text, self.changed_only, self.kind_keys)
+            return
+        self._say_nowhere(self._where_else() if self.doc is not None else [])
+
+    @work(thread=True, exclusive=True, group="filter", description="search the other stages")
+    def _nowhere_worker(self, doc: Document, view: int, query: str, changed_only: bool,
+                        keys: set[Any] | None) -> None:
+        where = finding.elsewhere(doc.model, view, query, changed_only=changed_only, keys=keys)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(
+                lambda: self._say_nowhere(where) if (self.doc is doc and self.view == view
+                                                     and self.query_text == query) else None)
+
+    def _say_nowhere(self, where: list[tuple[int, int]]) -> None:
+        sentence = finding.nowhere_here(self.views, self.view, self.query_text, where)
+        table = self.query_one(DiffTable)
+        table.empty_text = sentence
+        table.refresh()
+        self.notify(sentence, severity="warning")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n is the next match only while a search is on; otherwise the next stage's binding takes it."""
+        if action == "match" and parameters == (1,) and not self.query_text:
+            return False
+        return True
+
+    def action_match(self, delta: int) -> None:
+        """The next (1) or previous (-1) match, wrapping; none in this stage: the nearest stage with one."""
+        if self.doc is None or not self.query_text:
+            self.notify("No search: / searches, then n and N go from match to match.")
+            return
+        table = self.query_one(DiffTable)
+        if self.searching:
+            return
+        if table.row_count == 0:
+            where = self._where_else()
+            if not where:
+                self.notify(finding.nowhere_here(self.views, self.view, self.query_text, []), severity="warning")
+                return
+            self.view = where[0][0]
+            table.cursor = 0 if delta > 0 else table.row_count - 1
+        else:
+            position = table.cursor + delta
+            if not 0 <= position < table.row_count:
+                position %= table.row_count
+                self.notify(f"Search wrapped to the {'first' if delta > 0 else 'last'} match "
+                            f"({table.row_count:,} in {self.views[self.view]}).")
+            table.cursor = position
+        table.focus()
+        self.minimize()
+
+    def action_change(self, delta: int) -> None:
+        """The next (1) or previous (-1) changed row, the others still shown, wrapping."""
+        table = self.query_one(DiffTable)
+        if self.doc is None or table.rows is None:
+            return
+        position, wrapped = finding.next_change(finding.changed_rows(table.rows), table.order, table.cursor, delta)
+        if position is None:
+            self.notify(f"No changed row in {self.views[self.view]}" +
+                        (" among the rows shown." if table.order is not None else "."))
+            return
+        if wrapped:
+            self.notify(f"Wrapped to the {'first' if delta > 0 else 'last'} change of {self.views[self.view]}.")
+        table.cursor = position
+        table.focus()
+        self.minimize()
 
     def _status(self) -> None:
         table = self.query_one(DiffTable)
