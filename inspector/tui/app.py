@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
+from . import confine, keys
 from .commands import InspectorCommands
 from .loader import Source
 from .screens.main import MainScreen
@@ -16,6 +19,7 @@ class InspectorApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "Inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}  # stage:, filter:, row:, export: … entries
+    BINDINGS = [keys.SAVE]
 
     def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
                  target: str = "auto", browse: str | None = None) -> None:
@@ -25,6 +29,39 @@ class InspectorApp(App[int]):
         self.target = target
         self.browse = browse
         self.open_gallery = source is None and browse is None if gallery is None else gallery
+
+    def action_save(self) -> None:
+        """ctrl+s: the screen's own save (see :mod:`inspector.tui.keys`)."""
+        save = getattr(self.screen, "action_save", None)
+        if callable(save):
+            save()
+        else:
+            self.notify("Nothing to save on this screen.", title="Save")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands, with a Screenshot that says where it saved, or why it could not."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":
+                yield SystemCommand("Screenshot", "Save an SVG screenshot of the screen (in the Downloads "
+                                    "folder when there is one, else the current folder)",
+                                    lambda: self.set_timer(0.1, self.save_screenshot_here))
+            else:
+                yield command
+
+    def save_screenshot_here(self) -> str | None:
+        """Save a screenshot (a download in served mode) and say where, or why it failed; the path."""
+        if confine.of(self) is not None:
+            self.deliver_screenshot()
+            return None
+        folder = screenshot_folder()
+        try:
+            path = self.save_screenshot(path=folder)
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}.",
+                        title="Screenshot", severity="error", markup=False)
+            return None
+        self.notify(f"Saved the screenshot to {path}.", title="Screenshot", markup=False)
+        return path
 
     @property
     def main(self) -> MainScreen:
@@ -40,6 +77,14 @@ class InspectorApp(App[int]):
             self.call_after_refresh(self.main.load, self.source)
         elif self.open_gallery:
             self.main.action_gallery()
+
+
+def screenshot_folder() -> str:
+    """Where a screenshot goes: the Downloads folder when it exists, else the current folder."""
+    from platformdirs import user_downloads_path
+
+    downloads = user_downloads_path()
+    return str(downloads) if downloads.is_dir() else os.getcwd()
 
 
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,

@@ -22,7 +22,7 @@ class Entry(NamedTuple):
 
 
 def entries(main: MainScreen) -> list[Entry]:
-    out = [Entry("export: repaired JSON", "Write the repaired history atomically, in the input's format or "
+    out = [Entry("export: repaired history", "Write the repaired history atomically, in the input's format or "
                  "another provider's (e)", main.action_export)]
     for view, name in enumerate(main.views):
         kind = " (Inspector's extension beyond MEM-5)" if view and is_extension(name) else ""

@@ -225,7 +225,7 @@ async def test_strict_toggle_adds_the_strict_stage_as_an_extension(request_file,
         row = next(r for r in rows if r.origin == moved[0].origin)
         assert row.mark == MOVE and [e.kind for e in row.events] == ["strict-moved"]
         line = next(ln for ln in row_lines(app)[1:] if ln.split()[:2] == [MOVE, f"#{row.origin}"])
-        assert "strict-moved" in line
+        assert f"({moved[0].clause}) strict-moved" in line   # the clause the rule panel names, and the kind
         assert "strict on" in widget_text(app, "#status")
         # Export now equals `normalize --strict`.
         expected = _cli_bytes(tmp_path, str(request_file), "--strict")

@@ -86,16 +86,24 @@ class ExportDialog(ModalScreen[str | None]):
         text.append(".", "dim")
         return text
 
+    def _title(self) -> Text:
+        """Named by what the chosen format writes (its file suffix), not always JSON."""
+        fmt = self.imported.format if self.to == "same" else self.to
+        return Text(f"Export the repaired history as {facts.written_suffix(fmt)}")
+
     def compose(self) -> ComposeResult:
+        served = confine.of(self.app) is not None
         with Vertical(id="dialog", classes="dialog"):
-            yield Static("Export repaired JSON", id="dialog-title")
+            yield Static(self._title(), id="dialog-title")
             yield Label("Format", classes="field-label")
             yield Select([(f"{name}: {label}", name) for name, label in exporters().items()], value=self.to,
                          allow_blank=False, id="export-format")
             yield Static(self._describe(), id="export-what")
             yield Static(Text("Working out what the export changes…", "dim"), id="export-preview")
-            yield Label("Write to (a new file; the input is never replaced)", classes="field-label")
-            yield Input(self.default, id="export-path", placeholder="path to write")
+            yield Label("Download as (the browser saves it; nothing is written on the server)" if served
+                        else "Write to (a new file; the input is never replaced)", classes="field-label")
+            yield Input(self._path_for(self.to), id="export-path",
+                        placeholder="file name of the download" if served else "path to write")
             yield Static("", id="export-note")
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export")
@@ -131,13 +139,17 @@ class ExportDialog(ModalScreen[str | None]):
         follow = field.value == self._path_for(self.to)  # the user has not typed a path of their own
         self.to = str(event.value)
         self.query_one("#export-what", Static).update(self._describe())
+        self.query_one("#dialog-title", Static).update(self._title())
         self.query_one("#export-preview", Static).update(Text("Working out what the export changes…", "dim"))
         self.preview()
         if follow:
             field.value = self._path_for(self.to)
 
     def _path_for(self, to: str) -> str:
-        return self.default if to == "same" else default_export_path(self.source, to)
+        """The path proposed for format ``to``; in served mode the download's file name only
+        (a folder of the server means nothing to the browser)."""
+        path = self.default if to == "same" else default_export_path(self.source, to)
+        return Path(path).name if confine.of(self.app) is not None else path
 
     def _note(self, message: str, error: bool = True) -> None:
         note = self.query_one("#export-note", Static)
@@ -160,6 +172,10 @@ class ExportDialog(ModalScreen[str | None]):
             self.attempt()
         else:
             self.action_cancel()
+
+    def action_save(self) -> None:
+        """ctrl+s (:mod:`inspector.tui.keys`): write, as enter does."""
+        self.attempt()
 
     def attempt(self) -> None:
         if self.writing is not None:

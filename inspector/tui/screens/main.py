@@ -29,7 +29,7 @@ from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, T
 from textual.worker import get_current_worker
 
 from ...engine import KINDS
-from .. import confine, loader
+from .. import confine, keys, loader
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
@@ -121,7 +121,7 @@ class MainScreen(Screen[None]):
                 tooltip="Search message text or a tool call id"),
         Binding("j", "journey", "Journey", id="row.journey",
                 tooltip="The selected message's path through all four stages"),
-        Binding("e", "export", "Export", id="file.export", tooltip="Export the repaired JSON"),
+        Binding("e", "export", "Export", id="file.export", tooltip="Export the repaired history (ctrl+s too)"),
         Binding("v", "providers", "Provider", id="provider.pick",
                 tooltip="Which provider to check against: every provider's verdict, enter picks one"),
         Binding("x", "next_problem", "Problem", show=False, id="provider.next",
@@ -259,6 +259,9 @@ class MainScreen(Screen[None]):
         return self.doc.model.views if self.doc is not None else VIEWS
 
     def _show_rule(self) -> None:
+        if self.doc is None and self.loading_source is None:
+            self.query_one(RulePanel).show_empty()
+            return
         self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE,
                                        name=self.views[self.view] if self.view < len(self.views) else None,
                                        imported=self.doc.model.imported if self.doc is not None else None)
@@ -822,6 +825,10 @@ class MainScreen(Screen[None]):
         self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
                                           strict=self.doc.strict, source=base), done)
 
+    def action_save(self) -> None:
+        """ctrl+s (:mod:`inspector.tui.keys`): on this screen, saving is exporting the repair."""
+        self.action_export()
+
     def action_open(self) -> None:
         def chosen(path: str | None) -> None:
             if path:
@@ -836,8 +843,17 @@ class MainScreen(Screen[None]):
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.load(Source.file(path, sample=True))
+            else:
+                self._back_to_nothing()
 
         self.app.push_screen(GalleryScreen(), chosen)
+
+    def _back_to_nothing(self) -> None:
+        """Escape from the gallery or the folder browser goes back to the history open; with none
+        open (nor loading) there is nothing to go back to, so the app quits rather than show an
+        empty screen."""
+        if self.doc is None and self.loading_source is None:
+            self.app.exit()
 
     def action_reload(self) -> None:
         if self.doc is None:
@@ -925,8 +941,8 @@ class MainScreen(Screen[None]):
         def chosen(path: str | None) -> None:
             if path:
                 self.load(Source.file(path))
-            elif self.doc is None:
-                self._show_document()
+            else:
+                self._back_to_nothing()
 
         self.app.push_screen(BrowserScreen(root, self._browse_cache), chosen)
 
@@ -947,4 +963,4 @@ class MainScreen(Screen[None]):
             self.load(Source.file(path))
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))
+        self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS, keys.SAVE]))

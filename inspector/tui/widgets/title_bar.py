@@ -11,8 +11,12 @@ from ..text import inert
 
 
 def title_summary(count_in: int, result: Result) -> str:
-    """Counts in and out, then the engine's one wording of what changed."""
-    return f"{count_in:,} in → {len(result.messages):,} out · {result.summary(' · ')}"
+    """Counts in and out, then the engine's counts of what changed. Drops are counted as the
+    engine counts them, one per drop event (a dropped call is one, as a dropped message is),
+    so the title says events: `3 in → 1 out · 3 drops (events)` is not read as 3 messages."""
+    drops = result.dropped
+    return (f"{count_in:,} in → {len(result.messages):,} out · {drops:,} drop{'' if drops == 1 else 's'} "
+            f"(event{'' if drops == 1 else 's'}) · synthesized {result.synthesized:,} · moved {result.moved:,}")
 
 
 class TitleBar(Widget):
