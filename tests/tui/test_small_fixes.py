@@ -123,3 +123,15 @@ async def test_the_empty_screen_talks_of_opening_a_history_not_of_stepping(tmp_p
         assert isinstance(app.screen, ErrorDialog) and app.main.doc is None   # the empty screen, under the error
         rule = str(app.main.query_one("#rule-body").render())
         assert "No history open" in rule and "Press n" not in rule
+
+
+async def test_a_dropped_call_id_is_struck_out_to_its_end_and_no_further(broken_file):
+    async with opened(broken_file, size=(160, 40)) as (app, pilot):
+        await pilot.press("3")
+        table = app.main.query_one(DiffTable)
+        position = next(p for p in range(table.row_count) if table.row_at(p).origin == 8)
+        table.cursor = position + 1 if position + 1 < table.row_count else position - 1   # not the cursor row
+        await pilot.pause()
+        strip = table.render_line(table.screen_line(position))
+        struck = "".join(seg.text for seg in strip if seg.style is not None and seg.style.strike)
+        assert struck == "c1"   # the redeclared call the repair dropped, not the padding after it

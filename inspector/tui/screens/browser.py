@@ -142,7 +142,7 @@ class BrowserScreen(Screen[str | None]):
         done = sum(v.status != PENDING for v in self.verdicts.values())
         counts = {s: sum(v.status == s for v in self.verdicts.values()) for s in (OK, CHANGE, UNREADABLE)}
         title = Text()
-        title.append(f"{inert(str(self.root))}/", "bold")
+        title.append(f"{inert(confine.shown(self.app, self.root))}/", "bold")
         title.append(f"  {len(self.files)} history and session files (recursively)")
         if done < len(self.files):
             title.append(f" · checking {done} of {len(self.files)}…", "dim")

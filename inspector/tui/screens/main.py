@@ -276,6 +276,8 @@ class MainScreen(Screen[None]):
         if (refused := confine.refusal(self.app, source.path)) is not None:  # served mode: stay inside
             self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", refused))
             return
+        if confine.of(self.app) is not None and not source.sample:  # served: named from the folder, everywhere
+            source = replace(source, name=confine.shown(self.app, source.name))
         self._begin_loading(source)
         loader.start(self, source, self.strict)
 
@@ -284,7 +286,7 @@ class MainScreen(Screen[None]):
         if self._loading_timer is not None:
             self._loading_timer.stop()
         if self.doc is None:
-            self.query_one(TitleBar).show(source.name)
+            self.query_one(TitleBar).show(confine.shown(self.app, source.name))
             table = self.query_one(DiffTable)
             table.empty_text = f"Loading {inert(source.name)}…"
             table.refresh()
@@ -370,7 +372,7 @@ class MainScreen(Screen[None]):
         self._done_loading()
         if self.doc is None:
             self._show_document()  # back to the empty state, ready for o or g
-        self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", message))
+        self.app.push_screen(ErrorDialog(f"Cannot open {confine.shown(self.app, source.name)}", message))
 
     def _install(self, doc: Document) -> None:
         reload = self.doc is not None and self.doc.source == doc.source
@@ -447,7 +449,7 @@ class MainScreen(Screen[None]):
             self._status()
             return
         doc = self.doc
-        title.show(doc.source.name, len(doc.raw), doc.result)
+        title.show(confine.shown(self.app, doc.source.name), len(doc.raw), doc.result)
         bar.set_counts([doc.model.stage_counts(v) for v in range(len(doc.model.views))], doc.model.views)
         table.empty_text = "No rows: the history is empty." if not doc.raw else "No rows match the filters."
         self.query_one(Summary).show(doc.model.kind_counts)
@@ -849,9 +851,8 @@ class MainScreen(Screen[None]):
         self.app.push_screen(GalleryScreen(), chosen)
 
     def _back_to_nothing(self) -> None:
-        """Escape from the gallery or the folder browser goes back to the history open; with none
-        open (nor loading) there is nothing to go back to, so the app quits rather than show an
-        empty screen."""
+        """Escape from the gallery goes back to the history open; with none open (nor loading)
+        there is nothing to go back to, so the app quits rather than show an empty screen."""
         if self.doc is None and self.loading_source is None:
             self.app.exit()
 
@@ -941,8 +942,8 @@ class MainScreen(Screen[None]):
         def chosen(path: str | None) -> None:
             if path:
                 self.load(Source.file(path))
-            else:
-                self._back_to_nothing()
+            elif self.doc is None:  # the empty screen, from which o and g open something
+                self._show_document()
 
         self.app.push_screen(BrowserScreen(root, self._browse_cache), chosen)
 
@@ -953,7 +954,7 @@ class MainScreen(Screen[None]):
         text = event.text.strip().strip("'\"")
         if not text or "\n" in text:
             return
-        path = os.path.expanduser(text)
+        path = confine.expand(self.app, text)
         if os.path.isdir(path):
             event.stop()
             self.browse_root = path
