@@ -374,10 +374,10 @@ def entry() -> int:
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option(), reasoning_option()],
                     description="Open the inspection TUI on FILE, standard input (-), a FOLDER's history and "
                                 "session files, or the gallery of bundled samples when no file is given. In "
-                                "the TUI, t toggles --strict.")
+                                "the TUI, t toggles --strict and R --reasoning.")
     parser.add_argument("file", nargs="?", metavar="FILE|FOLDER|-")
     session_option(parser)
     parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
@@ -387,6 +387,7 @@ def run_tui(argv: list[str]) -> int:
     from .tui.app import run  # textual is imported only for the TUI
 
     try:
-        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target)
+        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
+                   reasoning=args.reasoning)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -22,10 +22,11 @@ class InspectorApp(App[int]):
     BINDINGS = [keys.SAVE]
 
     def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
-                 target: str = "auto", browse: str | None = None) -> None:
+                 target: str = "auto", browse: str | None = None, reasoning: str = "keep") -> None:
         super().__init__()
         self.source = source
         self.strict = strict
+        self.reasoning = reasoning
         self.target = target
         self.browse = browse
         self.open_gallery = source is None and browse is None if gallery is None else gallery
@@ -68,7 +69,7 @@ class InspectorApp(App[int]):
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(MainScreen(strict=self.strict, target=self.target), "main")
+        self.install_screen(MainScreen(strict=self.strict, target=self.target, reasoning=self.reasoning), "main")
         self.push_screen("main")
         if self.browse is not None:
             self.main.browse_root = self.browse
@@ -89,14 +90,15 @@ def screenshot_folder() -> str:
 
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
              gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
-             session: str | None = None, target: str = "auto") -> InspectorApp:
+             session: str | None = None, target: str = "auto", reasoning: str = "keep") -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
     ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
     ``session`` picks one session of a file that holds several (``--session ID``; without it
     such a file opens on a picker of its sessions); ``target`` the provider whose verdict the
     screen shows (``auto``: the one the format speaks; none for a flat history, which shows
-    every provider's); a folder opens a browser of its history and session files."""
+    every provider's); ``reasoning`` the ``--reasoning`` policy exports run with (R switches
+    it); a folder opens a browser of its history and session files."""
     browse = None
     if stdin_data is not None:
         source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
@@ -106,7 +108,7 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
         source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
-    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse)
+    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning)
 
 
 def reattach_terminal() -> None:
@@ -119,7 +121,7 @@ def reattach_terminal() -> None:
 
 
 def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None,
-        target: str = "auto") -> int:
+        target: str = "auto", reasoning: str = "keep") -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -130,9 +132,10 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
                 print(f"error: <stdin>: no terminal to run the interactive app on ({exc.strerror}); "
                       "use 'inspector normalize -' or 'inspector explain -' in a pipeline", file=sys.stderr)
                 return 2
-        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target)
+        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target,
+                       reasoning=reasoning)
     else:
-        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target)
+        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning)
     result = app.run()
     return result if isinstance(result, int) else 0
 

@@ -31,6 +31,9 @@ def entries(main: MainScreen) -> list[Entry]:
     out += [
         Entry("strict: toggle", "Add or remove the strict stage, Inspector's extension beyond MEM-5: "
               + ", ".join(extension_clauses()) + " (t)", main.action_strict),
+        Entry(f"reasoning: {'strip' if main.reasoning == 'keep' else 'keep'} (now {main.reasoning})",
+              "--reasoning keep or strip: strip removes every reasoning block, signature and encrypted item on "
+              "export, so the history can go to another model; runs the pipeline again (R)", main.action_reasoning),
         Entry("view: split / unified", "Side by side before | after, or one column (s)", main.action_split),
         Entry("filter: only changed rows", "Toggle hiding unchanged rows (d)", main.action_changed_only),
         Entry("filter: search", "Search text or a tool call id (/)", main.action_search),

@@ -63,7 +63,8 @@ class ExportDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Close", id="export.cancel", tooltip="Close without writing")]
 
     def __init__(self, result: Result, default: str, inputs: tuple[str, ...], to: str = "same", *,
-                 imported: Imported, strict: bool = False, source: str | None = None) -> None:
+                 imported: Imported, strict: bool = False, source: str | None = None,
+                 reasoning: str = "keep") -> None:
         """``default`` is the path for ``same``; ``source`` is what it derives from (None for
         standard input), so the path follows the chosen format until the user edits it."""
         super().__init__()
@@ -74,6 +75,7 @@ class ExportDialog(ModalScreen[str | None]):
         self.imported = imported
         self.strict = strict
         self.source = source
+        self.reasoning = reasoning  # --reasoning: keep, or strip every reasoning block on export
         self._confirm: str | None = None  # the existing path the user was asked about
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
@@ -83,6 +85,8 @@ class ExportDialog(ModalScreen[str | None]):
         text = Text(f"The repaired history ({len(self.result.messages):,} flat messages), as {label}", "dim")
         if self.strict:
             text.append(", with the strict stage (beyond MEM-5)", "dim")
+        if self.reasoning != "keep":
+            text.append(f", --reasoning {self.reasoning}", "dim")
         text.append(".", "dim")
         return text
 
@@ -120,7 +124,7 @@ class ExportDialog(ModalScreen[str | None]):
         """Off the UI thread: the export's own events for the chosen format, before writing."""
         to = self.to
         try:
-            events = export_outcome(self.imported, self.result, to).events
+            events = export_outcome(self.imported, self.result, to, reasoning=self.reasoning).events
         except Exception as exc:  # noqa: BLE001 - the write will say it again, in its error dialog
             text = Text(inert(describe_error(exc, "export")), "bold")
         else:
@@ -213,7 +217,7 @@ class ExportDialog(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def write(self, path: str) -> str:
         """Off the UI thread: build the document, serialize it, write it atomically."""
-        exported = export_outcome(self.imported, self.result, self.to)
+        exported = export_outcome(self.imported, self.result, self.to, reasoning=self.reasoning)
         data, fmt, count = exported.data, exported.format, exported.entries
         changes = len(exported.events)
         try:

@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 
 from ...engine import KINDS
 from .. import confine, keys, loader
+from .. import reasoning as thinking
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
@@ -107,6 +108,9 @@ class MainScreen(Screen[None]):
         *[_stage_binding(v) for v in range(len(VIEWS))],
         Binding("5", "stage(5)", "strict", show=False, id="stage.strict",
                 tooltip="Jump to stage 5: strict (Inspector's extension beyond MEM-5; on with t)"),
+        Binding("R", "reasoning", "Reasoning", show=False, id="view.reasoning",
+                tooltip="--reasoning keep or strip: strip removes every reasoning block, signature and encrypted "
+                        "item on export, so the history can go to another model (runs the pipeline again)"),
         Binding("t", "strict", "Strict", show=False, id="view.strict",
                 tooltip="Strict on/off: add the strict stage, an extension beyond MEM-5 (normalizes again)"),
         Binding("enter", "details", "Details", id="row.details",
@@ -148,8 +152,9 @@ class MainScreen(Screen[None]):
     kind: reactive[str | None] = reactive(None, init=False, repaint=False)
     query_text: reactive[str] = reactive("", init=False, repaint=False)
 
-    def __init__(self, strict: bool = False, target: str = "auto") -> None:
+    def __init__(self, strict: bool = False, target: str = "auto", reasoning: str = "keep") -> None:
         super().__init__()
+        self.reasoning = reasoning  # the --reasoning policy (keep | strip) every export of this screen runs with
         self.doc: Document | None = None
         self.target_option = target  # --target: a target name, or auto (the provider the format speaks)
         self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
@@ -279,7 +284,7 @@ class MainScreen(Screen[None]):
         if confine.of(self.app) is not None and not source.sample:  # served: named from the folder, everywhere
             source = replace(source, name=confine.shown(self.app, source.name))
         self._begin_loading(source)
-        loader.start(self, source, self.strict)
+        loader.start(self, source, self.strict, reasoning=self.reasoning)
 
     def _begin_loading(self, source: Source) -> None:
         self.loading_source = source
@@ -376,7 +381,9 @@ class MainScreen(Screen[None]):
 
     def _install(self, doc: Document) -> None:
         reload = self.doc is not None and self.doc.source == doc.source
-        toggled = reload and self.doc.imported is doc.imported  # the strict toggle: same history
+        toggled = reload and self.doc.imported is doc.imported  # the strict or reasoning toggle: same history
+        policy = toggled and self.doc.reasoning != doc.reasoning  # the reasoning toggle (R)
+        toggled = toggled and not policy
         keep = self.current_key() if reload else None
         self._done_loading()
         self.doc = doc
@@ -394,6 +401,7 @@ class MainScreen(Screen[None]):
         self.caused = causes.caused(doc.result.events)
         table = self.query_one(DiffTable)
         table.later = {o: causes.tag(evs) for o, evs in self.caused.items()}
+        table.reasoning = thinking.markers(doc.imported)
         self.verdicts = None
         if not reload or self.target is None and self.target_option == "auto":
             self.target = (facts.provider_of(doc.imported.format) if self.target_option == "auto"
@@ -406,9 +414,11 @@ class MainScreen(Screen[None]):
                             f"after strip ({_count(len(doc.result.stages[-1].events), 'event')}).", title="Strict")
             else:
                 self.notify("Strict off: the four MEM-5 stages only.", title="Strict")
+        elif policy:
+            self.notify(thinking.toggled_text(doc.imported, doc.reasoning, doc.export_events), title="Reasoning")
         elif reload:
             self.notify(f"Reloaded {doc.source.name}: {len(doc.raw):,} messages.", title="Reload")
-        if not toggled:
+        if not toggled and not policy:
             for note in doc.notes:
                 self.notify(note)
         self._warm(doc)
@@ -449,7 +459,8 @@ class MainScreen(Screen[None]):
             self._status()
             return
         doc = self.doc
-        title.show(confine.shown(self.app, doc.source.name), len(doc.raw), doc.result)
+        title.show(confine.shown(self.app, doc.source.name), len(doc.raw), doc.result,
+                   f"reasoning {doc.reasoning}" if doc.imported.reasoning or doc.reasoning != "keep" else "")
         bar.set_counts([doc.model.stage_counts(v) for v in range(len(doc.model.views))], doc.model.views)
         table.empty_text = "No rows: the history is empty." if not doc.raw else "No rows match the filters."
         self.query_one(Summary).show(doc.model.kind_counts)
@@ -597,6 +608,8 @@ class MainScreen(Screen[None]):
             parts.append(f"{name}: {shown:,} of {total:,} rows" if shown != total else f"{name}: {total:,} rows")
             if self.doc.strict:
                 parts.append("strict on (beyond MEM-5)")
+            if said := thinking.status_text(self.doc.imported, self.doc.reasoning, self.doc.export_events):
+                parts.append(said)
             if self.changed_only:
                 parts.append("only changed")
             if self.kind:
@@ -650,7 +663,10 @@ class MainScreen(Screen[None]):
             later = self.caused.get(row.origin, []) if row is not None and row.origin is not None and not self.view else []
             self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
                                          model.imported if model is not None else None,
-                                         model.import_at if model is not None else None, later)
+                                         model.import_at if model is not None else None, later,
+                                         extra=thinking.details_lines(self.doc.imported, row.origin, self.doc.reasoning,
+                                                                      self.doc.export_events)
+                                         if row is not None and self.doc is not None else ())
         elif tab == "tab-journey":
             steps = model.journey(row.key) if (row is not None and model is not None) else []
             where = None
@@ -825,7 +841,7 @@ class MainScreen(Screen[None]):
                 self.notify(message, title="Exported")
 
         self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
-                                          strict=self.doc.strict, source=base), done)
+                                          strict=self.doc.strict, source=base, reasoning=self.doc.reasoning), done)
 
     def action_save(self) -> None:
         """ctrl+s (:mod:`inspector.tui.keys`): on this screen, saving is exporting the repair."""
@@ -892,7 +908,19 @@ class MainScreen(Screen[None]):
                         title="Strict")
             return
         self._begin_loading(self.doc.source)
-        loader.start(self, self.doc.source, self.strict, self.doc)
+        loader.start(self, self.doc.source, self.strict, self.doc, reasoning=self.reasoning)
+
+    def action_reasoning(self) -> None:
+        """Switch --reasoning (keep or strip) and run the repair and export again, in the worker."""
+        if self.loading_source is not None:
+            self.notify("Still loading: press R again once the history is open.", severity="warning")
+            return
+        self.reasoning = thinking.other(self.reasoning)
+        if self.doc is None:
+            self.notify(f"--reasoning {self.reasoning}: it applies to the next history opened.", title="Reasoning")
+            return
+        self._begin_loading(self.doc.source)
+        loader.start(self, self.doc.source, self.strict, self.doc, reasoning=self.reasoning)
 
     def action_providers(self) -> None:
         """Every provider's verdict for the view shown; enter checks against the one picked."""

@@ -123,7 +123,7 @@ class DiffTable(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "diff-table--header", "diff-table--cursor", "diff-table--drop", "diff-table--add",
         "diff-table--move", "diff-table--change", "diff-table--dim", "diff-table--gone",
-        "diff-table--match",
+        "diff-table--match", "diff-table--reasoning",
     }
 
     # watch_cursor refreshes the lines that change (or all of them when the table scrolls).
@@ -155,6 +155,7 @@ class DiffTable(ScrollView, can_focus=True):
         self.flags: dict[int, str] = {}  # row number -> severity of the chosen provider's problem on it
         self.later: dict[int, str] = {}  # input entry -> what it causes later (the input view's fate)
         self.search_text = ""  # the search shown: its matches in a row's text and ids are highlighted
+        self.reasoning: dict[int, str] = {}  # input entry -> its reasoning marker (tui.reasoning.markers)
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -428,6 +429,14 @@ class DiffTable(ScrollView, can_focus=True):
         pad = " " * max(width - cell_len(short), 0)  # only the id is struck out, not the padding after it
         return [*self._found(short, self._style("diff-table--gone") if gone else None), (pad, None)]
 
+    def _content(self, row: Row, text: str, width: int) -> list[tuple[str, Style | None]]:
+        """A content cell ``width`` wide: the row's reasoning marker (``«signed» ``) first when its
+        turn carries reasoning and the cell has room for more than the marker, then the text."""
+        mark = self.reasoning.get(row.origin) if row.origin is not None else None
+        if not mark or width < 2 * cell_len(mark):
+            return self._found(fit(text, width))
+        return [(mark, self._style("diff-table--reasoning")), *self._found(fit(text, width - cell_len(mark)))]
+
     def _found(self, text: str, extra: Style | None = None) -> list[tuple[str, Style | None]]:
         """``text`` as cells, the search's matches in it styled as matches (spans over the
         text as data, :func:`inspector.tui.search.pieces`)."""
@@ -480,9 +489,9 @@ class DiffTable(ScrollView, can_focus=True):
         if where and row.origin is not None:
             imported = self.rows.imported
             cells += [(" ", None), *self._found(fit(inert(imported.where(row.origin)), where), dim),
-                      (" ", None), *self._found(fit(self._original(row), text))]
+                      (" ", None), *self._content(row, self._original(row), text)]
         else:
-            cells += [(" ", None), *self._found(fit(self._preview(message), text))]
+            cells += [(" ", None), *self._content(row, self._preview(message), text)]
         if ids:
             cells.append((" ", None))
             cells.extend(self._ids_cells(row, ids))

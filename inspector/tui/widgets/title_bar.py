@@ -29,9 +29,12 @@ class TitleBar(Widget):
         self.name_text: str | None = None
         self.summary = ""
 
-    def show(self, name: str | None, count_in: int = 0, result: Result | None = None) -> None:
+    def show(self, name: str | None, count_in: int = 0, result: Result | None = None, note: str = "") -> None:
+        """``note`` ends the summary: the --reasoning policy, for a history that holds reasoning."""
         self.name_text = inert(name) if name is not None else None  # a file name is data too
         self.summary = title_summary(count_in, result) if result is not None else ""
+        if note and self.summary:
+            self.summary += f" · {note}"
         self.refresh()
 
     def render(self) -> Text:
