@@ -323,6 +323,14 @@ def target_text(name: str, target: str, problems: list) -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    if getattr(args, "tui", False):   # the same scan, in the TUI's folder browser
+        if args.fix or args.json:
+            print("error: doctor --tui shows the sessions; --fix and --json are for the command line",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        from .tui.app import run_doctor
+
+        return run_doctor(args.paths or None)
     from .doctor.command import run
 
     return run(args)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -22,14 +22,16 @@ class InspectorApp(App[int]):
     BINDINGS = [keys.SAVE]
 
     def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
-                 target: str = "auto", browse: str | None = None, reasoning: str = "keep") -> None:
+                 target: str = "auto", browse: str | None = None, reasoning: str = "keep",
+                 doctor: tuple[list, str] | None = None) -> None:
         super().__init__()
+        self.doctor = doctor  # (files found, heading): `inspector doctor --tui`
         self.source = source
         self.strict = strict
         self.reasoning = reasoning
         self.target = target
         self.browse = browse
-        self.open_gallery = source is None and browse is None if gallery is None else gallery
+        self.open_gallery = source is None and browse is None and doctor is None if gallery is None else gallery
 
     def action_save(self) -> None:
         """ctrl+s: the screen's own save (see :mod:`inspector.tui.keys`)."""
@@ -71,7 +73,9 @@ class InspectorApp(App[int]):
     def on_mount(self) -> None:
         self.install_screen(MainScreen(strict=self.strict, target=self.target, reasoning=self.reasoning), "main")
         self.push_screen("main")
-        if self.browse is not None:
+        if self.doctor is not None:
+            self.main.action_doctor(*self.doctor)
+        elif self.browse is not None:
             self.main.browse_root = self.browse
             self.main.action_browse()
         elif self.source is not None:  # after the first paint, so the screen is there while it loads
@@ -111,6 +115,27 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
     return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning)
 
 
+def make_doctor_app(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
+                    cwd: str | os.PathLike | None = None) -> InspectorApp:
+    """``inspector doctor --tui``: the folder browser on the files the doctor's scan finds (the
+    agents' homes, or ``paths``), each with the doctor's verdict."""
+    from .. import doctor
+
+    files, homes, _ = doctor.found(paths, env, cwd)
+    items = list(files)
+    if paths:
+        heading = "inspector doctor " + " ".join(paths)
+    else:
+        there = sum(1 for h in homes if h["exists"])
+        heading = f"Agent homes ({there} of {len(homes)} places found)"
+    return InspectorApp(None, gallery=False, doctor=(items, heading))
+
+
+def run_doctor(paths: list[str] | None = None) -> int:
+    result = make_doctor_app(paths).run()
+    return result if isinstance(result, int) else 0
+
+
 def reattach_terminal() -> None:
     """After reading a history from a pipe, give Textual the terminal as its input (fd 0)."""
     fd = os.open("/dev/tty", os.O_RDWR)
@@ -140,4 +165,4 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
     return result if isinstance(result, int) else 0
 
 
-__all__ = ["InspectorApp", "make_app", "run"]
+__all__ = ["InspectorApp", "make_app", "make_doctor_app", "run", "run_doctor"]

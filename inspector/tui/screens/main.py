@@ -960,7 +960,11 @@ class MainScreen(Screen[None]):
         self.minimize()
 
     def action_browse(self) -> None:
-        """The folder's files (the one `inspector DIR` named, else the open file's)."""
+        """The folder's files (the one `inspector DIR` named, else the open file's); under
+        `inspector doctor --tui`, the doctor's list again."""
+        if getattr(self.app, "doctor", None) is not None:
+            self.action_doctor(*self.app.doctor)
+            return
         root = self.browse_root
         if root is None and self.doc is not None and self.doc.source.path and not self.doc.source.sample:
             root = str(Path(self.doc.source.path).resolve().parent)
@@ -974,6 +978,16 @@ class MainScreen(Screen[None]):
                 self._show_document()
 
         self.app.push_screen(BrowserScreen(root, self._browse_cache), chosen)
+
+    def action_doctor(self, found: list[Any], heading: str) -> None:
+        """``inspector doctor --tui``: the browser on the files the doctor found, its verdicts."""
+        def chosen(path: str | None) -> None:
+            if path:
+                self.load(Source.file(path))
+            elif self.doc is None:
+                self.app.exit()   # back from the doctor's list with nothing open: done
+
+        self.app.push_screen(BrowserScreen(os.getcwd(), self._browse_cache, found=found, heading=heading), chosen)
 
     def on_paste(self, event: events.Paste) -> None:
         """A path pasted on the screen (a bracketed paste) opens that file, or lists that folder."""
