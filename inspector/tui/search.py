@@ -46,6 +46,15 @@ def nowhere_here(views: Sequence[str], view: int, query: str, where: list[tuple[
     return f"{head}; it matches {listed}: n goes to {views[where[0][0]]}."
 
 
+def nowhere_short(views: Sequence[str], view: int, query: str, where: list[tuple[int, int]]) -> str:
+    """The same, short enough for the empty table's one line: the nearest stage with matches."""
+    head = f"No row in {views[view]} matches {query!r}"
+    if not where:
+        return head + " in any stage."
+    v, count = where[0]
+    return f"{head}: n goes to {views[v]} ({_rows(count)})."
+
+
 def pieces(text: str, query: str) -> list[tuple[str, bool]]:
     """``text`` cut into (piece, matched) in order, matching ``query`` ignoring case, through
     Rich's own word highlighting (spans over plain text)."""

@@ -29,7 +29,7 @@ async def test_a_search_with_no_match_in_this_stage_says_where_it_matches_and_n_
         # #7 is dropped at repair (3): strip never sees it; every earlier view does.
         assert said.startswith("No row in strip matches 'nobody asked'; it matches 1 row in repair (3)")
         assert "1 row in input (0)" in said and "n goes to repair" in said
-        assert said in table.empty_text
+        assert table.empty_text == "No row in strip matches 'nobody asked': n goes to repair (1 row)."
         await pilot.press("n")
         assert main.view == 3 and origins(table) == [7] and table.cursor == 0
 

@@ -547,7 +547,7 @@ class MainScreen(Screen[None]):
     def _say_nowhere(self, where: list[tuple[int, int]]) -> None:
         sentence = finding.nowhere_here(self.views, self.view, self.query_text, where)
         table = self.query_one(DiffTable)
-        table.empty_text = sentence
+        table.empty_text = finding.nowhere_short(self.views, self.view, self.query_text, where)
         table.refresh()
         self.notify(sentence, severity="warning")
 
