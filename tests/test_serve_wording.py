@@ -53,7 +53,8 @@ async def test_the_title_names_the_file_from_the_served_folder(served):
     async with app.run_test(size=(140, 40)) as pilot:
         await _until(pilot, lambda: app.main.doc is not None, "the history")
         title = app.main.query_one("#title").render().plain
-        assert f"served/{SAMPLE}" in title and str(served["root"]) not in title
+        assert f" served/{SAMPLE} " in f" {title} " and str(served["root"]) not in title
+        assert "served/served" not in title
 
 
 async def test_a_home_path_is_refused_as_typed(served):

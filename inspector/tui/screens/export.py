@@ -104,7 +104,7 @@ class ExportDialog(ModalScreen[str | None]):
                          allow_blank=False, id="export-format")
             yield Static(self._describe(), id="export-what")
             yield Static(Text("Working out what the export changes…", "dim"), id="export-preview")
-            yield Label("Download as (the browser saves it; nothing is written on the server)" if served
+            yield Label("Download as (saved by the browser, not on the server)" if served
                         else "Write to (a new file; the input is never replaced)", classes="field-label")
             yield Input(self._path_for(self.to), id="export-path",
                         placeholder="file name of the download" if served else "path to write")

@@ -291,7 +291,7 @@ class MainScreen(Screen[None]):
         if self._loading_timer is not None:
             self._loading_timer.stop()
         if self.doc is None:
-            self.query_one(TitleBar).show(confine.shown(self.app, source.name))
+            self.query_one(TitleBar).show(source.name)
             table = self.query_one(DiffTable)
             table.empty_text = f"Loading {inert(source.name)}…"
             table.refresh()
@@ -377,7 +377,7 @@ class MainScreen(Screen[None]):
         self._done_loading()
         if self.doc is None:
             self._show_document()  # back to the empty state, ready for o or g
-        self.app.push_screen(ErrorDialog(f"Cannot open {confine.shown(self.app, source.name)}", message))
+        self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", message))
 
     def _install(self, doc: Document) -> None:
         reload = self.doc is not None and self.doc.source == doc.source
@@ -459,7 +459,7 @@ class MainScreen(Screen[None]):
             self._status()
             return
         doc = self.doc
-        title.show(confine.shown(self.app, doc.source.name), len(doc.raw), doc.result,
+        title.show(doc.source.name, len(doc.raw), doc.result,
                    f"reasoning {doc.reasoning}" if doc.imported.reasoning or doc.reasoning != "keep" else "")
         bar.set_counts([doc.model.stage_counts(v) for v in range(len(doc.model.views))], doc.model.views)
         table.empty_text = "No rows: the history is empty." if not doc.raw else "No rows match the filters."
