@@ -38,6 +38,12 @@ def entries(main: MainScreen) -> list[Entry]:
         Entry("filter: only changed rows", "Toggle hiding unchanged rows (d)", main.action_changed_only),
         Entry("filter: search", "Search text or a tool call id (/)", main.action_search),
         Entry("filter: clear", "Show every row again (esc)", main.clear_filters),
+        Entry("search: next match", "The next row the search matches; none here: the nearest stage with one (n)",
+              lambda: main.action_match(1)),
+        Entry("search: previous match", "The previous row the search matches (N)", lambda: main.action_match(-1)),
+        Entry("row: next change", "The next changed row, every row still shown (])", lambda: main.action_change(1)),
+        Entry("row: previous change", "The previous changed row, every row still shown ([)",
+              lambda: main.action_change(-1)),
     ]
     if main.doc is not None:
         for kind in main.doc.model.kind_counts:

@@ -165,6 +165,7 @@ class MainScreen(Screen[None]):
         self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
         self.kind_keys: set[Any] | None = None
         self.searching = False
+        self._elsewhere: tuple[Any, list[tuple[int, int]]] | None = None  # (search asked, where else it matches)
         self.loading_source: Source | None = None
         self._loading_timer = None
         self._pane_timer = None
@@ -523,10 +524,17 @@ class MainScreen(Screen[None]):
             self._nowhere_here()
 
     def _where_else(self) -> list[tuple[int, int]]:
-        """Other views where the search (with the other filters) finds rows, nearest first."""
+        """Other views where the search (with the other filters) finds rows, nearest first; the
+        answer the empty view already worked out when it is for the same search (a big history's
+        count ran in a worker: n must not run it again on the UI thread)."""
         assert self.doc is not None
-        return finding.elsewhere(self.doc.model, self.view, self.query_text, changed_only=self.changed_only,
-                                 keys=self.kind_keys)
+        asked = (id(self.doc), self.view, self.query_text, self.changed_only, id(self.kind_keys))
+        if self._elsewhere is not None and self._elsewhere[0] == asked:
+            return self._elsewhere[1]
+        where = finding.elsewhere(self.doc.model, self.view, self.query_text, changed_only=self.changed_only,
+                                  keys=self.kind_keys)
+        self._elsewhere = (asked, where)
+        return where
 
     def _nowhere_here(self) -> None:
         """Nothing matches here: say where it does (other stages, how many rows) and that n goes there."""
@@ -545,6 +553,9 @@ class MainScreen(Screen[None]):
                                                      and self.query_text == query) else None)
 
     def _say_nowhere(self, where: list[tuple[int, int]]) -> None:
+        if self.doc is not None:
+            self._elsewhere = ((id(self.doc), self.view, self.query_text, self.changed_only, id(self.kind_keys)),
+                               where)
         sentence = finding.nowhere_here(self.views, self.view, self.query_text, where)
         table = self.query_one(DiffTable)
         table.empty_text = finding.nowhere_short(self.views, self.view, self.query_text, where)
