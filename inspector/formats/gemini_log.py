@@ -92,14 +92,16 @@ def _first_line(data: bytes) -> tuple[bytes, bool]:
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
     """A log opens with its metadata record alone on the first line (a saved ``.json``
-    session is one indented document: its first line is ``{``)."""
-    line, _ = _first_line(data)
+    session is one indented document: its first line is ``{``; written on one line, it is
+    that line alone, with its ``messages``)."""
+    line, more = _first_line(data)
     if not line.lstrip().startswith(b"{") or b'"sessionId"' not in line:
         return False
     try:
-        return is_metadata(orjson.loads(line))
+        first = orjson.loads(line)
     except orjson.JSONDecodeError:
         return False
+    return is_metadata(first) and (more or "messages" not in first)
 
 
 def parse(data: bytes, name: str = "<input>") -> Lines:

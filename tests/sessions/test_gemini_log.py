@@ -220,3 +220,16 @@ def test_a_json_record_and_its_log_read_the_same():
     assert a.messages == c.messages
     assert [im.where(i) for im in (a,) for i in range(4)][2] == "messages[1].toolCalls[0].result[0]"
     assert c.where(2) == "line 3, toolCalls[0].result[0]"
+
+
+def test_a_current_json_record_with_parts_is_detected_and_written_back_as_its_bytes():
+    """Current CLIs write a user record's content as parts, which Bedrock's sniffer also reads."""
+    from . import gemini_builder
+
+    r = gemini_builder.Record()
+    r.messages.append({"id": "u1", "timestamp": "2026-01-05T09:00:00.000Z", "type": "user",
+                       "content": [{"text": "What changed in the cart?"}]})
+    r.gemini("Nothing since yesterday.")
+    data = r.data()                              # JSON.stringify(record, null, 2): no final newline
+    out = run(data, "session.json")
+    assert out.imported.format == "gemini-cli" and not out.changed and out.data == data
