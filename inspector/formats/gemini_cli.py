@@ -469,6 +469,6 @@ FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
     sniff=sniff, parse=parse, dump=dump, kind=SESSION, suffixes=(".json", ".jsonl"), provider="gemini",
-    kinds=EMITS + gemini_log.EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume,
+    kinds=EMITS + gemini_log.EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
 )
