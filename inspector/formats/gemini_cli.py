@@ -32,6 +32,7 @@ log is appended to (``gemini_log.py``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,9 @@ SELF_REPAIRS = (
     SelfRepair("id-derived", None, "pairs a call and a response that carry no id by their name and position",
                "", SOURCE + ": utils/sessionUtils.ts ensureStableToolIds"),
 )
+
+
+_PART = re.compile(r"contents\[(\d+)\]\.parts\[(\d+)\]")
 
 
 class RecordLoc(Loc):
@@ -153,7 +157,6 @@ def _read(document: Any, name: str, records: list[Any], heads: list[tuple[str, s
     im = Imported(NAME, inner.messages, document, container=container, history=history)
     state = RecordsState(records, heads, anchors, contents, sources, inner)
     im.state = state
-    im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}") for e in inner.events)
 
     def place(r: int, path: str, whole: bool = False) -> RecordLoc:
         return RecordLoc(anchors[r], path, None if whole and container is not None else ())
@@ -176,6 +179,15 @@ def _read(document: Any, name: str, records: list[Any], heads: list[tuple[str, s
                 return place(r, f"{heads[r][0]}{heads[r][1]}compressedHistory[{picked[0].a}]")
             return place(r, heads[r][0], True)
         return at(picked[0]) if picked else RecordLoc(0, "", ())
+
+    def named(message: str) -> str:
+        """The Gemini importer's sentence, naming the record fields instead of the contents."""
+        def part(m: re.Match) -> str:
+            c, k = int(m.group(1)), int(m.group(2))
+            return at(sources[c][k]).key if c < len(sources) and k < len(sources[c]) else m.group(0)
+        return _PART.sub(part, message)
+
+    im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}", message=named(e.message)) for e in inner.events)
 
     for loc, calls in zip(inner.sources, inner.calls):
         im.sources.append(of(loc))

@@ -187,6 +187,8 @@ def test_gemini_cli_pairs_calls_without_ids_itself():
     im = load(data, "s.jsonl")
     said = on_resume(im).sentences()
     assert said and said[0].startswith("Gemini CLI pairs a call and a response that carry no id")
+    assert [e.message.split(" has no id")[0] for e in im.events] == [
+        "Call 'run_shell_command' at line 6, toolCalls[0]", "Response 'run_shell_command' at line 6, toolCalls[0].result[0]"]
 
 
 @pytest.mark.parametrize("builder", [b.crash, b.tool_turn])
@@ -233,3 +235,22 @@ def test_a_current_json_record_with_parts_is_detected_and_written_back_as_its_by
     data = r.data()                              # JSON.stringify(record, null, 2): no final newline
     out = run(data, "session.json")
     assert out.imported.format == "gemini-cli" and not out.changed and out.data == data
+
+
+def test_in_place_keeps_a_backup_and_batch_mirrors_a_folder_of_logs(tmp_path, capsys):
+    from inspector.cli import main
+
+    chats = tmp_path / "in" / "chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2026-09-14T10-00-3c1f9e2a.jsonl"
+    data = b.crash()
+    path.write_bytes(data)
+    (chats / "session-2026-09-14T11-00-3c1f9e2b.jsonl").write_bytes(b.answered())
+    out = tmp_path / "out"
+    assert main(["batch", str(tmp_path / "in"), "-o", str(out) + "/"]) == 0
+    mirrored = out / "chats" / path.name
+    assert mirrored.read_bytes().startswith(data) and sim.problems(mirrored.read_bytes()) == []
+    assert (out / "chats" / "session-2026-09-14T11-00-3c1f9e2b.jsonl").read_bytes() == b.answered()
+    assert main(["normalize", "-q", "--in-place", str(path)]) == 0
+    assert (chats / (path.name + ".bak")).read_bytes() == data
+    assert path.read_bytes() == mirrored.read_bytes()
