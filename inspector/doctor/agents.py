@@ -26,6 +26,7 @@ class Agent:
     resume: str = ""
     unreadable_note: str = ""   # what the agent itself does with a file Inspector cannot read
     folder: bool = False        # the agent resumes the session file's whole folder (a Cline task)
+    also: tuple[str, ...] = ()  # other formats of the same store (Gemini CLI's logs beside its records)
 
     @property
     def repairs(self) -> tuple[SelfRepair, ...]:
@@ -42,7 +43,8 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
     Agent("codex", "Codex CLI", "codex-rollout",
           "put the repaired rollout in place of the original under the same name, then `codex resume <id>`"),
     Agent("gemini-cli", "Gemini CLI", "gemini-cli",
-          resume="write the repaired session over the original's name, then `gemini --resume <session id>`"),
+          resume="write the repaired session over the original's name, then `gemini --resume <session id>`",
+          also=("gemini-cli-log",)),
     Agent("agents-sdk", "OpenAI Agents SDK", "agents-sqlite",
           resume="stop the program, move the repaired database into place, open the same session id again"),
     Agent("opencode", "OpenCode", "opencode",
@@ -59,7 +61,7 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
 
 def agent_for_format(fmt: str) -> Agent | None:
     """The agent whose sessions ``fmt`` reads (None: a request body, or no agent's store)."""
-    return next((a for a in AGENTS.values() if a.format == fmt), None)
+    return next((a for a in AGENTS.values() if fmt == a.format or fmt in a.also), None)
 
 
 def claims_table() -> list[dict[str, str]]:

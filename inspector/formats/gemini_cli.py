@@ -32,7 +32,9 @@ log is appended to (``gemini_log.py``).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +52,9 @@ from .gemini_resume import Src
 from .jsonl import Lines
 
 NAME = "gemini-cli"
-SUMMARY = "a Gemini CLI session (chats/session-*.jsonl or .json) or /chat save checkpoint"
+SUMMARY = "a Gemini CLI saved session (chats/session-*.json) or /chat save checkpoint"
+LOG_NAME = gemini_log.NAME
+LOG_SUMMARY = "a Gemini CLI session log (JSON Lines under ~/.gemini/tmp/<project>/chats/)"
 SOURCE = "google-gemini/gemini-cli packages/core/src @ 5411f113"
 
 EMITS = declare(
@@ -117,9 +121,13 @@ def is_checkpoint(document: Any) -> bool:
     return all(isinstance(c, Mapping) and "parts" in c for c in document["history"]) and "messages" not in document
 
 
-def evidence(document: Any) -> list[str]:
-    if isinstance(document, Lines) and document.format == NAME:
+def log_evidence(document: Any) -> list[str]:
+    if isinstance(document, Lines) and document.format == LOG_NAME:
         return ["JSON Lines opening with a Gemini CLI session's metadata (a chats/session-*.jsonl log)"]
+    return []
+
+
+def evidence(document: Any) -> list[str]:
     if is_record(document):
         return ['a Gemini CLI session record ("sessionId", "messages" with "gemini" records)']
     if is_checkpoint(document):
@@ -137,7 +145,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, Lines):
         log = gemini_log.read(document)
         heads = [p.head() for p in log.places]
-        im = _read(document, name, log.records, heads, [p.line for p in log.places], document.entries, None)
+        im = _read(document, name, log.records, heads, [p.line for p in log.places], document.entries, None,
+                   LOG_NAME)
         im.state.log = log
         session.skipped_lines(im, document, "Gemini CLI skips it")
         return im
@@ -147,14 +156,14 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                                f"got {kind_of(document)}")
     messages = document["messages"]
     heads = [(f"messages[{i}]", ".") for i in range(len(messages))]
-    return _read(document, name, messages, heads, list(range(len(messages))), messages, "messages")
+    return _read(document, name, messages, heads, list(range(len(messages))), messages, "messages", NAME)
 
 
 def _read(document: Any, name: str, records: list[Any], heads: list[tuple[str, str]], anchors: list[int],
-          history: list[Any], container: str | None) -> Imported:
+          history: list[Any], container: str | None, fmt: str) -> Imported:
     contents, sources = gemini_resume.convert(records)
     inner = gemini.SPEC.import_({"contents": contents}, name)
-    im = Imported(NAME, inner.messages, document, container=container, history=history)
+    im = Imported(fmt, inner.messages, document, container=container, history=history)
     state = RecordsState(records, heads, anchors, contents, sources, inner)
     im.state = state
 
@@ -187,7 +196,7 @@ def _read(document: Any, name: str, records: list[Any], heads: list[tuple[str, s
             return at(sources[c][k]).key if c < len(sources) and k < len(sources[c]) else m.group(0)
         return _PART.sub(part, message)
 
-    im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}", message=named(e.message)) for e in inner.events)
+    im.events.extend(dataclasses.replace(e, clause=f"import:{fmt}", message=named(e.message)) for e in inner.events)
 
     for loc, calls in zip(inner.sources, inner.calls):
         im.sources.append(of(loc))
@@ -369,6 +378,25 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Any:
     return {"history": CHECKPOINT.export_new(im, result, notes)[CHECKPOINT.container]}
 
 
+def export_new_log(im: Imported, result: Result, notes: Exported) -> Lines:
+    """A log from another format's history: a metadata line, then one record per content, so
+    that a resume sends those very contents (a model record's content is its whole turn). The
+    CLI reads a log only with a ``sessionId`` and a ``projectHash``; the hash of a project this
+    history never had is a stand-in derived from the contents (the CLI lists the sessions of the
+    ``chats`` folder they are in, whatever their hash)."""
+    contents = CHECKPOINT.export_new(im, result, notes)[CHECKPOINT.container]
+    digest = hashlib.sha256(orjson.dumps(contents)).hexdigest()
+    session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, "inspector:gemini-cli-log:" + digest))
+    entries: list[Any] = [{"sessionId": session_id, "projectHash": digest, "startTime": None, "lastUpdated": None,
+                           "kind": "main"}]
+    for k, content in enumerate(contents):
+        role = content.get("role") if isinstance(content, Mapping) else None
+        entries.append({"id": str(uuid.uuid5(uuid.UUID(session_id), str(k))), "timestamp": None,
+                        "type": "gemini" if role == "model" else "user",
+                        "content": content.get("parts", []) if isinstance(content, Mapping) else []})
+    return Lines(LOG_NAME, [gemini_log.dump_line(e) for e in entries], entries)
+
+
 # -- --reasoning strip --------------------------------------------------------------------
 
 def _unreasoned(record: Any, where: str, notes: Exported) -> dict[str, Any] | None:
@@ -443,16 +471,17 @@ class RecordFile(dict):
 
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
-    """A log by its first line (``gemini_log.sniff``), or a saved session by its own keys at
-    the top of the file (the CLI writes ``sessionId`` first)."""
+    """A saved session by its own keys at the top of the file (the CLI writes ``sessionId``
+    first); a log is the log format's (``gemini_log.sniff``)."""
     if gemini_log.sniff(data, name):
-        return True
+        return False
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith(b"{") and b'"sessionId"' in head and b'"messages"' in data[:1 << 16] \
         and (b'"projectHash"' in head or b'"startTime"' in head)
 
 
 def parse(data: bytes, name: str = "<input>") -> Any:
+    """Either shape, by its bytes: ``--from`` either name reads a log or a saved session."""
     if gemini_log.sniff(data, name):
         return gemini_log.parse(data, name)
     document = parse_json(data, name)
@@ -480,7 +509,15 @@ def dump(document: Any, compact: bool = False) -> bytes:
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
-    sniff=sniff, parse=parse, dump=dump, kind=SESSION, suffixes=(".json", ".jsonl"), provider="gemini",
+    sniff=sniff, parse=parse, dump=dump, kind=SESSION, suffixes=(".json",), provider="gemini",
+    kinds=EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
+    strip_reasoning=strip_reasoning,
+)
+# The logs: the same records, read and written the same way, in a file of their own.
+LOG_FORMAT = Format(
+    LOG_NAME, "a Gemini CLI session log", LOG_SUMMARY, log_evidence, import_, export_same, export_new_log,
+    describe_block=FORMAT.describe_block, sniff=gemini_log.sniff, parse=parse, dump=dump, kind=SESSION,
+    suffixes=(".jsonl",), provider="gemini", whole_file=True,
     kinds=EMITS + gemini_log.EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
 )

@@ -34,7 +34,7 @@ from ..io import BOM
 from .base import Exported
 from .jsonl import Lines, dump_line, split
 
-NAME = "gemini-cli"
+NAME = "gemini-cli-log"       # the format that reads the logs (gemini_cli.LOG_FORMAT)
 
 EMITS = declare(
     Kind("record-appended", EXPORT_CLAUSE, False, "record appended",

@@ -22,10 +22,10 @@ def lines(data: bytes) -> list:
 
 def test_a_log_is_detected_without_from_and_read_with_it():
     data = b.crash()
-    assert gemini_cli.sniff(data)
-    for fmt in ("auto", "gemini-cli"):
+    assert gemini_cli.LOG_FORMAT.sniff(data) and not gemini_cli.FORMAT.sniff(data)
+    for fmt in ("auto", "gemini-cli", "gemini-cli-log"):
         im = load(data, "session.jsonl", fmt)
-        assert im.format == "gemini-cli"
+        assert im.format == "gemini-cli-log"
         assert [m["role"] for m in im.messages] == ["user", "assistant", "tool", "user"]
 
 
@@ -254,3 +254,17 @@ def test_in_place_keeps_a_backup_and_batch_mirrors_a_folder_of_logs(tmp_path, ca
     assert main(["normalize", "-q", "--in-place", str(path)]) == 0
     assert (chats / (path.name + ".bak")).read_bytes() == data
     assert path.read_bytes() == mirrored.read_bytes()
+
+
+def test_another_formats_history_becomes_a_log_that_resumes_as_it_was_written():
+    from inspector.bundled import samples_dir
+
+    data = (samples_dir() / "13-anthropic-retry-and-parallel-call.json").read_bytes()
+    out = run(data, "a.json", to="gemini-cli-log")
+    meta = lines(out.data)[0]
+    assert meta["sessionId"] and meta["projectHash"]          # Gemini CLI reads no log without both
+    again = run(out.data, "s.jsonl")
+    assert again.imported.format == "gemini-cli-log" and not again.changed
+    assert sim.problems(out.data) == []
+    assert [c["role"] for c in sim.client_history(out.data)] == [
+        c["role"] for c in orjson.loads(run(data, "a.json", to="gemini-cli").data)["history"]]
