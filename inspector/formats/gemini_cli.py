@@ -42,7 +42,7 @@ from typing import Any
 import orjson
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
-from ..io import InputError, parse_json
+from ..io import InputError, dumps, parse_json
 from . import gemini, gemini_log, gemini_resume, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, kind_of
 from .base import describe_block as _describe
@@ -385,7 +385,7 @@ def export_new_log(im: Imported, result: Result, notes: Exported) -> Lines:
     history never had is a stand-in derived from the contents (the CLI lists the sessions of the
     ``chats`` folder they are in, whatever their hash)."""
     contents = CHECKPOINT.export_new(im, result, notes)[CHECKPOINT.container]
-    digest = hashlib.sha256(orjson.dumps(contents)).hexdigest()
+    digest = hashlib.sha256(dumps(contents)).hexdigest()     # too deep to write: a JSONWriteError
     session_id = str(uuid.uuid5(uuid.NAMESPACE_URL, "inspector:gemini-cli-log:" + digest))
     entries: list[Any] = [{"sessionId": session_id, "projectHash": digest, "startTime": None, "lastUpdated": None,
                            "kind": "main"}]
