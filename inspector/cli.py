@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import textwrap
 from contextlib import nullcontext
@@ -71,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
+    p.add_argument("--model", metavar="MODEL",
+                   help="with --target: the model the history is sent to (a session resumed with another model "
+                        "than the one that signed its reasoning is reported)")
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
@@ -228,7 +232,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                   f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(outcome, args.target)
+            problems = check_target(outcome, args.target, args.model)
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             print(target_text(label, args.target, problems), end="")
@@ -285,8 +289,7 @@ def _mapping_lines(imported: Imported) -> list[str]:
                     break
                 j += 1
         if j > i:
-            last = imported.where(j)
-            out.append(f"  #{i}..#{j} <- {imported.where(i)[:-1]}..{last[last.rindex('[') + 1:]}")
+            out.append(f"  #{i}..#{j} <- {_span(imported.where(i), imported.where(j))}")
         else:
             out.append(f"  #{i:<5} <- {imported.where(i)}")
         i = j + 1
@@ -294,6 +297,18 @@ def _mapping_lines(imported: Imported) -> list[str]:
             out.append(f"  ... #{i}..#{n - 1} as well (explain --json lists every message's origin)")
             break
     return out
+
+
+_NUMBERED = re.compile(r"(.*?)(\d+)(\]?)")
+
+
+def _span(first: str, last: str) -> str:
+    """``messages[3..9]`` or ``line 4..10``: a run of places that differ in their last number."""
+    a, b = _NUMBERED.fullmatch(first), _NUMBERED.fullmatch(last)
+    if a and b and a.group(1) == b.group(1) and a.group(3) == b.group(3):
+        lead = "lines " if a.group(1) == "line " else a.group(1)
+        return f"{lead}{a.group(2)}..{b.group(2)}{a.group(3)}"
+    return f"{first} .. {last}"
 
 
 def _printable(text: str) -> str:

@@ -53,9 +53,12 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
           resume="quit VS Code, put the repaired task folder in place of the original, reopen the task",
           folder=True),
     Agent("crush", "Crush", "crush",
-          resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place"),
+          resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
+                 "(and remove crush.db-wal and crush.db-shm), then run `crush`"),
     Agent("goose", "Goose", "goose",
-          resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place"),
+          resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
+                 "sessions.db-wal and sessions.db-shm), then `goose session --resume --name <session id>`",
+          also=("goose-jsonl",)),
 )}
 
 
