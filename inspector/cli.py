@@ -338,6 +338,14 @@ def target_text(name: str, target: str, problems: list) -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    if getattr(args, "tui", False):   # the same scan, in the TUI's folder browser
+        if args.fix or args.json:
+            print("error: doctor --tui shows the sessions; --fix and --json are for the command line",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        from .tui.app import run_doctor
+
+        return run_doctor(args.paths or None)
     from .doctor.command import run
 
     return run(args)
@@ -389,10 +397,10 @@ def entry() -> int:
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option(), reasoning_option()],
                     description="Open the inspection TUI on FILE, standard input (-), a FOLDER's history and "
                                 "session files, or the gallery of bundled samples when no file is given. In "
-                                "the TUI, t toggles --strict.")
+                                "the TUI, t toggles --strict and R --reasoning.")
     parser.add_argument("file", nargs="?", metavar="FILE|FOLDER|-")
     session_option(parser)
     parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
@@ -402,6 +410,7 @@ def run_tui(argv: list[str]) -> int:
     from .tui.app import run  # textual is imported only for the TUI
 
     try:
-        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target)
+        return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
+                   reasoning=args.reasoning)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

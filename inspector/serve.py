@@ -35,6 +35,31 @@ EXIT_ERROR = 2
 # open sessions until memory runs out, or ask for a terminal of millions of cells.
 DEFAULT_SESSIONS = 8
 MAX_COLUMNS, MAX_ROWS = 1000, 500
+# textual-serve's page leaves the keyboard on the page until the terminal is clicked; this
+# gives it to the terminal's input as soon as the terminal is drawn (and when the tab is
+# focused again), so the first key already reaches the app.
+FOCUS_SCRIPT = """<script>
+(function () {
+  function focusTerminal() {
+    var input = document.querySelector(".textual-terminal .xterm-helper-textarea");
+    if (input && document.activeElement !== input) { input.focus({preventScroll: true}); }
+    return input !== null;
+  }
+  var tries = 0;
+  var timer = setInterval(function () {
+    var drawn = document.body.classList.contains("-first-byte");
+    if ((focusTerminal() && drawn) || ++tries > 600) { clearInterval(timer); }
+  }, 50);
+  window.addEventListener("focus", focusTerminal);
+})();
+</script>
+"""
+
+
+def with_focus(page: str) -> str:
+    """The served page with :data:`FOCUS_SCRIPT` before its closing body tag."""
+    at = page.rfind("</body>")
+    return page + FOCUS_SCRIPT if at < 0 else page[:at] + FOCUS_SCRIPT + page[at:]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -257,7 +282,10 @@ def make_server(command: str, host: str, port: int) -> Any:
             # The page's websocket and download links go back to the address the browser used
             # (checked by the guard), which on a wildcard address is the only one that works.
             self.public_url = f"{request.scheme}://{request.host}"
-            return await super().handle_index(request)
+            response = await super().handle_index(request)
+            if isinstance(response, web.Response) and response.text is not None:
+                response.text = with_focus(response.text)
+            return response
 
     # ``exec``: the process textual-serve starts, waits for and stops is the app itself, not a
     # shell waiting for it (a shell ended would leave the app running, out of the bound).
