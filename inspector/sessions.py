@@ -157,6 +157,13 @@ def why(imported: Any, result: Any) -> str:
         fixed = set()
     problems = [p for p in check([imported.messages[i] for i in keep], formats.provider(imported.format))
                 if failed([p]) and keep[p.index] not in fixed]
+    if agent is not None:
+        # A refusal the agent's own claims cover (found by the provider's rule) is no refusal.
+        start = next((i for i in keep if imported.messages[i].get("role") not in ("system", "developer")), None) \
+            if all(isinstance(imported.messages[i], dict) for i in keep) else None
+        claims = [agent.claim(p.rule, keep[p.index], p.tool_call_id, start) for p in problems]
+        agent = agent.with_claims([c for c in claims if c is not None])
+        problems = [p for p, c in zip(problems, claims) if c is None]
     if problems:
         first = problems[0]
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""

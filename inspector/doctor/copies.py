@@ -21,7 +21,7 @@ from typing import Any, Iterable
 import orjson
 
 from .. import __version__
-from ..engine import RULE_ID, RULE_SOURCE, kind
+from ..engine import RULE_ID, RULE_SOURCE, SIDE_EFFECTS_UNKNOWN, kind
 from ..io import InputError, atomic_write, read_bytes
 from ..pipeline import run
 from .agents import AGENTS
@@ -32,10 +32,6 @@ __all__ = ["MANIFEST", "NEEDS_COPY", "check_destination", "fix"]
 
 MANIFEST = "manifest.json"
 NEEDS_COPY = (FAILS, AGENT_REPAIRS, CHANGES)
-# Results made up because the real one is not in the file: the tool may have run all the same.
-GUESSED = ("result-synthesized", "strict-healed")
-SIDE_EFFECTS = ("the call's tool may already have run (a file written, a command executed); this result only says "
-                "it was interrupted, so check before re-running it")
 
 
 def _sha(data: bytes) -> str:
@@ -90,9 +86,9 @@ def _change(e: Any, imported: Any, session: str | None) -> dict[str, Any]:
                 entry[key] = imported.where(index)
             except (IndexError, KeyError, TypeError):
                 pass
-    if e.kind in GUESSED:
+    if kind(e.kind).unknown_effects:       # a result made up: the engine's kind table says so
         entry["side_effects"] = "unknown"
-        entry["note"] = SIDE_EFFECTS
+        entry["note"] = SIDE_EFFECTS_UNKNOWN
     return entry
 
 

@@ -1,7 +1,8 @@
 """What a resume of one session does, said for the agent that owns it.
 
 The engine says what MEM-5 changes and the provider checks what the provider refuses; this
-module only puts the two next to what the agent does on its own (``agents.SelfRepair``), for
+module only puts the two next to what the agent does on its own (its format's claims,
+``formats.on_resume``), for
 the version that wrote the file and for the current one. Nothing here decides a rule.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 from .. import formats
 from ..engine import kind
 from ..targets import ERROR, check
-from .agents import Agent, SelfRepair, version_at_least
+from .agents import Agent
 
 __all__ = ["OK", "FAILS", "AGENT_REPAIRS", "CHANGES", "UNREADABLE", "STATUSES", "Verdict", "judge"]
 
@@ -51,18 +52,6 @@ def _first_sent(sent: list[Any]) -> int:
     return len(sent)
 
 
-def _claim(agent: Agent | None, problem: Any, recovered: set[str], first: int) -> SelfRepair | None:
-    for repair in agent.repairs if agent else ():
-        if repair.rule != problem.rule:
-            continue
-        if repair.recovered and problem.tool_call_id not in recovered:
-            continue
-        if repair.leading and problem.index != first:
-            continue
-        return repair
-    return None
-
-
 def _kinds(counts: Counter) -> str:
     return ", ".join(f"{k} x{n}" if n > 1 else k for k, n in counts.items())
 
@@ -73,13 +62,13 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
     counts = Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events])
     repair = dict(counts)
     target = formats.provider(imported.format) if formats.is_session_format(imported.format) else None
-    version = agent.version(imported.document) if agent and agent.version else None
+    told = formats.on_resume(imported)
+    version = told.version if told is not None else None
     problems: list[Any] = []
     keep: list[int] = []
-    recovered: set[str] = set()
     first = 0
     if target is not None:
-        sent, keep, recovered = _as_sent(imported)
+        sent, keep, _ = _as_sent(imported)
         first = _first_sent(sent)
         problems = [p for p in check(sent, target) if p.severity == ERROR]
 
@@ -87,7 +76,9 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
         return imported.where(keep[p.index]) if p.index < len(keep) else f"#{p.index}"
 
     rows = [{**p.to_dict(), "where": where(p)} for p in problems]
-    claims = [_claim(agent, p, recovered, first) for p in problems]
+    start = keep[first] if first < len(keep) else None
+    claims = [told.claim(p.rule, keep[p.index] if p.index < len(keep) else None, p.tool_call_id, start)
+              if told is not None else None for p in problems]
     refused = [(p, row) for p, row, c in zip(problems, rows, claims) if c is None]
     handled = [(p, row, c) for p, row, c in zip(problems, rows, claims) if c is not None]
     tail = f"; repair: {_kinds(counts)}" if counts else ""
@@ -112,7 +103,7 @@ def judge(outcome: Any, agent: Agent | None) -> Verdict:
             text = f"{title}{since} repairs this itself: it {repair_claim.does}"
             if not repair_claim.lossless:
                 text += " (a placeholder, not the real result: the tool may already have run)"
-            older = version_at_least(version, repair_claim.since)
+            older = repair_claim.covers(version)
             if older is False and repair_claim.before:
                 text += (f"; {title} before {repair_claim.since} (this file was written by {version}) "
                          f"{repair_claim.before}")

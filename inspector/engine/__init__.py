@@ -24,7 +24,7 @@ from .model import Event, Recorder, Result, Stage, summary
 from .pairing import INTERRUPTED, repair
 from .rule import (
     CLAUSE_BY_STAGE, CLAUSE_STAGES, CLAUSES, DROP_COUNT_NOTE, EXPORT_CLAUSE, KNOWN_LIMITS, KNOWN_LIMITS_FIX, IMPORT_CLAUSE, KINDS,
-    REASONING_CLAUSES, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE, STRICT_CLAUSES, STRICT_EXPORT_CLAUSES, STRICT_STAGE, Clause, Kind,
+    REASONING_CLAUSES, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE, SIDE_EFFECTS_UNKNOWN, STRICT_CLAUSES, STRICT_EXPORT_CLAUSES, STRICT_STAGE, Clause, Kind,
     KindSet, declare, kind, kinds_of, kinds_with,
 )
 from .strip import strip
@@ -32,7 +32,7 @@ from .strip import strip
 __all__ = [
     "CLAUSES", "CLAUSE_BY_STAGE", "CLAUSE_STAGES", "DROP_COUNT_NOTE", "EXPORT_CLAUSE", "EXTENSIONS", "KNOWN_LIMITS", "KNOWN_LIMITS_FIX",
     "IMPORT_CLAUSE", "INTERRUPTED", "KINDS", "MEM5_STAGES", "REASONING_CLAUSES", "RULE_ID", "RULE_SOURCE", "RULE_SPEC", "RULE_TITLE",
-    "STAGES", "STAGE_BY_NAME", "STRICT_CLAUSES", "STRICT_EXPORT_CLAUSES", "STRICT_KINDS", "STRICT_STAGE",
+    "SIDE_EFFECTS_UNKNOWN", "STAGES", "STAGE_BY_NAME", "STRICT_CLAUSES", "STRICT_EXPORT_CLAUSES", "STRICT_KINDS", "STRICT_STAGE",
     "Clause", "Event", "Kind", "KindSet", "Result", "Stage", "StageSpec", "call_id", "declare", "gc_paused",
     "kind", "kind_of", "kinds_of", "kinds_with", "normalize", "summary", "to_id",
 ]

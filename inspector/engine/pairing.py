@@ -11,6 +11,7 @@ from typing import Any
 
 from .cast import UNUSABLE, WHITESPACE, call_id
 from .model import Recorder
+from .rule import SIDE_EFFECTS_UNKNOWN
 
 INTERRUPTED = "Tool call was interrupted; no result."
 
@@ -138,7 +139,8 @@ def repair(
                     turn = origins[pos]
                     record("result-synthesized", None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after "
-                           f"{_at(turn, 'its turn', 'the turn')}: no result answers it, and every call needs one.",
+                           f"{_at(turn, 'its turn', 'the turn')}: no result answers it, and every call needs one. "
+                           f"{SIDE_EFFECTS_UNKNOWN}",
                            tool_call_id=cid, cause=turn)
 
     if not replaced and not inserts:

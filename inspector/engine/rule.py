@@ -142,7 +142,8 @@ class Kind:
     ``restore`` (a row dropped earlier comes back), ``move``, ``change`` (edited in place) or
     ``note`` (how something was read or written; the document is the same). ``scope``:
     ``row`` (the event is about a whole message) or ``call`` (one call inside a turn; a
-    ``call`` drop removes just that call, and ``Event.call`` says which).
+    ``call`` drop removes just that call, and ``Event.call`` says which). ``unknown_effects``:
+    the row it adds answers a call whose tool may already have run.
     """
 
     name: str
@@ -152,6 +153,9 @@ class Kind:
     meaning: str
     effect: str = "change"
     scope: str = "row"
+    # The row this kind adds stands for a result nobody saw: the call's tool may already
+    # have run, so its side effects are unknown (the event's sentence and the doctor say so).
+    unknown_effects: bool = False
 
     @property
     def stage(self) -> str:
@@ -185,7 +189,7 @@ _KINDS = [
     Kind("result-unusable-id", "3", True, "result id unusable", "A result's id is empty or '0', so it can answer no call."),
     Kind("result-orphan", "3", True, "orphan result", "No turn declares the id this result answers."),
     Kind("result-duplicate", "3", True, "duplicate result", "The call already has an earlier result; the first result wins."),
-    Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn.", "add"),
+    Kind("result-synthesized", "3", False, "result synthesized", "A call had no result, so an 'interrupted' result was inserted right after its turn; the call's tool may already have run.", "add", unknown_effects=True),
     Kind("leading-tool", "4", True, "leading tool", "A tool message opened the conversation (after the system messages)."),
     # the strict stage: Inspector's extension beyond MEM-5
     Kind("strict-moved", "strict:adjacent", False, "result moved",
@@ -196,9 +200,14 @@ _KINDS = [
          "A later result clause 3 had dropped as a duplicate of an early one now answers the call "
          "(strict, beyond MEM-5).", "restore"),
     Kind("strict-healed", "strict:heal", False, "result synthesized",
-         "The call that lost its early result got an interrupted result (strict, beyond MEM-5).", "add"),
+         "The call that lost its early result got an interrupted result (strict, beyond MEM-5); its tool ran, and "
+         "what it did is not in the history.", "add", unknown_effects=True),
     # what formats emit on import and export is declared by each format (``declare`` below)
 ]
+
+# What an event of an ``unknown_effects`` kind adds to its sentence.
+SIDE_EFFECTS_UNKNOWN = ("Side effects unknown: the call's tool may already have run (a file written, a command "
+                        "executed), so check before running it again.")
 
 KINDS: dict[str, Kind] = {}
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from .model import Recorder, Stage
 from .pairing import INTERRUPTED
+from .rule import SIDE_EFFECTS_UNKNOWN
 
 
 def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: Recorder,
@@ -96,7 +97,7 @@ def strict_pass(messages: list[dict[str, Any]], origins: list[int | None], rec: 
                 orig.append(None)
                 rec.record("strict-healed", None,
                            f"Inserted an 'interrupted' result for call {cid!r} right after its turn: its only "
-                           "result came before it and was dropped (strict, beyond MEM-5).",
+                           f"result came before it and was dropped (strict, beyond MEM-5). {SIDE_EFFECTS_UNKNOWN}",
                            tool_call_id=cid, cause=turn)
     return out, orig
 

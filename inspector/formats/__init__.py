@@ -8,7 +8,7 @@ through it the CLI, the TUI and batch):
 - ``import_history(document, name, fmt="auto") -> Imported``
 - ``export_history(imported, result, to="same") -> Exported`` (document and its own events)
 and, for views that need a format's facts: :func:`provider`, :func:`is_session_format`,
-:func:`writes_whole_file`, :func:`on_resume`, :func:`sessions`, :func:`select_session`, :func:`chosen_session`,
+:func:`writes_whole_file`, :func:`on_resume`, :func:`self_repairs`, :func:`sessions`, :func:`select_session`, :func:`chosen_session`,
 ``suffixes``, ``claims``, ``is_session_file``, ``session_files``.
 """
 
@@ -24,7 +24,7 @@ from .detect import detect, evidence
 from .files import (
     claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
-from .format import Format, OnResume, SessionInfo
+from .format import Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
 from .sqlite_file import whole_database
 
@@ -33,10 +33,10 @@ REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
 __all__ = ["EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Exported", "Format", "Imported", "Loc",
-           "Reasoning", "SessionInfo",
+           "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
-           "select_session", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
+           "select_session", "self_repairs", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
            "whole_file_suffixes", "writes_whole_file"]
 
 
@@ -99,6 +99,12 @@ def on_resume(imported: Imported) -> OnResume | None:
     declares nothing): ``check``, ``doctor`` and the TUI word it with ``sentences()``."""
     fact = get(imported.format).on_resume
     return fact(imported) if fact is not None else None
+
+
+def self_repairs(fmt: str) -> tuple[SelfRepair, ...]:
+    """What the agent whose store ``fmt`` reads repairs itself on resume: its format's claims,
+    each stated once (none for a format not registered, or no agent's store)."""
+    return REGISTRY[fmt].repairs if fmt in REGISTRY else ()
 
 
 def writes_whole_file(fmt: str) -> bool:

@@ -65,17 +65,30 @@ EMITS = declare(
 
 
 # What Claude Code repairs by itself when it resumes a session: the cases the import finds
-# that a resume does not send to the API as they are in the file.
+# that a resume does not send to the API as they are in the file, and the provider refusals
+# its CHANGELOG.md (anthropics/claude-code @ 5cfc0a1905ce) says it now avoids. The
+# one statement of these claims: the doctor and ``check`` both read them here.
+CHANGELOG = "anthropics/claude-code @ 5cfc0a1905ce, CHANGELOG "
 SELF_REPAIRS = (
     SelfRepair("result-recovered", "2.1.80",
                "puts back a result that hangs off its own tool_use line (2.1.x's parallel-call layout)",
                "sends a \"[Tool result missing]\" placeholder in its place (no API error)",
-               "Claude Code CHANGELOG 2.1.80, \"Fixed --resume dropping parallel tool results\" "
-               "(recoverOrphanedParallelToolResults in its session loader)"),
+               CHANGELOG + "2.1.80, \"Fixed --resume dropping parallel tool results\" "
+               "(recoverOrphanedParallelToolResults in its session loader)", rule="tool-use-without-result"),
     SelfRepair("sibling-recovered", None,
                "sends an assistant line off the chain with its API message (same message.id)",
                "", "Claude Code's transcript loader merges the lines of one API message by message.id "
                "(issue 21: two real sessions, a model of 2.1.88's reader)"),
+    # 2.1.69: the changelog's own words, over issue 21's model of 2.1.88's chain reader
+    # (which models the walk of the chain, not the request Claude Code sends from it).
+    SelfRepair(None, "2.1.69", "leaves out the orphaned tool result a conversation starts with",
+               "sends it, and the provider refuses it (\"unexpected tool_use_id found in tool_result blocks\")",
+               CHANGELOG + "2.1.69", rule="result-without-tool-use", leading=True),
+    SelfRepair(None, "2.1.132", "sanitizes the half of a split emoji on load",
+               "sends it, and the request fails (\"no low surrogate in string\")", CHANGELOG + "2.1.132",
+               rule="lone-surrogate"),
+    SelfRepair(None, "2.1.152", "strips thinking-block signatures left by another model or login",
+               "sends them, and the session gets stuck", CHANGELOG + "2.1.152", rule="signature-other-model"),
 )
 
 NAME = "claude-code"
@@ -894,4 +907,5 @@ FORMAT = Format(
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
     kinds=EMITS + session.EMITS + thoughts.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
+    repairs=SELF_REPAIRS,
 )

@@ -60,8 +60,9 @@ SOURCE = ("openai/codex codex-rs/core/src/context_manager/normalize.rs (0803cc5)
           "ensure_call_outputs_present / remove_orphan_outputs")
 SELF_REPAIRS = (
     SelfRepair("call-aborted-on-resume", None, "answers a call left without output with \"aborted\"", "",
-               SOURCE),
-    SelfRepair("orphan-dropped-on-resume", None, "leaves out an output that answers no call", "", SOURCE),
+               SOURCE, rule="call-without-output", lossless=False),
+    SelfRepair("orphan-dropped-on-resume", None, "leaves out an output that answers no call", "", SOURCE,
+               rule="output-without-call"),
 )
 CALLS = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
          "custom_tool_call": "custom_tool_call_output"}
@@ -401,6 +402,6 @@ FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
-    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume,
+    kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
 )

@@ -62,9 +62,11 @@ SELF_REPAIRS = (
     SelfRepair("call-answered-on-resume", "0.59.0",
                "answers a call left without a result with an error result",
                "sends the call without a result, and the provider refuses it",
-               SOURCE + ", syntheticToolResultsForOrphanedCalls (PR #2622)"),
+               SOURCE + ", syntheticToolResultsForOrphanedCalls (PR #2622)", rule="tool-use-without-result",
+               lossless=False),
     SelfRepair("result-dropped-on-resume", "0.57.0", "leaves out a result that answers no call",
-               "sends it, and the provider refuses it", SOURCE + ", filterOrphanedToolResults"),
+               "sends it, and the provider refuses it", SOURCE + ", filterOrphanedToolResults",
+               rule="result-without-tool-use"),
 )
 PART_TYPES = frozenset({"reasoning", "text", "image_url", "binary", "tool_call", "tool_result", "finish",
                         "shell_command"})
@@ -453,5 +455,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen,
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
-    replace=replace, strip_reasoning=strip_reasoning,
+    replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
 )

@@ -53,15 +53,31 @@ def _version(text: str) -> tuple[int, ...]:
 @dataclass(frozen=True, slots=True)
 class SelfRepair:
     """A case an agent repairs by itself when it resumes a session, declared by its format:
-    the import event ``kind`` that finds the case, the first version that does it (``since``;
-    None: every version known), what it ``does`` then, what happened ``before``, and the
-    ``source`` of the claim (a changelog entry or a source file)."""
+    the one statement of the claim, which ``check``, ``doctor`` and the TUI all read.
 
-    kind: str
+    How the case is found: ``kind``, an import event kind the format's importer records for
+    it (None: no event marks it), and/or ``rule``, the provider check's rule
+    (``inspector.targets``) it would break if the agent sent it as it is. With both, the rule's
+    problem must concern an entry or call an event of ``kind`` names (a result the import put
+    back); ``leading``: only when the problem is the first message sent. ``since`` is the
+    first version that does it (None: every version known), ``does`` what it does then,
+    ``before`` what happened before, ``source`` where the claim comes from (a changelog entry
+    or a source file), ``lossless`` whether the real content is kept (False: a placeholder
+    stands for a result, so the tool may already have run)."""
+
+    kind: str | None
     since: str | None
     does: str
     before: str
     source: str
+    rule: str | None = None
+    lossless: bool = True
+    leading: bool = False
+
+    @property
+    def name(self) -> str:
+        """What the claim is called in a sentence: its event kind, else its rule."""
+        return self.kind or self.rule or ""
 
     def covers(self, version: str | None) -> bool | None:
         """Whether ``version`` does it (None: the version is not known)."""
@@ -75,27 +91,73 @@ class SelfRepair:
 @dataclass(frozen=True, slots=True)
 class OnResume:
     """What an agent itself does on resume to one imported session: the agent, the version
-    that wrote the session (None: not recorded), and each self-repaired case it has, with its
-    count. ``sentences()`` is the one wording of it (``check``, ``doctor`` and the TUI)."""
+    that wrote the session (None: not recorded), every claim its format declares
+    (``repairs``), and each self-repaired case found, with its count. ``sentences()`` is the
+    one wording of it (``check``, ``doctor`` and the TUI); :meth:`claim` says which claim, if
+    any, covers a problem a provider check found."""
 
     agent: str
     version: str | None
     cases: tuple[tuple[SelfRepair, int], ...] = ()
+    repairs: tuple[SelfRepair, ...] = ()
+    marked: tuple[tuple[str, frozenset[Any], frozenset[Any]], ...] = ()   # (kind, rows, call ids)
 
     @classmethod
     def of(cls, agent: str, version: str | None, repairs: tuple[SelfRepair, ...],
            events: list) -> "OnResume":
-        """The self-repaired cases among an import's ``events``, counted by their kind."""
-        counts = {r.kind: 0 for r in repairs}
+        """The self-repaired cases among an import's ``events``, counted by their kind (a
+        claim found by its rule alone is counted where a check finds it: :meth:`with_claims`)."""
+        counts = {r.kind: 0 for r in repairs if r.kind is not None}
+        rows: dict[str, set[Any]] = {r.kind: set() for r in repairs if r.kind is not None}
+        ids: dict[str, set[Any]] = {k: set() for k in rows}
         for e in events:
             if e.kind in counts:
                 counts[e.kind] += 1
-        return cls(agent, version, tuple((r, counts[r.kind]) for r in repairs if counts[r.kind]))
+            if e.kind in rows:
+                if e.origin is not None:
+                    rows[e.kind].add(e.origin)
+                if isinstance(e.tool_call_id, str):
+                    ids[e.kind].add(e.tool_call_id)
+        cases = tuple((r, counts[r.kind]) for r in repairs if r.kind in counts and counts[r.kind])
+        marked = tuple((k, frozenset(rows[k]), frozenset(ids[k])) for k in rows)
+        return cls(agent, version, cases, tuple(repairs), marked)
+
+    def claim(self, rule: str, row: int | None, tool_call_id: Any, first: int | None) -> SelfRepair | None:
+        """The claim that covers a provider problem (its ``rule``, the imported ``row`` it is
+        at, its call id), ``first`` being the row of the first message sent; None: none does."""
+        marks = {k: (rows, ids) for k, rows, ids in self.marked}
+        for repair in self.repairs:
+            if repair.rule is None or repair.rule != rule:
+                continue
+            if repair.kind is not None:
+                rows, ids = marks.get(repair.kind, ((), ()))
+                if row not in rows and tool_call_id not in ids:
+                    continue
+            if repair.leading and row != first:
+                continue
+            return repair
+        return None
+
+    def with_claims(self, claims: list[SelfRepair]) -> "OnResume":
+        """This with the cases a check found (one per problem a claim covers) counted in."""
+        counts: dict[SelfRepair, int] = {}
+        for c in claims:
+            counts[c] = counts.get(c, 0) + 1
+        if not counts:
+            return self
+        cases = list(self.cases)
+        for repair, n in counts.items():
+            at = next((k for k, (r, _) in enumerate(cases) if r == repair), None)
+            if at is None:
+                cases.append((repair, n))
+            else:
+                cases[at] = (repair, cases[at][1] + n)
+        return OnResume(self.agent, self.version, tuple(cases), self.repairs, self.marked)
 
     def sentences(self) -> list[str]:
         out = []
         for repair, n in self.cases:
-            what = f"{n} case{'s' if n != 1 else ''} ({repair.kind})"
+            what = f"{n} case{'s' if n != 1 else ''} ({repair.name})"
             covers = repair.covers(self.version)
             if repair.since is None:
                 out.append(f"{self.agent} {repair.does} itself on resume: {what}")
@@ -126,8 +188,9 @@ class Format:
     of a JSONL output; ``sessions(document)`` lists the sessions of a file holding several,
     ``select(document, id, name)`` chooses one, ``chosen(document)`` says which one is.
     ``kinds`` are the event kinds only this format emits (declared to the engine's table).
-    ``on_resume(imported)`` says what the agent repairs by itself when it resumes the
-    session, by the version that wrote it (see :class:`SelfRepair`).
+    ``repairs`` are the agent's self-repair claims (:class:`SelfRepair`), each stated once
+    here; ``on_resume(imported)`` says what the agent repairs by itself when it resumes the
+    session, by the version that wrote it.
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling
     ``keep(bytes)`` to store the backup, and returns the backup's name.
@@ -159,6 +222,7 @@ class Format:
     kinds: tuple[Kind, ...] = ()
     # What the agent does itself on resume to an imported session (a session store's fact).
     on_resume: Callable[[Imported], OnResume] | None = None
+    repairs: tuple[SelfRepair, ...] = ()
     replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
     # ``--reasoning strip`` on a document this format wrote: the document without its
     # reasoning, each removal noted (None: the format holds none Inspector knows).

@@ -540,7 +540,7 @@ FORMAT = Format(
     "session)", evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse,
     dump=dump, kind=SESSION, suffixes=(".db",), provider="openai-chat", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen, kinds=KINDS, on_resume=on_resume,
-    replace=replace, strip_reasoning=strip_reasoning,
+    replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
 )
 
 JSONL_FORMAT = Format(
@@ -548,7 +548,7 @@ JSONL_FORMAT = Format(
     LINES.evidence, import_, export_same, lambda im, result, notes: _lines_new(im, result, notes),
     describe_block=describe_part, sniff=LINES.sniff, parse=parse_jsonl, dump=LINES.dump, kind=SESSION,
     suffixes=(".jsonl",), provider="openai-chat", whole_file=True, kinds=KINDS, on_resume=on_resume,
-    strip_reasoning=strip_reasoning,
+    strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
 )
 
 

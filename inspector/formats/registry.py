@@ -21,6 +21,7 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     claude_code.FORMAT,
     codex_rollout.FORMAT,
     gemini_cli.FORMAT,
+    gemini_cli.LOG_FORMAT,
     agents_sqlite.FORMAT,
     opencode.FORMAT,
     opencode.EXPORT_FORMAT,

@@ -102,6 +102,18 @@ def opencode() -> Any:
         return opencode_format.parse(path.read_bytes(), "opencode.db")
 
 
+def gemini_cli_log() -> Any:
+    """The same session as a log, as Gemini CLI writes one when it resumes a .json record:
+    its metadata line, then each record on a line of its own."""
+    import orjson
+
+    from inspector.formats import gemini_cli as gemini_format
+
+    record = gemini_cli()
+    meta = {k: v for k, v in record.items() if k != "messages"}
+    return gemini_format.parse(b"".join(orjson.dumps(e) + b"\n" for e in [meta, *record["messages"]]), "s.jsonl")
+
+
 def crush_db() -> Any:
     from inspector.formats import crush
 
@@ -139,6 +151,7 @@ def goose_stores() -> dict[str, Any]:
 
 def clean_sessions() -> dict[str, Any]:
     return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
+            "gemini-cli-log": gemini_cli_log(),
             "agents-sqlite": agents(), "opencode": opencode(),
             "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json"),
             "cline": cline_task(), "crush": crush_db(), **goose_stores()}
