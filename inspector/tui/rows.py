@@ -17,8 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
+
 from ..engine import CLAUSES, MEM5_STAGES, Event, Result, call_id, kind_of, kinds_with, to_id
 
+TAG_LEVEL_COUNT = 3  # the tag's levels of shortening (inspector.tui.layout.TAG_LEVELS names them)
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
@@ -145,9 +148,9 @@ class StageRows:
 @dataclass(frozen=True, slots=True)
 class Layout:
     extra: dict[int, int]  # row -> call ids beyond the first (one more line each when wide)
-    longest_id: int  # characters of the longest call id any row shows
-    widest_ids: int  # characters of every id of one row, space separated
-    tag: int  # characters of the longest full tag (every kind and the cause)
+    longest_id: int  # cells of the longest call id any row shows
+    widest_ids: int  # cells of every id of one row, space separated
+    tags: tuple[int, ...]  # cells of the longest tag at each level of shortening (() : no tag)
     row_of: dict[int, int]  # input index -> row, to put the cursor back on a message at once
     where: int = 0  # characters of the import view's source paths (`messages[3].content[1]`)
 
@@ -178,8 +181,9 @@ def _measure(rows: StageRows) -> Layout:
             tid = msg.get("tool_call_id")
             if "metadata" not in msg:
                 if tid.__class__ is str:
-                    if len(tid) > longest:
-                        longest = len(tid)
+                    width = len(tid) if tid.isascii() else cell_len(tid)
+                    if width > longest:
+                        longest = width
                     continue
                 if tid is None and msg.get("role") != "tool":
                     continue
@@ -190,32 +194,37 @@ def _measure(rows: StageRows) -> Layout:
                 cid = call.get("tool_call_id") if call.__class__ is dict else None
                 if cid.__class__ is not str:
                     cid = call_id(call) if isinstance(call, Mapping) else "call 0"
-                if len(cid) > longest:
-                    longest = len(cid)
+                width = len(cid) if cid.isascii() else cell_len(cid)
+                if width > longest:
+                    longest = width
             continue
         ids = call_ids(msg)
         if len(ids) > 1:
             extra[r] = len(ids) - 1
         for ident, _ in ids:
-            if len(ident) > longest:
-                longest = len(ident)
+            width = cell_len(ident)
+            if width > longest:
+                longest = width
     widest = longest
-    tag = 0
+    tags = [0] * TAG_LEVEL_COUNT
     if rows.view == 0:
         groups: Any = rows.events_at.values()
     else:
         groups = [*rows.events_at.values(), *([e] for e in rows.synth.values())]
     for events in groups:
-        tag = max(tag, len(tag_text(events, rows.view)))
+        for level, width in enumerate(tag_widths(events, rows.view)):
+            if width > tags[level]:
+                tags[level] = width
     for events in rows.import_at.values():
-        tag = max(tag, len(import_tag(events)))
+        width = len(import_tag(events))  # the same at every level
+        tags = [max(t, width) for t in tags]
     row_of = dict(zip(rows.origins, range(n)))  # as a comprehension skipping None, at C speed
     row_of.pop(None, None)
     where = 0
     if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
         step = max(n // 2000, 1)
         where = max(len(rows.imported.where(i)) for i in [*range(0, n, step), n - 1])
-    return Layout(extra, longest, widest, tag, row_of, where)
+    return Layout(extra, longest, widest, tuple(tags) if any(tags) else (), row_of, where)
 
 
 def first_cause(events: Sequence[Event]) -> int | None:
@@ -226,10 +235,13 @@ def first_cause(events: Sequence[Event]) -> int | None:
     return None
 
 
-def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
-    """The clause and every kind that explain a row, then its cause: `(3) call-redeclared,
-    turn-emptied → #1`; not ``full``, the first kind and how many more (`+1`). On the input
-    view, the row's fate: the stage that drops it, or the stages that change it."""
+def tag_text(events: Sequence[Event], view: int, level: int = 0) -> str:
+    """The one formatter of the tag that explains a row; ``level`` (see
+    :data:`inspector.tui.layout.TAG_LEVELS`) is chosen once for a whole table, so every row
+    is shortened alike. Level 0: the clause and every kind, then the cause, `(3)
+    call-redeclared, turn-emptied → #1`; level 1: the first kind and how many more (`+1`);
+    level 2: as 1 without the clause. On the input view, the row's fate: the stage that
+    drops it, or the stages that change it."""
     if not events:
         return ""
     cause = first_cause(events)
@@ -240,6 +252,8 @@ def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
             e = drops[0]
             clause = CLAUSES.get(e.clause)
             where = "" if clause is not None and clause.stage == e.stage else f"{e.stage} "
+            if level >= 2:
+                return f"→ {e.stage} {e.kind}{jump}"
             return f"→ {where}({e.clause}) {e.kind}{jump}"
         stages: list[str] = []
         for e in events:
@@ -252,10 +266,15 @@ def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
             kinds.append(e.kind)
     first = events[0]  # events are in the order the stage acted: the cause comes first
     # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
-    head = f"({first.clause}) " if first.clause in CLAUSES else ""
-    if full or len(kinds) == 1:
+    head = f"({first.clause}) " if first.clause in CLAUSES and level < 2 else ""
+    if level == 0 or len(kinds) == 1:
         return head + ", ".join(kinds) + jump
     return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
+
+
+def tag_widths(events: Sequence[Event], view: int) -> tuple[int, ...]:
+    """The cells of a row's tag at every level (what the layout picks a level from)."""
+    return tuple(len(tag_text(events, view, level)) for level in range(TAG_LEVEL_COUNT))
 
 
 def import_tag(events: Sequence[Event]) -> str:
