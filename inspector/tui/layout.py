@@ -32,7 +32,7 @@ TAG_LEVELS = ("full", "counted", "no clause")
 
 # The side panel (rule, details, journey, summary): beside the table from BESIDE columns,
 # under it below; its width beside is a share of the terminal within bounds.
-BESIDE = 150
+BESIDE = 160
 SIDE_SHARE = 0.3
 SIDE_MIN = 48  # room for a 40-cell id quoted in an event sentence, `('…'):`
 SIDE_MAX = 60
@@ -130,6 +130,13 @@ def _choices(width: int, m: Measures) -> list[tuple[int, int]]:
     return out
 
 
+def content_floor(room: int) -> int:
+    """The content width the other columns give way for, out of ``room`` cells: a third of
+    it, between MIN_CONTENT and CONTENT_WANT. It grows slower than the room, so a wider
+    table never makes a column shorter."""
+    return max(MIN_CONTENT, min(room // 3, CONTENT_WANT))
+
+
 def _tag_width(m: Measures, level: int) -> int:
     return m.tag(level) if m.tags and m.tag(level) else 0
 
@@ -148,11 +155,11 @@ def unified(width: int, m: Measures) -> Unified:
     if not m.shown or width < 50:
         return Unified(index, role, max(width - fixed, 8), 0, 0, where)
     choices = _choices(width, m)
-    for floor in (CONTENT_WANT, MIN_CONTENT):
-        for ids, level in choices:
-            tag = _tag_width(m, level)
-            if width - fixed - _cols(ids, tag) >= floor:
-                return Unified(index, role, width - fixed - _cols(ids, tag), ids, tag, where, level)
+    floor = content_floor(width - fixed)
+    for ids, level in choices:
+        tag = _tag_width(m, level)
+        if width - fixed - _cols(ids, tag) >= floor:
+            return Unified(index, role, width - fixed - _cols(ids, tag), ids, tag, where, level)
     # Short of room at every level: the last level's tag is cut (to its floor), then the ids.
     ids, level = choices[-1]
     tag = _tag_width(m, level)
@@ -176,12 +183,10 @@ def split(width: int, m: Measures) -> Split:
         return Split(left, max(avail - left, 8), 0, 0)
     choices = _choices(width, m)
     chosen = None
-    for floor in (SPLIT_WANT, SPLIT_TEXT):
-        for ids, level in choices:
-            if width - 5 - _cols(ids, _tag_width(m, level)) >= 2 * floor:
-                chosen = ids, _tag_width(m, level), level
-                break
-        if chosen:
+    floor = 2 * max(SPLIT_TEXT, min((width - 5) // 6, SPLIT_WANT))
+    for ids, level in choices:
+        if width - 5 - _cols(ids, _tag_width(m, level)) >= floor:
+            chosen = ids, _tag_width(m, level), level
             break
     if chosen is None:
         ids, level = choices[-1]

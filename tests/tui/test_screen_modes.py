@@ -3,8 +3,12 @@ back whatever the user reaches for, and can take the whole screen."""
 
 from __future__ import annotations
 
+import pytest
+
 from inspector.bundled import samples_dir
-from inspector.tui.widgets.diff_table import DiffTable
+from inspector.tui import layout
+from inspector.tui.rows import Row, tag_text
+from inspector.tui.widgets.diff_table import TAG_HEADERS, DiffTable
 
 from .helpers import opened, row_lines
 
@@ -46,3 +50,52 @@ async def test_escape_always_leaves_a_maximized_pane(broken_file):
         await pilot.press("escape")
         await pilot.pause()
         assert main.maximized is None and main.focused is table
+
+
+def _tag_cells(app) -> list[tuple[Row, str]]:
+    """(row, what its tag column shows) for every row of the table, scrolled into view."""
+    table = app.main.query_one(DiffTable)
+    width = table.scrollable_content_region.width
+    _, _, content, ids, tag = table._widths(width)
+    start = width - tag
+    out = []
+    for position in range(table.row_count):
+        table.cursor = position
+        line = table.render_line(table.screen_line(position)).text
+        out.append((table.row_at(position), line[start:].rstrip()))
+    return out
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35), (140, 40), (160, 50)])
+@pytest.mark.parametrize("sample, view", [(SAMPLE, "3"), ("06-system-mid-conversation.json", "2"),
+                                          ("11-known-limit-separated-result.json", "1")])
+async def test_every_row_of_a_table_is_tagged_at_one_level(size, sample, view):
+    """One formatter, one level for the whole table (the layout's choice): no row shortened
+    differently from another, none cut, and the header's title is whole."""
+    async with opened(samples_dir() / sample, size=size) as (app, pilot):
+        await pilot.press(view)
+        await pilot.pause()
+        table = app.main.query_one(DiffTable)
+        width = table.scrollable_content_region.width
+        level = table.tag_level(width)
+        tag = table._widths(width)[4]
+        header = row_lines(app)[0]
+        if tag:
+            assert any(header.endswith(title) for title in TAG_HEADERS), header
+        for row, shown in _tag_cells(app):
+            assert shown == tag_text(row.events, table.rows.view, level), (row.origin, shown)
+            assert "…" not in shown
+
+
+async def test_sample_17_keeps_ids_whole_and_content_readable_from_120_columns():
+    """The issue's figures: at 120 the tag lost its clause and cause and ids were cut; at 160
+    the content was 13 cells wide."""
+    for size in [(120, 35), (140, 40), (160, 50)]:
+        async with opened(samples_dir() / SAMPLE, size=size) as (app, pilot):
+            await pilot.press("3")
+            await pilot.pause()
+            table = app.main.query_one(DiffTable)
+            _, _, content, ids, tag = table._widths(table.scrollable_content_region.width)
+            assert ids == table.rows.layout().longest_id and content >= layout.CONTENT_WANT, size
+            shown = "\n".join(text for _, text in _tag_cells(app))
+            assert "(3) result-synthesized → #2" in shown and "(3) result-duplicate → #3" in shown, size
