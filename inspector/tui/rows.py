@@ -38,11 +38,12 @@ def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
     first = IMPORT_VIEW if imported is not None and getattr(imported, "format", "flat") != "flat" else "input"
     return (first, *(s.name for s in result.stages))
 
-SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"
-_CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE}
+SAME, DROP, ADD, MOVE, CHANGE, GHOST = " ", "-", "+", "↑", "~", "┊"
+_CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE, ord("."): GHOST}
 _MARKED = re.compile(b"[^" + SAME.encode() + b"]")
 _ADDED = re.compile(re.escape(ADD.encode()))
-MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed"}
+MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed",
+              GHOST: "its place before the move"}
 
 
 @dataclass(slots=True)
@@ -60,6 +61,11 @@ class Row:
     # these, not ``before is None``, say whether the stage created or dropped it.
     entered: bool = True
     left: bool = True
+
+    @property
+    def ghost(self) -> bool:
+        """The place a moved message had before the stage (its row at the new place is real)."""
+        return self.mark == GHOST
 
     @property
     def message(self) -> Any:
@@ -95,6 +101,7 @@ class StageRows:
         self.events_at = events_at
         self.synth = synth  # id(synthesized message) -> its result-synthesized event
         self.none_out = none_out  # ids of every origin-less message in this view's output
+        self.ghosts: dict[int, int] = {}  # ghost row -> the input index a moved message had (see _build)
         self._changed: list[int] | None = None
         self._layout: Layout | None = None
         self._lock = threading.Lock()
@@ -108,6 +115,10 @@ class StageRows:
 
     def row(self, r: int) -> Row:
         s, d = self.src[r], self.dst[r]
+        if r in self.ghosts:  # a moved message's old place: the message as it entered, going nowhere
+            origin = self.origins[r]
+            return Row(r, GHOST, origin, self.before[self.ghosts[r]], None, self.events_at.get(origin, []),
+                       ("ghost", origin), True, False)
         entered = self.before is not None and s >= 0
         before = self.before[s] if entered else None
         after = self.after[d] if d >= 0 else None
@@ -127,6 +138,8 @@ class StageRows:
         s = self.src[r]
         if self.before is not None and s >= 0:
             return self.before[s]
+        if r in self.ghosts:
+            return self.before[self.ghosts[r]]
         return self.after[self.dst[r]]
 
     def layout(self) -> Layout:
@@ -173,6 +186,8 @@ def _measure(rows: StageRows) -> Layout:
             r = added.start()
             if src[r] < 0:
                 msgs[r] = after[dst[r]]
+        for r, i in rows.ghosts.items():
+            msgs[r] = before[i]
     for r, msg in enumerate(msgs):
         if msg.__class__ is not dict:
             continue
@@ -215,11 +230,17 @@ def _measure(rows: StageRows) -> Layout:
         for level, width in enumerate(tag_widths(events, rows.view)):
             if width > tags[level]:
                 tags[level] = width
+    for r in rows.ghosts:
+        for level, width in enumerate(tag_widths(rows.events_at.get(rows.origins[r], []), rows.view, ghost=True)):
+            if width > tags[level]:
+                tags[level] = width
     for events in rows.import_at.values():
         width = len(import_tag(events))  # the same at every level
         tags = [max(t, width) for t in tags]
     row_of = dict(zip(rows.origins, range(n)))  # as a comprehension skipping None, at C speed
     row_of.pop(None, None)
+    if rows.ghosts:  # a moved message's row is the one at its new place
+        row_of = {o: r for r, o in enumerate(rows.origins) if o is not None and r not in rows.ghosts}
     where = 0
     if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
         step = max(n // 2000, 1)
@@ -235,15 +256,18 @@ def first_cause(events: Sequence[Event]) -> int | None:
     return None
 
 
-def tag_text(events: Sequence[Event], view: int, level: int = 0) -> str:
+def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = False) -> str:
     """The one formatter of the tag that explains a row; ``level`` (see
     :data:`inspector.tui.layout.TAG_LEVELS`) is chosen once for a whole table, so every row
     is shortened alike. Level 0: the clause and every kind, then the cause, `(3)
     call-redeclared, turn-emptied → #1`; level 1: the first kind and how many more (`+1`);
     level 2: as 1 without the clause. On the input view, the row's fate: the stage that
-    drops it, or the stages that change it."""
+    drops it, or the stages that change it. A ``ghost`` (a moved message's old place) says
+    it moved from there."""
     if not events:
         return ""
+    if ghost:
+        return "moved from here" if level >= 2 else f"{tag_text(events[:1], view, level)}: moved from here"
     cause = first_cause(events)
     jump = f" → #{cause}" if cause is not None else ""
     if view == 0:
@@ -272,9 +296,9 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0) -> str:
     return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
 
 
-def tag_widths(events: Sequence[Event], view: int) -> tuple[int, ...]:
+def tag_widths(events: Sequence[Event], view: int, ghost: bool = False) -> tuple[int, ...]:
     """The cells of a row's tag at every level (what the layout picks a level from)."""
-    return tuple(len(tag_text(events, view, level)) for level in range(TAG_LEVEL_COUNT))
+    return tuple(len(tag_text(events, view, level, ghost)) for level in range(TAG_LEVEL_COUNT))
 
 
 def import_tag(events: Sequence[Event]) -> str:
@@ -405,42 +429,66 @@ class Model:
         # The k-th new origin-less row is the k-th result-synthesized event of the stage.
         synth = {id(after[j]): e for j, e in zip(new, synth_events)}
 
+        # A message the stage moved (its event says so) shows at its new place, and a ghost
+        # row stands at its old place among the input rows (for a teacher: where it was).
+        moved_in = set()
+        for e in stage.events:
+            if e.kind in MOVE_KINDS and e.origin is not None:
+                i = e.origin if pos is None else pos[e.origin]
+                if i >= 0 and in_dst[i] >= 0:
+                    moved_in.add(i)
         src: list[int] = []
         dst: list[int] = []
         origins: list[int | None] = []
         marks = bytearray()
+        ghosts: dict[int, int] = {}
         add_s, add_d, add_o, add_m = src.append, dst.append, origins.append, marks.append
-        drop = ord(DROP)
+        drop, ghost = ord(DROP), ord(".")
+
+        def passing(p: int) -> None:
+            """Input row ``p`` is reached in input order: a drop keeps its place there, and so
+            does the ghost of a moved message."""
+            if in_dst[p] < 0:
+                add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+            elif p in moved_in:
+                ghosts[len(src)] = p
+                add_s(-1); add_d(-1); add_o(b_orig[p]); add_m(ghost)
+
         p = 0
         for j in range(n_out):
             i = out_src[j]
             if i >= 0:
-                while p < i:  # input rows dropped before this one keep their place
-                    if in_dst[p] < 0:
-                        add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+                o = a_orig[j]
+                if i in moved_in:  # at its new place; its old place comes when p reaches it
+                    add_s(i); add_d(j); add_o(o); add_m(space if o is None else mark_of(o))
+                    continue
+                while p < i:  # input rows dropped (or moved away) before this one keep their place
+                    passing(p)
                     p += 1
                 if p == i:
                     p += 1
-                o = a_orig[j]
                 add_s(i); add_d(j); add_o(o)
                 add_m(space if o is None else mark_of(o))
             else:
                 o = a_orig[j]
                 add_s(-1); add_d(j); add_o(o); add_m(plus)
         while p < n_in:
-            if in_dst[p] < 0:
-                add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+            passing(p)
             p += 1
         # Tuples of numbers leave the collector's watch after its first look; lists never do,
         # and each full collection would walk these 200,000 items again (a stalled keypress).
-        return StageRows(view, before, after, tuple(src), tuple(dst), marks, tuple(origins), events_at, synth,
+        rows = StageRows(view, before, after, tuple(src), tuple(dst), marks, tuple(origins), events_at, synth,
                          none_out, stage.name)
+        rows.ghosts = ghosts
+        return rows
 
     # -- journeys and filters ------------------------------------------------------
     def journey(self, key: Any) -> list[Step]:
         """What each stage did to one message: read from its events and the stage outputs."""
         steps: list[Step] = []
         stages = self.views[1:]
+        if isinstance(key, tuple) and key[0] == "ghost":  # a moved message's old place: that message
+            key = key[1]
         if isinstance(key, int):
             events = self.by_origin.get(key, [])
             gone = False

@@ -3,16 +3,22 @@ back whatever the user reaches for, and can take the whole screen."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from inspector.bundled import samples_dir
+from inspector.engine import normalize
+from inspector.formats import import_history
+from inspector.io import parse_json, read_bytes
 from inspector.tui import layout
-from inspector.tui.rows import Row, tag_text
+from inspector.tui.rows import GHOST, MOVE_KINDS, Row, tag_text
 from inspector.tui.widgets.diff_table import TAG_HEADERS, DiffTable
 
-from .helpers import opened, row_lines
+from .helpers import opened, row_lines, widget_text
 
 SAMPLE = "17-long-parallel-call-ids.json"
+MOVED = "06-system-mid-conversation.json"  # hoist moves a system message from #3 to the front
 
 
 async def test_enter_on_a_summary_kind_shows_the_filtered_table_at_80x24():
@@ -83,7 +89,7 @@ async def test_every_row_of_a_table_is_tagged_at_one_level(size, sample, view):
         if tag:
             assert any(header.endswith(title) for title in TAG_HEADERS), header
         for row, shown in _tag_cells(app):
-            assert shown == tag_text(row.events, table.rows.view, level), (row.origin, shown)
+            assert shown == tag_text(row.events, table.rows.view, level, row.ghost), (row.origin, shown)
             assert "…" not in shown
 
 
@@ -99,3 +105,46 @@ async def test_sample_17_keeps_ids_whole_and_content_readable_from_120_columns()
             assert ids == table.rows.layout().longest_id and content >= layout.CONTENT_WANT, size
             shown = "\n".join(text for _, text in _tag_cells(app))
             assert "(3) result-synthesized → #2" in shown and "(3) result-duplicate → #3" in shown, size
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"#(\d+) ", text)]
+
+
+async def test_the_split_view_shows_hoists_move_at_both_places():
+    """Sample 06 at hoist: the before column lists the messages in the order hoist received
+    them (the moved system message at its old place, a ghost), the after column in the
+    order hoist gave them; the unified view shows the ghost too. Read from the engine's
+    origins, never from the texts."""
+    imported = import_history(parse_json(read_bytes(samples_dir() / MOVED), MOVED), MOVED)
+    hoist = normalize(imported.messages).stage("hoist")
+    moved = [e.origin for e in hoist.events if e.kind in MOVE_KINDS]
+    assert moved
+    async with opened(samples_dir() / MOVED, size=(120, 35)) as (app, pilot):
+        await pilot.press("2")
+        await pilot.pause()
+        unified = row_lines(app)[1:]
+        ghosts = [ln for ln in unified if ln.startswith(GHOST)]
+        assert [_numbers(ln)[0] for ln in ghosts] == moved and all("moved from here" in ln for ln in ghosts)
+        await pilot.press("s")
+        await pilot.pause()
+        table = app.main.query_one(DiffTable)
+        half = table._split_widths(table.scrollable_content_region.width)[0]
+        lines = [ln for ln in row_lines(app)[1:] if ln.strip()]
+        left = [n for ln in lines for n in _numbers(ln[:2 + half])]
+        right = [n for ln in lines for n in _numbers(ln[2 + half + 3:])]
+        assert left == list(range(len(imported.messages)))     # the order hoist received
+        assert right == list(hoist.origins)                     # the order hoist gave
+        ghost_row = next(p for p in range(table.row_count) if table.row_at(p).ghost)
+        assert table.row_at(ghost_row).origin == moved[0]
+        # The ghost's style is the theme's muted one, not the move's colour.
+        strip = table.render_line(table.screen_line(ghost_row))
+        muted = table.get_component_rich_style("diff-table--ghost", partial=True).color
+        assert {seg.style.color for seg in strip if seg.text.strip() and seg.style and seg.style.color} <= {
+            muted, table.get_component_rich_style("diff-table--dim", partial=True).color}
+        # Its details say it is the old place, and f/j read the same message.
+        table.cursor = ghost_row
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        details = " ".join(widget_text(app, "#details-body").split())
+        assert "its place before the move" in details and "this is its old place" in details

@@ -23,13 +23,15 @@ from textual.strip import Strip
 from .. import facts, layout
 from ..adapter import describe_block
 from ..layout import ROLE_WIDTH
-from ..rows import (ADD, CHANGE, DROP, MOVE, TAG_LEVEL_COUNT, Row, StageRows, call_ids, import_tag, original_part,
+from ..rows import (ADD, CHANGE, DROP, GHOST, MOVE, TAG_LEVEL_COUNT, Row, StageRows, call_ids, import_tag, original_part,
                     role_of, tag_text)
 from ..text import compact_json, inert, preview
 
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
-               CHANGE: "diff-table--change"}
+               CHANGE: "diff-table--change", GHOST: "diff-table--ghost"}
+MOVED_AWAY = "(moved: now at the ↑ row)"  # the split view's notes on a move, read from the ghost rows
+MOVED_HERE = "(moved here: ┊ was its place)"
 
 
 def head_cells(text: str, cells: int) -> str:
@@ -84,7 +86,7 @@ def header_for(options: tuple[str, ...], width: int) -> str:
 
 def tag_of(row: Row, view: int, level: int = 0) -> str:
     """The clause, kinds and cause that explain a row (see :func:`inspector.tui.rows.tag_text`)."""
-    return tag_text(row.events, view, level)
+    return tag_text(row.events, view, level, row.ghost)
 
 
 class Lines:
@@ -152,7 +154,7 @@ class DiffTable(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {
         "diff-table--header", "diff-table--cursor", "diff-table--drop", "diff-table--add",
-        "diff-table--move", "diff-table--change", "diff-table--dim", "diff-table--gone",
+        "diff-table--move", "diff-table--change", "diff-table--dim", "diff-table--gone", "diff-table--ghost",
     }
 
     # watch_cursor refreshes the lines that change (or all of them when the table scrolls).
@@ -229,6 +231,8 @@ class DiffTable(ScrollView, can_focus=True):
     def _find(self, key: Any) -> int:
         """Cursor position of the row holding ``key``, or of the nearest earlier origin."""
         assert self.rows is not None
+        if isinstance(key, tuple) and key[0] == "ghost":  # a moved message's old place: go to the message
+            key = key[1]
         origins = self.rows.origins
         order = self.order if self.order is not None else range(len(self.rows))
         if isinstance(key, int) and self.order is None:
@@ -549,6 +553,12 @@ class DiffTable(ScrollView, can_focus=True):
         elif view == 0:
             left = side(row.after, True, "", half)
             right = [(" " * right_width, None)]
+        elif row.ghost:  # the before column reads in the order the stage received
+            left = side(row.before, True, "", half)
+            right = [(fit(MOVED_AWAY, right_width), dim)]
+        elif row.mark == MOVE and self.rows.ghosts:
+            left = [(fit(MOVED_HERE, half), dim)]
+            right = side(row.after, row.left, "(dropped)", right_width)
         else:
             left = side(row.before, row.entered, "(not there before: created by this stage)", half)
             right = side(row.after, row.left, "(dropped)", right_width)
