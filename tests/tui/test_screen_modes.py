@@ -148,3 +148,60 @@ async def test_the_split_view_shows_hoists_move_at_both_places():
         await pilot.pause(0.2)
         details = " ".join(widget_text(app, "#details-body").split())
         assert "its place before the move" in details and "this is its old place" in details
+
+
+def _footer(app) -> set[str]:
+    return {key.description for key in app.screen.query("FooterKey") if key.description}
+
+
+async def test_z_gives_the_table_the_whole_screen_and_back():
+    """At 80x24 the diff had 7 lines under the side panel; z hides the panels (a toggle in the
+    footer), a pane opened meanwhile shows maximized and escape comes back to the zoomed table."""
+    async with opened(samples_dir() / SAMPLE, size=(80, 24)) as (app, pilot):
+        main = app.main
+        table = main.query_one(DiffTable)
+        await pilot.press("3")
+        await pilot.pause()
+        before = table.scrollable_content_region.height
+        assert "Zoom" in _footer(app) and {"Help", "Quit"} <= _footer(app)
+        await pilot.press("z")
+        await pilot.pause()
+        assert not main.query_one("#side").display or main.query_one("#side").region.height == 0
+        assert table.scrollable_content_region.height >= 2 * before
+        await pilot.press("enter")
+        await pilot.pause()
+        assert main.maximized is main.query_one("#side") and main.query_one("#side").region.height > 10
+        await pilot.press("escape")
+        await pilot.pause()
+        assert main.maximized is None and main.focused is table
+        assert table.scrollable_content_region.height >= 2 * before  # still zoomed
+        await pilot.press("z")
+        await pilot.pause()
+        assert table.scrollable_content_region.height == before
+        assert main.query_one("#side").region.height > 0
+
+
+async def test_z_is_in_the_help():
+    async with opened(samples_dir() / SAMPLE, size=(120, 35)) as (app, pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "Zoom" in app.screen.markdown
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)])
+async def test_details_show_long_ids_whole(size):
+    """A 39-cell id in the details pane stands whole on a line (the indent gives way), never
+    broken in the middle."""
+    imported = import_history(parse_json(read_bytes(samples_dir() / SAMPLE), SAMPLE), SAMPLE)
+    async with opened(samples_dir() / SAMPLE, size=size) as (app, pilot):
+        await pilot.press("3")
+        table = app.main.query_one(DiffTable)
+        table.cursor = next(p for p in range(table.row_count) if table.row_at(p).origin == 7)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        text = widget_text(app, "#details-body")
+        ids = {c.get("tool_call_id") or c.get("id") for m in imported.messages for c in m.get("tool_calls") or []}
+        shown = [i for i in ids if i in "".join(text.split())]  # whole or folded
+        assert shown
+        for ident in shown:  # every mention on one line, none folded across two
+            assert text.count(ident) == "".join(text.split()).count(ident), (ident, text)
