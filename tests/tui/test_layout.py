@@ -13,6 +13,7 @@ from inspector.formats import import_history
 from inspector.engine import normalize
 from inspector.io import parse_json, read_bytes
 from inspector.tui.rows import call_ids, role_of, tag_text
+from inspector.tui.styles import component_style
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 
 from .helpers import BROKEN, opened, row_lines, widget_text
@@ -177,8 +178,8 @@ async def test_selected_drop_row_uses_the_theme_cursor_colours():
         for theme in sorted(BUILTIN_THEMES):
             app.theme = theme
             await pilot.pause()
-            cursor = table.get_component_rich_style("diff-table--cursor", partial=True)
-            drop = table.get_component_rich_style("diff-table--drop", partial=True)
+            cursor = component_style(table, "diff-table--cursor")  # the theme's, over the table's background
+            drop = component_style(table, "diff-table--drop")
             strip = table.render_line(table.screen_line(table.cursor))
             colours = {seg.style.color for seg in strip if seg.text.strip() and seg.style is not None}
             assert colours == {cursor.color} and cursor.color != drop.color, theme

@@ -12,6 +12,7 @@ from inspector.engine import normalize
 from inspector.formats import import_history
 from inspector.io import parse_json, read_bytes
 from inspector.tui import layout
+from inspector.tui.styles import component_style
 from inspector.tui.rows import GHOST, MOVE_KINDS, Row, tag_text
 from inspector.tui.widgets.diff_table import TAG_HEADERS, DiffTable
 
@@ -139,9 +140,10 @@ async def test_the_split_view_shows_hoists_move_at_both_places():
         assert table.row_at(ghost_row).origin == moved[0]
         # The ghost's style is the theme's muted one, not the move's colour.
         strip = table.render_line(table.screen_line(ghost_row))
-        muted = table.get_component_rich_style("diff-table--ghost", partial=True).color
+        muted = component_style(table, "diff-table--ghost").color
         assert {seg.style.color for seg in strip if seg.text.strip() and seg.style and seg.style.color} <= {
-            muted, table.get_component_rich_style("diff-table--dim", partial=True).color}
+            muted, component_style(table, "diff-table--dim").color}
+        assert muted != component_style(table, "diff-table--move").color
         # Its details say it is the old place, and f/j read the same message.
         table.cursor = ghost_row
         await pilot.press("enter")
@@ -205,3 +207,48 @@ async def test_details_show_long_ids_whole(size):
         assert shown
         for ident in shown:  # every mention on one line, none folded across two
             assert text.count(ident) == "".join(text.split()).count(ident), (ident, text)
+
+
+def _luminance(color) -> float:
+    def channel(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = color.get_truecolor()
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(fg, bg) -> float:
+    a, b = sorted((_luminance(fg), _luminance(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+async def test_header_chips_and_dim_rows_are_readable_in_every_theme():
+    """textual-light drew the table's header and the stage chips not selected white on light
+    grey: every colour a widget draws itself is the theme's, over that widget's background."""
+    from textual.theme import BUILTIN_THEMES
+
+    from inspector.tui.widgets.stage_bar import StageBar
+
+    async with opened(samples_dir() / MOVED, size=(120, 35)) as (app, pilot):
+        await pilot.press("2")
+        table = app.main.query_one(DiffTable)
+        bar = app.main.query_one(StageBar)
+        for theme in sorted(BUILTIN_THEMES):
+            app.theme = theme
+            await pilot.pause()
+            header = table.render_line(0)
+            ghost = table.render_line(table.screen_line(next(
+                p for p in range(table.row_count) if table.row_at(p).ghost)))
+            strip = bar.render_lines(bar.region.reset_offset)[0]
+            start, end = bar.chip_of(bar.current)  # the chips not selected (the current one is $primary's)
+            chips = [*strip.crop(0, start), *strip.crop(end, bar.size.width)]
+            for segment in [*header, *ghost, *chips]:
+                style = segment.style
+                if not segment.text.strip() or style is None or style.color is None:
+                    continue
+                bg = style.bgcolor or table.rich_style.bgcolor
+                if style.color.is_default or bg.is_default:  # the terminal's own colours (textual-ansi)
+                    continue
+                # Muted text is the theme's own foreground at 60% (2.4:1 at worst, solarized-dark's
+                # chips, whose foreground itself is 4.1:1); the white on light grey was 1.3:1.
+                assert _contrast(style.color, bg) >= 2.0, (theme, segment.text, style)

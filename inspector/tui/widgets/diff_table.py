@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .. import facts, layout
+from ..styles import component_style
 from ..adapter import describe_block
 from ..layout import ROLE_WIDTH
 from ..rows import (ADD, CHANGE, DROP, GHOST, MOVE, TAG_LEVEL_COUNT, Row, StageRows, call_ids, import_tag, original_part,
@@ -342,7 +343,7 @@ class DiffTable(ScrollView, can_focus=True):
 
     # -- rendering ------------------------------------------------------------------
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        return component_style(self, name)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The widget's style walks every ancestor: read it once per paint, not once per line."""
