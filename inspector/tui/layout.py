@@ -36,7 +36,7 @@ BESIDE = 160
 SIDE_SHARE = 0.3
 SIDE_MIN = 48  # room for a 40-cell id quoted in an event sentence, `('…'):`
 SIDE_MAX = 60
-FULL_FOOTER = 120  # terminal columns from which the footer has room for every shown key
+FULL_FOOTER = 130  # terminal columns from which the footer has room for every shown key
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,12 +135,15 @@ async def test_null_entry_is_a_readable_row():
     assert len(history) == 3
 
 
-@pytest.mark.parametrize("width", [80, 160])
+@pytest.mark.parametrize("width", [80, 120, 129, 130, 160])
 async def test_footer_shows_help_and_quit(broken_file, width):
     async with opened(broken_file, size=(width, 24)) as (app, pilot):
         keys = _footer(app)
         assert {"Help", "Quit", "Export", "Next", "Details"} <= set(keys)
         assert all(region.right <= width and region.width > 0 for region in keys.values())
+        palette = keys.pop("palette", None)  # docked right: a key under it is hidden
+        if palette is not None:
+            assert all(region.right <= palette.x for region in keys.values()), keys
 
 
 async def test_modals_have_their_own_footer_and_close_hint(broken_file):

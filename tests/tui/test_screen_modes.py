@@ -173,6 +173,7 @@ async def test_z_gives_the_table_the_whole_screen_and_back():
         await pilot.press("enter")
         await pilot.pause()
         assert main.maximized is main.query_one("#side") and main.query_one("#side").region.height > 10
+        assert "Back" in _footer(app)  # the way back is on screen
         await pilot.press("escape")
         await pilot.pause()
         assert main.maximized is None and main.focused is table

@@ -240,6 +240,9 @@ class MainScreen(Screen[None]):
     def active_bindings(self) -> dict[str, ActiveBinding]:
         """On a narrow screen the footer keeps the keys that matter most, Help and Quit among them."""
         bindings = super().active_bindings
+        if self.maximized is not None and "escape" in bindings:  # a pane covers the table: say how back
+            back = bindings["escape"]
+            bindings["escape"] = back._replace(binding=replace(back.binding, show=True))
         if layout.full_footer(self.app.size.width):
             return bindings
         return {key: (active._replace(binding=replace(active.binding, show=False))
@@ -255,6 +258,9 @@ class MainScreen(Screen[None]):
         self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE,
                                        name=self.views[self.view] if self.view < len(self.views) else None,
                                        imported=self.doc.model.imported if self.doc is not None else None)
+
+    def watch_maximized(self) -> None:
+        self.refresh_bindings()  # the footer shows esc Back while a pane covers the table
 
     def on_resize(self) -> None:
         self.query_one(SidePanel).styles.width = layout.panel(self.app.size.width).side or None
