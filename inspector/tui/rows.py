@@ -268,8 +268,10 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = F
     it moved from there."""
     if not events:
         return ""
-    if ghost:
-        return "moved from here" if level >= 2 else f"{tag_text(events[:1], view, level)}: moved from here"
+    if ghost:  # the cause, if any, is the real row's to show
+        first = events[0]
+        head = f"({first.clause}) " if first.clause in CLAUSES else ""
+        return "moved from here" if level >= 2 else f"{head}{first.kind}: moved from here"
     cause = first_cause(events)
     jump = f" → #{cause}" if cause is not None else ""
     if view == 0:
