@@ -253,3 +253,22 @@ async def test_header_chips_and_dim_rows_are_readable_in_every_theme():
                 # Muted text is the theme's own foreground at 60% (2.4:1 at worst, solarized-dark's
                 # chips, whose foreground itself is 4.1:1); the white on light grey was 1.3:1.
                 assert _contrast(style.color, bg) >= 2.0, (theme, segment.text, style)
+
+
+async def test_a_moved_message_is_found_at_its_new_place_and_its_ghost_leads_there():
+    """f, a filter or a stage switch put the cursor on a message's real row, never its ghost;
+    from the ghost, another stage shows the message itself."""
+    async with opened(samples_dir() / MOVED, size=(120, 35)) as (app, pilot):
+        await pilot.press("2", "d")  # only changed rows: the moved row and its ghost
+        await pilot.pause()
+        table = app.main.query_one(DiffTable)
+        rows = [table.row_at(p) for p in range(table.row_count)]
+        moved = next(r for r in rows if not r.ghost)
+        assert any(r.ghost for r in rows) and table.row_at(table.position_of(moved.origin)) == moved
+        table.cursor = next(p for p, r in enumerate(rows) if r.ghost)
+        await pilot.press("d", "3")
+        await pilot.pause()
+        assert table.current.origin == moved.origin and not table.current.ghost
+        await pilot.press("2")
+        await pilot.pause()
+        assert table.current.origin == moved.origin and not table.current.ghost

@@ -242,9 +242,10 @@ class DiffTable(ScrollView, can_focus=True):
                 return found
         if isinstance(key, int):
             best = 0
+            ghosts = self.rows.ghosts
             for pos, r in enumerate(order):
                 o = origins[r]
-                if o is None:
+                if o is None or r in ghosts:  # a moved message is found at its new place
                     continue
                 if o == key:
                     return pos
