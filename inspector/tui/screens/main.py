@@ -59,6 +59,7 @@ BIG_FILE = 2_000_000  # bytes from which the progress panel shows at once
 PANE_DELAY = 0.08  # seconds between pane updates while the cursor keeps moving
 # Footer entries left out below layout.FULL_FOOTER columns, so that Help and Quit always show (every key is
 # still bound, and listed in the help and the palette).
+MAXIMIZED_HIDDEN = frozenset({"row.details", "view.zoom"})  # a pane covers the table: esc Back instead
 NARROW_HIDDEN = frozenset({"filter.changed", "view.split", "filter.search", "row.journey", "stage.previous"})
 
 
@@ -240,7 +241,10 @@ class MainScreen(Screen[None]):
     def active_bindings(self) -> dict[str, ActiveBinding]:
         """On a narrow screen the footer keeps the keys that matter most, Help and Quit among them."""
         bindings = super().active_bindings
-        if self.maximized is not None and "escape" in bindings:  # a pane covers the table: say how back
+        if self.maximized is not None and "escape" in bindings:  # a pane covers the table: say how back,
+            bindings = {key: (active._replace(binding=replace(active.binding, show=False))  # in the room of
+                              if active.binding.id in MAXIMIZED_HIDDEN else active)   # keys for the table
+                        for key, active in bindings.items()}
             back = bindings["escape"]
             bindings["escape"] = back._replace(binding=replace(back.binding, show=True))
         if layout.full_footer(self.app.size.width):
