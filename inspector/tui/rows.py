@@ -270,7 +270,7 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = F
         return ""
     if ghost:  # the cause, if any, is the real row's to show
         first = events[0]
-        head = f"({first.clause}) " if first.clause in CLAUSES else ""
+        head = f"({first.clause}) "  # every event names its clause, as the rows do
         return "moved from here" if level >= 2 else f"{head}{first.kind}: moved from here"
     cause = first_cause(events)
     jump = f" → #{cause}" if cause is not None else ""
@@ -293,8 +293,9 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = F
         if e.kind not in kinds:
             kinds.append(e.kind)
     first = events[0]  # events are in the order the stage acted: the cause comes first
-    # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
-    head = f"({first.clause}) " if first.clause in CLAUSES and level < 2 else ""
+    # Every event names its clause: a MEM-5 one its number, a strict one the clause the rule
+    # panel names (`(strict:adjacent) strict-moved`); level 2 leaves it to the rule panel.
+    head = f"({first.clause}) " if level < 2 else ""
     if level == 0 or len(kinds) == 1:
         return head + ", ".join(kinds) + jump
     return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
