@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.text import Text
@@ -55,10 +55,11 @@ class Indented:
     id with its brackets) would otherwise not fit the width: the word then stands whole on
     a line of its own instead of being cut in the middle."""
 
-    def __init__(self, text: Text, indent: int) -> None:
+    def __init__(self, text: RenderableType, indent: int) -> None:
         self.text = text
         self.indent = indent
-        self.longest = max((cell_len(word) for word in text.plain.split()), default=0)
+        plain = text.plain if isinstance(text, Text) else ""  # another renderable keeps its indent
+        self.longest = max((cell_len(word) for word in plain.split()), default=0)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         room = options.max_width - self.longest
@@ -70,7 +71,7 @@ class Indented:
         return Measurement(inner.minimum, inner.maximum + self.indent)
 
 
-def indented(text: Text, indent: int) -> Indented:
+def indented(text: RenderableType, indent: int) -> Indented:
     return Indented(text, indent)
 
 
