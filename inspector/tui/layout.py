@@ -1,9 +1,16 @@
-"""Where the diff table's columns go: the one place their widths are decided.
+"""Where the screen's room goes: the one place the diff table's column widths, the tag's
+shortening and the side panel's width and place are decided.
 
-Pure arithmetic on a few measures of the rows shown (the longest call id, the widest tag,
-the widest source path, how many rows) and the widths of the table and the terminal, so it
-is tested without a screen (``tests/tui/test_columns.py``). The table only draws the cells
-these functions size.
+Pure arithmetic on a few measures of the rows shown (the longest call id, the widest tag at
+each level of shortening, the widest source path, how many rows) and the widths of the
+table and the terminal, so it is tested over every size without a screen
+(``tests/tui/test_columns.py``). The table only draws the cells these functions size, and
+the screen only places the panel where :func:`panel` says.
+
+Room is given in a fixed order of preference: the content keeps a readable width, the call
+ids are shown in full (up to ``ID_LIMIT`` cells), the tag keeps its clause and cause; the
+tag is shortened first, one level for every row of the table (never row by row), then the
+ids are cut in the middle, and only then does the content get less than it wants.
 """
 
 from __future__ import annotations
@@ -11,12 +18,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ROLE_WIDTH = 10
-ID_LIMIT = 40  # ids up to this long are shown in full on a wide screen
-WIDE_IDS = 120  # terminal columns from which every call id of a row is shown in full, one line each
+ID_LIMIT = 40  # ids up to this long are shown in full when the table has room
+SHORT_IDS = 12  # the narrowest a shortened id column gets (the ellipsis and both ends)
 WHERE_WIDTH = 24  # the import view's source path column (messages[3].content[1])
 MIN_CONTENT = 10
+CONTENT_WANT = 24  # the content width every column gives way for before the content does
 SPLIT_TEXT = 16  # narrowest before or after text in the split view
-SPLIT_TAG = 26  # the compact tag of the split view: the first kind, how many more, the cause
+SPLIT_WANT = 22  # what each split text wants before the ids are cut
+TAG_FLOOR = 12  # the narrowest tag column when a tag has to be cut with an ellipsis
+# The tag's levels of shortening (see inspector.tui.rows.tag_text): every kind, the first
+# kind and a count, then without the clause (the rule panel names the stage's clause).
+TAG_LEVELS = ("full", "counted", "no clause")
+
+# The side panel (rule, details, journey, summary): beside the table from BESIDE columns,
+# under it below; its width beside is a share of the terminal within bounds.
+BESIDE = 160
+SIDE_SHARE = 0.3
+SIDE_MIN = 48  # room for a 40-cell id quoted in an event sentence, `('…'):`
+SIDE_MAX = 60
+FULL_FOOTER = 130  # terminal columns from which the footer has room for every shown key
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +45,16 @@ class Measures:
 
     rows: int = 0          # how many rows the index column numbers
     longest_id: int = 0    # the longest call id, in cells
-    tag: int = 0           # the widest fate tag, in cells
+    tags: tuple[int, ...] = ()  # the widest tag at each of TAG_LEVELS, in cells (() : no tag)
     where: int = 0         # the widest source path of the import view, in cells
     importing: bool = False  # the import view of a provider format: rows say where they came from
     shown: bool = True     # False: no rows at all (nothing open)
+
+    def tag(self, level: int) -> int:
+        """The widest tag at ``level`` (the last level for any beyond it)."""
+        if not self.tags:
+            return 0
+        return self.tags[min(level, len(self.tags) - 1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +65,7 @@ class Unified:
     ids: int
     tag: int
     where: int
+    level: int = 0  # the tag's level of shortening, for every row
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +74,29 @@ class Split:
     right: int
     ids: int
     tag: int
+    level: int = 0
 
 
-def wide_ids(screen_width: int) -> bool:
-    """Whether the terminal is wide enough to show every call id of a row in full."""
-    return screen_width >= WIDE_IDS
+@dataclass(frozen=True, slots=True)
+class Panel:
+    beside: bool  # the side panel sits beside the table (else under it)
+    side: int     # its width in columns when beside (0 under the table)
+
+
+def beside(screen_width: int) -> bool:
+    """Whether the side panel sits beside the table: only where the table keeps room for
+    full ids and tags next to it (below, the table has the whole width)."""
+    return screen_width >= BESIDE
+
+
+def panel(screen_width: int) -> Panel:
+    if not beside(screen_width):
+        return Panel(False, 0)
+    return Panel(True, max(SIDE_MIN, min(int(screen_width * SIDE_SHARE), SIDE_MAX)))
+
+
+def full_footer(screen_width: int) -> bool:
+    return screen_width >= FULL_FOOTER
 
 
 def where_width(width: int, m: Measures) -> int:
@@ -62,53 +107,100 @@ def where_width(width: int, m: Measures) -> int:
     return min(max(m.where, 4), cap) if cap else 0
 
 
-def columns(width: int, m: Measures, wide: bool) -> tuple[int, int]:
-    """(ids, tag) for a table ``width`` cells wide: every id in full when the screen is
-    ``wide``, every kind and the cause when there is room; the content takes the rest."""
-    if not m.shown or width < 50:
-        return 0, 0
-    if wide:
-        ids = min(max(m.longest_id, 8), ID_LIMIT) if m.longest_id else 0
-    else:
-        ids = min(max(m.longest_id, 8), max(10, width // 5)) if m.longest_id and width >= 60 else 0
-    tag = min(max(m.tag, 12), max(16, width * 2 // 5)) if m.tag else 0
-    if m.importing and not wide:  # the where column takes the room
-        ids = 0
-    return ids, tag
+def _full_ids(m: Measures) -> int:
+    return min(max(m.longest_id, 8), ID_LIMIT) if m.longest_id else 0
 
 
-def unified(width: int, m: Measures, wide: bool) -> Unified:
+def _short_ids(width: int, m: Measures) -> int:
+    """Ids cut in the middle: a fifth of the table, at least SHORT_IDS, never more than in full."""
+    full = _full_ids(m)
+    if not full or width < 60 or m.importing:  # the import view's where column takes the room
+        return 0
+    return min(full, max(SHORT_IDS, width // 5))
+
+
+def _choices(width: int, m: Measures) -> list[tuple[int, int]]:
+    """(ids, level) in the order of preference: full ids with the tag shortened level by
+    level, then shortened ids (or none) with the tag shortened again."""
+    levels = range(len(m.tags)) if m.tags else range(1)
+    full, short = _full_ids(m), _short_ids(width, m)
+    out = [(full, level) for level in levels]
+    if short != full:
+        out += [(short, level) for level in levels]
+    return out
+
+
+def content_floor(room: int) -> int:
+    """The content width the other columns give way for, out of ``room`` cells: a third of
+    it, between MIN_CONTENT and CONTENT_WANT. It grows slower than the room, so a wider
+    table never makes a column shorter."""
+    return max(MIN_CONTENT, min(room // 3, CONTENT_WANT))
+
+
+def _tag_width(m: Measures, level: int) -> int:
+    return m.tag(level) if m.tags and m.tag(level) else 0
+
+
+def _cols(ids: int, tag: int) -> int:
+    """Cells the ids and tag columns take, each with the space before it."""
+    return (ids + 1 if ids else 0) + (tag + 1 if tag else 0)
+
+
+def unified(width: int, m: Measures) -> Unified:
     """The unified view's columns: index, role, (where), content, ids, tag."""
     index = max(len(str(m.rows)), 3) + 1
     role = ROLE_WIDTH if width >= 50 else 6
-    ids, tag = columns(width, m, wide)
     where = where_width(width, m)
     fixed = 2 + index + 1 + role + 1 + (where + 1 if where else 0)
+    if not m.shown or width < 50:
+        return Unified(index, role, max(width - fixed, 8), 0, 0, where)
+    choices = _choices(width, m)
+    floor = content_floor(width - fixed)
+    for ids, level in choices:
+        tag = _tag_width(m, level)
+        if width - fixed - _cols(ids, tag) >= floor:
+            return Unified(index, role, width - fixed - _cols(ids, tag), ids, tag, where, level)
+    # Short of room at every level: the last level's tag is cut (to its floor), then the ids.
+    ids, level = choices[-1]
+    tag = _tag_width(m, level)
     room = width - fixed - MIN_CONTENT
-    if ids + tag + (ids > 0) + (tag > 0) > room:  # short of room: the tag gives way first, then ids
-        tag = max(min(tag, room - ids - (ids > 0) - 1), 12) if tag else 0
-        if ids + tag + (ids > 0) + (tag > 0) > room:
-            ids = max(room - tag - 2, 0) if ids else 0
-            ids = ids if ids >= 6 else 0
-    content = max(width - fixed - (ids + 1 if ids else 0) - (tag + 1 if tag else 0), 8)
-    return Unified(index, role, content, ids, tag, where)
+    if tag:
+        tag = max(min(tag, room - _cols(ids, 0) - 1), min(tag, TAG_FLOOR))
+    if _cols(ids, tag) > room and ids:
+        ids = room - _cols(0, tag) - 1
+        ids = ids if ids >= 6 else 0
+    content = max(width - fixed - _cols(ids, tag), 8)
+    return Unified(index, role, content, ids, tag, where, level)
 
 
-def split(width: int, m: Measures, wide: bool) -> Split:
+def split(width: int, m: Measures) -> Split:
     """The split view's columns: the after side carries the explaining columns; the two
     texts share what they leave, each at least SPLIT_TEXT wide (the tag, then the ids, give
-    way)."""
-    ids, tag = columns(width, m, wide)
-    tag = min(tag, SPLIT_TAG)
-
-    def avail() -> int:
-        return width - 5 - (ids + 1 if ids else 0) - (tag + 1 if tag else 0)
-
-    if avail() < 2 * SPLIT_TEXT and tag:
-        tag = max(tag - (2 * SPLIT_TEXT - avail()), 14)
-    if avail() < 2 * SPLIT_TEXT and ids:
-        ids = max(ids - (2 * SPLIT_TEXT - avail()), 10)
-    if avail() < 2 * SPLIT_TEXT:
-        ids = tag = 0
-    left = max(avail() // 2, 8)
-    return Split(left, max(avail() - left, 8), ids, tag)
+    way, in the same order as in the unified view)."""
+    if not m.shown or width < 50:
+        avail = width - 5
+        left = max(avail // 2, 8)
+        return Split(left, max(avail - left, 8), 0, 0)
+    choices = _choices(width, m)
+    chosen = None
+    floor = 2 * max(SPLIT_TEXT, min((width - 5) // 6, SPLIT_WANT))
+    for ids, level in choices:
+        if width - 5 - _cols(ids, _tag_width(m, level)) >= floor:
+            chosen = ids, _tag_width(m, level), level
+            break
+    if chosen is None:
+        ids, level = choices[-1]
+        tag = _tag_width(m, level)
+        short = 2 * SPLIT_TEXT - (width - 5 - _cols(ids, tag))
+        if tag:
+            tag = max(tag - short, min(tag, TAG_FLOOR + 2))
+        short = 2 * SPLIT_TEXT - (width - 5 - _cols(ids, tag))
+        if short > 0 and ids:
+            ids = max(ids - short, 10)
+        if width - 5 - _cols(ids, tag) < 2 * SPLIT_TEXT:
+            ids = tag = 0
+        chosen = ids, tag, level
+    ids, tag, level = chosen
+    avail = width - 5 - _cols(ids, tag)
+    left = max(avail // 2, 8)
+    return Split(left, max(avail - left, 8), ids, tag, level)

@@ -17,9 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
+
 from ..engine import CLAUSES, MEM5_STAGES, Event, Result, call_id, kind_of, kinds_with, to_id
 from ..formats import has_import_step
 
+TAG_LEVEL_COUNT = 3  # the tag's levels of shortening (inspector.tui.layout.TAG_LEVELS names them)
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
@@ -37,11 +40,12 @@ def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
     first = IMPORT_VIEW if step else "input"
     return (first, *(s.name for s in result.stages))
 
-SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"
-_CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE}
+SAME, DROP, ADD, MOVE, CHANGE, GHOST = " ", "-", "+", "↑", "~", "┊"
+_CODE = {ord(SAME): SAME, ord(DROP): DROP, ord(ADD): ADD, ord("^"): MOVE, ord(CHANGE): CHANGE, ord("."): GHOST}
 _MARKED = re.compile(b"[^" + SAME.encode() + b"]")
 _ADDED = re.compile(re.escape(ADD.encode()))
-MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed"}
+MARK_NAMES = {SAME: "unchanged", DROP: "dropped", ADD: "synthesized", MOVE: "moved", CHANGE: "changed",
+              GHOST: "its place before the move"}
 
 
 @dataclass(slots=True)
@@ -59,6 +63,11 @@ class Row:
     # these, not ``before is None``, say whether the stage created or dropped it.
     entered: bool = True
     left: bool = True
+
+    @property
+    def ghost(self) -> bool:
+        """The place a moved message had before the stage (its row at the new place is real)."""
+        return self.mark == GHOST
 
     @property
     def message(self) -> Any:
@@ -94,6 +103,7 @@ class StageRows:
         self.events_at = events_at
         self.synth = synth  # id(synthesized message) -> its result-synthesized event
         self.none_out = none_out  # ids of every origin-less message in this view's output
+        self.ghosts: dict[int, int] = {}  # ghost row -> the input index a moved message had (see _build)
         self._changed: list[int] | None = None
         self._layout: Layout | None = None
         self._lock = threading.Lock()
@@ -107,6 +117,10 @@ class StageRows:
 
     def row(self, r: int) -> Row:
         s, d = self.src[r], self.dst[r]
+        if r in self.ghosts:  # a moved message's old place: the message as it entered, going nowhere
+            origin = self.origins[r]
+            return Row(r, GHOST, origin, self.before[self.ghosts[r]], None, self.events_at.get(origin, []),
+                       ("ghost", origin), True, False)
         entered = self.before is not None and s >= 0
         before = self.before[s] if entered else None
         after = self.after[d] if d >= 0 else None
@@ -126,6 +140,8 @@ class StageRows:
         s = self.src[r]
         if self.before is not None and s >= 0:
             return self.before[s]
+        if r in self.ghosts:
+            return self.before[self.ghosts[r]]
         return self.after[self.dst[r]]
 
     def layout(self) -> Layout:
@@ -147,9 +163,9 @@ class StageRows:
 @dataclass(frozen=True, slots=True)
 class Layout:
     extra: dict[int, int]  # row -> call ids beyond the first (one more line each when wide)
-    longest_id: int  # characters of the longest call id any row shows
-    widest_ids: int  # characters of every id of one row, space separated
-    tag: int  # characters of the longest full tag (every kind and the cause)
+    longest_id: int  # cells of the longest call id any row shows
+    widest_ids: int  # cells of every id of one row, space separated
+    tags: tuple[int, ...]  # cells of the longest tag at each level of shortening (() : no tag)
     row_of: dict[int, int]  # input index -> row, to put the cursor back on a message at once
     where: int = 0  # characters of the import view's source paths (`messages[3].content[1]`)
 
@@ -172,6 +188,8 @@ def _measure(rows: StageRows) -> Layout:
             r = added.start()
             if src[r] < 0:
                 msgs[r] = after[dst[r]]
+        for r, i in rows.ghosts.items():
+            msgs[r] = before[i]
     for r, msg in enumerate(msgs):
         if msg.__class__ is not dict:
             continue
@@ -180,8 +198,9 @@ def _measure(rows: StageRows) -> Layout:
             tid = msg.get("tool_call_id")
             if "metadata" not in msg:
                 if tid.__class__ is str:
-                    if len(tid) > longest:
-                        longest = len(tid)
+                    width = len(tid) if tid.isascii() else cell_len(tid)
+                    if width > longest:
+                        longest = width
                     continue
                 if tid is None and msg.get("role") != "tool":
                     continue
@@ -192,32 +211,43 @@ def _measure(rows: StageRows) -> Layout:
                 cid = call.get("tool_call_id") if call.__class__ is dict else None
                 if cid.__class__ is not str:
                     cid = call_id(call) if isinstance(call, Mapping) else "call 0"
-                if len(cid) > longest:
-                    longest = len(cid)
+                width = len(cid) if cid.isascii() else cell_len(cid)
+                if width > longest:
+                    longest = width
             continue
         ids = call_ids(msg)
         if len(ids) > 1:
             extra[r] = len(ids) - 1
         for ident, _ in ids:
-            if len(ident) > longest:
-                longest = len(ident)
+            width = cell_len(ident)
+            if width > longest:
+                longest = width
     widest = longest
-    tag = 0
+    tags = [0] * TAG_LEVEL_COUNT
     if rows.view == 0:
         groups: Any = rows.events_at.values()
     else:
         groups = [*rows.events_at.values(), *([e] for e in rows.synth.values())]
     for events in groups:
-        tag = max(tag, len(tag_text(events, rows.view)))
+        for level, width in enumerate(tag_widths(events, rows.view)):
+            if width > tags[level]:
+                tags[level] = width
+    for r in rows.ghosts:
+        for level, width in enumerate(tag_widths(rows.events_at.get(rows.origins[r], []), rows.view, ghost=True)):
+            if width > tags[level]:
+                tags[level] = width
     for events in rows.import_at.values():
-        tag = max(tag, len(import_tag(events)))
+        width = len(import_tag(events))  # the same at every level
+        tags = [max(t, width) for t in tags]
     row_of = dict(zip(rows.origins, range(n)))  # as a comprehension skipping None, at C speed
     row_of.pop(None, None)
+    if rows.ghosts:  # a moved message's row is the one at its new place
+        row_of = {o: r for r, o in enumerate(rows.origins) if o is not None and r not in rows.ghosts}
     where = 0
     if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
         step = max(n // 2000, 1)
         where = max(len(rows.imported.where(i)) for i in [*range(0, n, step), n - 1])
-    return Layout(extra, longest, widest, tag, row_of, where)
+    return Layout(extra, longest, widest, tuple(tags) if any(tags) else (), row_of, where)
 
 
 def first_cause(events: Sequence[Event]) -> int | None:
@@ -228,12 +258,20 @@ def first_cause(events: Sequence[Event]) -> int | None:
     return None
 
 
-def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
-    """The clause and every kind that explain a row, then its cause: `(3) call-redeclared,
-    turn-emptied → #1`; not ``full``, the first kind and how many more (`+1`). On the input
-    view, the row's fate: the stage that drops it, or the stages that change it."""
+def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = False) -> str:
+    """The one formatter of the tag that explains a row; ``level`` (see
+    :data:`inspector.tui.layout.TAG_LEVELS`) is chosen once for a whole table, so every row
+    is shortened alike. Level 0: the clause and every kind, then the cause, `(3)
+    call-redeclared, turn-emptied → #1`; level 1: the first kind and how many more (`+1`);
+    level 2: as 1 without the clause. On the input view, the row's fate: the stage that
+    drops it, or the stages that change it. A ``ghost`` (a moved message's old place) says
+    it moved from there."""
     if not events:
         return ""
+    if ghost:  # the cause, if any, is the real row's to show
+        first = events[0]
+        head = f"({first.clause}) "  # every event names its clause, as the rows do
+        return "moved from here" if level >= 2 else f"{head}{first.kind}: moved from here"
     cause = first_cause(events)
     jump = f" → #{cause}" if cause is not None else ""
     if view == 0:
@@ -242,6 +280,8 @@ def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
             e = drops[0]
             clause = CLAUSES.get(e.clause)
             where = "" if clause is not None and clause.stage == e.stage else f"{e.stage} "
+            if level >= 2:
+                return f"→ {e.stage} {e.kind}{jump}"
             return f"→ {where}({e.clause}) {e.kind}{jump}"
         stages: list[str] = []
         for e in events:
@@ -254,11 +294,16 @@ def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
             kinds.append(e.kind)
     first = events[0]  # events are in the order the stage acted: the cause comes first
     # Every event names its clause: a MEM-5 one its number, a strict one the clause the rule
-    # panel names (`(strict:adjacent) strict-moved`).
-    head = f"({first.clause}) "
-    if full or len(kinds) == 1:
+    # panel names (`(strict:adjacent) strict-moved`); level 2 leaves it to the rule panel.
+    head = f"({first.clause}) " if level < 2 else ""
+    if level == 0 or len(kinds) == 1:
         return head + ", ".join(kinds) + jump
     return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
+
+
+def tag_widths(events: Sequence[Event], view: int, ghost: bool = False) -> tuple[int, ...]:
+    """The cells of a row's tag at every level (what the layout picks a level from)."""
+    return tuple(len(tag_text(events, view, level, ghost)) for level in range(TAG_LEVEL_COUNT))
 
 
 def import_tag(events: Sequence[Event]) -> str:
@@ -389,42 +434,66 @@ class Model:
         # The k-th new origin-less row is the k-th result-synthesized event of the stage.
         synth = {id(after[j]): e for j, e in zip(new, synth_events)}
 
+        # A message the stage moved (its event says so) shows at its new place, and a ghost
+        # row stands at its old place among the input rows (for a teacher: where it was).
+        moved_in = set()
+        for e in stage.events:
+            if e.kind in MOVE_KINDS and e.origin is not None:
+                i = e.origin if pos is None else pos[e.origin]
+                if i >= 0 and in_dst[i] >= 0:
+                    moved_in.add(i)
         src: list[int] = []
         dst: list[int] = []
         origins: list[int | None] = []
         marks = bytearray()
+        ghosts: dict[int, int] = {}
         add_s, add_d, add_o, add_m = src.append, dst.append, origins.append, marks.append
-        drop = ord(DROP)
+        drop, ghost = ord(DROP), ord(".")
+
+        def passing(p: int) -> None:
+            """Input row ``p`` is reached in input order: a drop keeps its place there, and so
+            does the ghost of a moved message."""
+            if in_dst[p] < 0:
+                add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+            elif p in moved_in:
+                ghosts[len(src)] = p
+                add_s(-1); add_d(-1); add_o(b_orig[p]); add_m(ghost)
+
         p = 0
         for j in range(n_out):
             i = out_src[j]
             if i >= 0:
-                while p < i:  # input rows dropped before this one keep their place
-                    if in_dst[p] < 0:
-                        add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+                o = a_orig[j]
+                if i in moved_in:  # at its new place; its old place comes when p reaches it
+                    add_s(i); add_d(j); add_o(o); add_m(space if o is None else mark_of(o))
+                    continue
+                while p < i:  # input rows dropped (or moved away) before this one keep their place
+                    passing(p)
                     p += 1
                 if p == i:
                     p += 1
-                o = a_orig[j]
                 add_s(i); add_d(j); add_o(o)
                 add_m(space if o is None else mark_of(o))
             else:
                 o = a_orig[j]
                 add_s(-1); add_d(j); add_o(o); add_m(plus)
         while p < n_in:
-            if in_dst[p] < 0:
-                add_s(p); add_d(-1); add_o(b_orig[p]); add_m(drop)
+            passing(p)
             p += 1
         # Tuples of numbers leave the collector's watch after its first look; lists never do,
         # and each full collection would walk these 200,000 items again (a stalled keypress).
-        return StageRows(view, before, after, tuple(src), tuple(dst), marks, tuple(origins), events_at, synth,
+        rows = StageRows(view, before, after, tuple(src), tuple(dst), marks, tuple(origins), events_at, synth,
                          none_out, stage.name)
+        rows.ghosts = ghosts
+        return rows
 
     # -- journeys and filters ------------------------------------------------------
     def journey(self, key: Any) -> list[Step]:
         """What each stage did to one message: read from its events and the stage outputs."""
         steps: list[Step] = []
         stages = self.views[1:]
+        if isinstance(key, tuple) and key[0] == "ghost":  # a moved message's old place: that message
+            key = key[1]
         if isinstance(key, int):
             events = self.by_origin.get(key, [])
             gone = False

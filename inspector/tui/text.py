@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.text import Text
 
@@ -46,9 +48,31 @@ def inert(text: str, single_line: bool = True) -> str:
     return text.translate(_ONE_LINE if single_line else _MULTI_LINE)
 
 
-def indented(text: Text, indent: int) -> Padding:
-    """A block whose wrapped lines stay under its first (a plain Text wraps to column 0)."""
-    return Padding(text, (0, 0, 0, indent))
+class Indented:
+    """A block whose wrapped lines stay under its first (a plain Text wraps to column 0).
+
+    The indent gives way, down to none, when the longest unbroken word (a call id, a quoted
+    id with its brackets) would otherwise not fit the width: the word then stands whole on
+    a line of its own instead of being cut in the middle."""
+
+    def __init__(self, text: RenderableType, indent: int) -> None:
+        self.text = text
+        self.indent = indent
+        plain = text.plain if isinstance(text, Text) else ""  # another renderable keeps its indent
+        self.longest = max((cell_len(word) for word in plain.split()), default=0)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = options.max_width - self.longest
+        indent = max(0, min(self.indent, room))
+        yield Padding(self.text, (0, 0, 0, indent))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        inner = Measurement.get(console, options, self.text)
+        return Measurement(inner.minimum, inner.maximum + self.indent)
+
+
+def indented(text: RenderableType, indent: int) -> Indented:
+    return Indented(text, indent)
 
 
 def json_block(text: str) -> Group:

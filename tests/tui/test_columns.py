@@ -1,5 +1,7 @@
-"""The diff table's column widths (inspector.tui.layout), without a screen: every column
-fits the table, the content keeps its room, and what gives way gives way in order."""
+"""Where the screen's room goes (inspector.tui.layout), without a screen: every column fits
+the table, the content keeps its room, what gives way gives way in order (the tag level by
+level for the whole table, then the ids), and the side panel only sits beside the table
+where the table keeps its full ids and tags."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from hypothesis import given, strategies as st
 from inspector.tui import layout
 from inspector.tui.layout import Measures
 
-MEASURES = st.builds(Measures, st.integers(0, 10**6), st.integers(0, 80), st.integers(0, 60),
+LEVELS = st.lists(st.integers(1, 60), min_size=3, max_size=3).map(lambda t: tuple(sorted(t, reverse=True)))
+MEASURES = st.builds(Measures, st.integers(0, 10**6), st.integers(0, 80), st.one_of(st.just(()), LEVELS),
                      st.integers(0, 40), st.booleans(), st.booleans())
+# Sample 17's repair view: 38-cell ids; its widest tag full, counted, without the clause.
+SAMPLE_17 = Measures(rows=10, longest_id=39, tags=(38, 27, 23))
 
 
 def _unified_total(w: layout.Unified) -> int:
@@ -20,65 +25,124 @@ def _unified_total(w: layout.Unified) -> int:
             + (w.ids + 1 if w.ids else 0) + (w.tag + 1 if w.tag else 0))
 
 
-@given(width=st.integers(50, 400), m=MEASURES, wide=st.booleans())
-def test_a_unified_line_fills_the_table_exactly_when_there_is_room(width, m, wide):
-    w = layout.unified(width, m, wide)
+def _table_width(screen: int) -> int:
+    """The table's inner width at a terminal width: the side panel's share, then the border."""
+    return screen - layout.panel(screen).side - 2
+
+
+@given(width=st.integers(50, 400), m=MEASURES)
+def test_a_unified_line_fills_the_table_exactly_when_there_is_room(width, m):
+    w = layout.unified(width, m)
     assert w.content >= 8 and w.ids >= 0 and w.tag >= 0
     if w.content > 8:   # the content took the rest: the line is exactly the table's width
         assert _unified_total(w) == width
+    assert 0 <= w.level < max(len(m.tags), 1)
 
 
-@given(width=st.integers(40, 400), m=MEASURES, wide=st.booleans())
-def test_a_split_line_keeps_both_texts(width, m, wide):
-    w = layout.split(width, m, wide)
+@given(width=st.integers(40, 400), m=MEASURES)
+def test_a_split_line_keeps_both_texts(width, m):
+    w = layout.split(width, m)
     assert w.left >= 8 and w.right >= 8
     if w.left > 8 and w.right > 8:   # the two texts share the rest evenly, and fill the line
         assert w.right - w.left in (0, 1)
         assert 5 + w.left + w.right + (w.ids + 1 if w.ids else 0) + (w.tag + 1 if w.tag else 0) == width
-    assert w.tag <= layout.SPLIT_TAG
 
 
-def test_wide_screens_show_ids_in_full_up_to_the_limit():
-    m = Measures(rows=10, longest_id=30, tag=20)
-    assert layout.columns(200, m, wide=True) == (30, 20)
-    assert layout.columns(200, Measures(rows=10, longest_id=90, tag=20), wide=True)[0] == layout.ID_LIMIT
-    assert layout.columns(80, m, wide=False)[0] == 16          # a fifth of the table when narrow
-    assert layout.columns(55, m, wide=False)[0] == 0           # no ids below 60 columns when narrow
+@given(width=st.integers(50, 400), m=MEASURES)
+def test_a_tag_column_is_as_wide_as_its_level_needs_or_cut_only_at_the_last_level(width, m):
+    """One level for the whole table: the column holds the widest tag at that level, so no
+    row is cut, unless even the last level does not fit."""
+    w = layout.unified(width, m)
+    if w.tag and w.level < len(m.tags) - 1:
+        assert w.tag == m.tag(w.level)
+
+
+@given(m=MEASURES)
+def test_a_wider_table_never_shows_less(m):
+    """More room never shortens the ids or the tag, nor narrows the content for the same columns."""
+    previous = None
+    for width in range(50, 260, 7):
+        w = layout.unified(width, m)
+        if previous is not None:
+            assert w.ids >= previous.ids
+            if w.ids == previous.ids:
+                assert w.level <= previous.level
+            if (w.ids, w.tag) == (previous.ids, previous.tag):
+                assert w.content >= previous.content
+        previous = w
+
+
+@pytest.mark.parametrize("screen", [120, 130, 140, 150, 159, 160, 180, 200])
+def test_from_120_columns_ids_are_whole_and_tags_keep_clause_and_cause(screen):
+    """The issue's sample 17 at every width from 120: full ids, the clause and the cause on
+    every tag (counted kinds at worst), and a content column of at least CONTENT_WANT."""
+    w = layout.unified(_table_width(screen), SAMPLE_17)
+    assert w.ids == SAMPLE_17.longest_id
+    assert w.level <= 1 and w.tag == SAMPLE_17.tag(w.level)
+    assert w.content >= layout.CONTENT_WANT
+
+
+@pytest.mark.parametrize("screen", [80, 100])
+def test_narrow_screens_cut_ids_in_the_middle_but_keep_the_tag_whole(screen):
+    w = layout.unified(_table_width(screen), SAMPLE_17)
+    assert layout.SHORT_IDS <= w.ids < SAMPLE_17.longest_id
+    assert w.tag == SAMPLE_17.tag(w.level) and w.content >= layout.MIN_CONTENT
+
+
+def test_full_tags_when_there_is_room_and_the_same_level_for_every_row():
+    assert layout.unified(200, SAMPLE_17).level == 0
+    assert layout.unified(200, SAMPLE_17).tag == 38
+    assert layout.unified(110, SAMPLE_17).level == 1  # 160 columns with the side panel beside
 
 
 def test_short_ids_and_tags_get_a_readable_minimum():
-    assert layout.columns(160, Measures(rows=3, longest_id=2, tag=3), wide=True) == (8, 12)
-    assert layout.columns(160, Measures(rows=3), wide=True) == (0, 0)   # nothing to show: no column
+    w = layout.unified(160, Measures(rows=3, longest_id=2, tags=(3, 3, 3)))
+    assert (w.ids, w.tag) == (8, 3)   # the header picks a shorter title for a narrow tag
+    assert (layout.unified(160, Measures(rows=3)).ids, layout.unified(160, Measures(rows=3)).tag) == (0, 0)
 
 
 def test_nothing_open_or_too_narrow_has_no_ids_or_tag():
-    assert layout.columns(200, Measures(shown=False, longest_id=20, tag=20), wide=True) == (0, 0)
-    assert layout.columns(49, Measures(longest_id=20, tag=20), wide=True) == (0, 0)
+    for w in (layout.unified(200, Measures(shown=False, longest_id=20, tags=(20, 20, 20))),
+              layout.unified(49, Measures(longest_id=20, tags=(20, 20, 20)))):
+        assert (w.ids, w.tag) == (0, 0)
 
 
 def test_the_import_view_gives_the_ids_room_to_the_source_path():
-    m = Measures(rows=5, longest_id=20, tag=14, where=30, importing=True)
-    assert layout.columns(100, m, wide=False)[0] == 0
-    assert layout.columns(100, m, wide=True)[0] == 20
+    m = Measures(rows=5, longest_id=20, tags=(14, 14, 14), where=30, importing=True)
+    assert layout.unified(100, m).ids == 20              # room for all: ids whole
+    assert layout.unified(70, m).ids == 0                # short: no ids, the path stays
     assert [layout.where_width(w, m) for w in (40, 60, 80, 120)] == [0, 16, 22, layout.WHERE_WIDTH]
     assert layout.where_width(120, Measures(where=30)) == 0            # not the import view
 
 
 def test_when_room_is_short_the_tag_gives_way_before_the_ids():
-    m = Measures(rows=5, longest_id=16, tag=40)
-    roomy = layout.unified(200, m, wide=False)
-    assert (roomy.ids, roomy.tag) == (16, 40)
-    tight = layout.unified(70, m, wide=False)          # ids a fifth of the table; the tag shrinks to fit
-    assert (tight.ids, tight.tag, tight.content) == (14, 26, layout.MIN_CONTENT)
-    tighter = layout.unified(50, m, wide=True)         # the tag at its floor of 12: then the ids give way
-    assert (tighter.ids, tighter.tag, tighter.content) == (8, 12, layout.MIN_CONTENT)
+    m = Measures(rows=5, longest_id=16, tags=(40, 30, 26))
+    roomy = layout.unified(200, m)
+    assert (roomy.ids, roomy.tag, roomy.level) == (16, 40, 0)
+    tighter = layout.unified(90, m)               # full ids; the tag shortened one level
+    assert (tighter.ids, tighter.level) == (16, 1)
+    tight = layout.unified(50, m)                 # every level too wide: the last level's tag is cut to fit
+    assert (tight.level, tight.ids, tight.content) == (2, 0, layout.MIN_CONTENT) and tight.tag < 26
+    assert _unified_total(tight) == 50
 
 
 @pytest.mark.parametrize("rows, index", [(0, 4), (999, 4), (1000, 5), (250_000, 7)])
 def test_the_index_column_is_as_wide_as_the_largest_row_number(rows, index):
-    assert layout.unified(120, Measures(rows=rows), wide=True).index == index
+    assert layout.unified(120, Measures(rows=rows)).index == index
 
 
 def test_the_role_column_narrows_below_50_columns():
-    assert layout.unified(49, Measures(rows=1), wide=False).role == 6
-    assert layout.unified(50, Measures(rows=1), wide=False).role == layout.ROLE_WIDTH
+    assert layout.unified(49, Measures(rows=1)).role == 6
+    assert layout.unified(50, Measures(rows=1)).role == layout.ROLE_WIDTH
+
+
+@pytest.mark.parametrize("screen, beside", [(80, False), (120, False), (150, False), (159, False), (160, True), (180, True),
+                                            (240, True)])
+def test_the_side_panel_sits_beside_only_where_the_table_keeps_its_room(screen, beside):
+    p = layout.panel(screen)
+    assert p.beside is beside
+    if beside:
+        assert layout.SIDE_MIN <= p.side <= layout.SIDE_MAX
+        assert _table_width(screen) >= 100
+    else:
+        assert p.side == 0

@@ -13,6 +13,7 @@ from inspector.formats import import_history
 from inspector.engine import normalize
 from inspector.io import parse_json, read_bytes
 from inspector.tui.rows import call_ids, role_of, tag_text
+from inspector.tui.styles import component_style
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 
 from .helpers import BROKEN, opened, row_lines, widget_text
@@ -111,9 +112,10 @@ async def test_each_row_shows_all_its_kinds_and_its_cause():
 def test_tag_text_names_every_kind_or_counts_them():
     imported, result = _sample()
     events = [e for e in result.stage("repair").events if e.kind in ("call-redeclared", "turn-emptied")]
-    full, short = tag_text(events, 3), tag_text(events, 3, full=False)
+    full, short, bare = (tag_text(events, 3, level) for level in range(3))
     assert "call-redeclared" in full and "turn-emptied" in full and f"→ #{events[0].cause}" in full
-    assert short.endswith(f"+1 → #{events[0].cause}")
+    assert short == f"(3) call-redeclared +1 → #{events[0].cause}"
+    assert bare == f"call-redeclared +1 → #{events[0].cause}"
 
 
 def test_role_cell_for_entries_that_are_not_objects():
@@ -133,12 +135,15 @@ async def test_null_entry_is_a_readable_row():
     assert len(history) == 3
 
 
-@pytest.mark.parametrize("width", [80, 160])
+@pytest.mark.parametrize("width", [80, 120, 129, 130, 160])
 async def test_footer_shows_help_and_quit(broken_file, width):
     async with opened(broken_file, size=(width, 24)) as (app, pilot):
         keys = _footer(app)
         assert {"Help", "Quit", "Export", "Next", "Details"} <= set(keys)
         assert all(region.right <= width and region.width > 0 for region in keys.values())
+        palette = keys.pop("palette", None)  # docked right: a key under it is hidden
+        if palette is not None:
+            assert all(region.right <= palette.x for region in keys.values()), keys
 
 
 async def test_modals_have_their_own_footer_and_close_hint(broken_file):
@@ -176,8 +181,8 @@ async def test_selected_drop_row_uses_the_theme_cursor_colours():
         for theme in sorted(BUILTIN_THEMES):
             app.theme = theme
             await pilot.pause()
-            cursor = table.get_component_rich_style("diff-table--cursor", partial=True)
-            drop = table.get_component_rich_style("diff-table--drop", partial=True)
+            cursor = component_style(table, "diff-table--cursor")  # the theme's, over the table's background
+            drop = component_style(table, "diff-table--drop")
             strip = table.render_line(table.screen_line(table.cursor))
             colours = {seg.style.color for seg in strip if seg.text.strip() and seg.style is not None}
             assert colours == {cursor.color} and cursor.color != drop.color, theme
@@ -219,3 +224,34 @@ async def test_table_scrollbar_follows_the_view_the_end_key_and_the_terminal():
         consistent()
         first = table.lines.line_of(table.cursor)
         assert table.scroll_y <= first < table.scroll_y + table.scrollable_content_region.height
+
+
+@pytest.mark.parametrize("ident", ["call_日本", "call_日本語のツール呼び出し_7f3a", "日本語_call_x", "call_🙂🙂_end"])
+def test_ids_with_wide_characters_are_cut_in_cells_to_a_true_prefix_and_suffix(ident):
+    """`call_日本` in 7 cells was `ca…ll_日`: the tail counted in characters, the width in cells."""
+    from rich.cells import cell_len
+
+    from inspector.tui.widgets.diff_table import fit
+
+    for width in range(3, cell_len(ident)):
+        short = shorten(ident, width)
+        head, _, tail = short.partition("…")
+        assert cell_len(short) <= width and width - cell_len(short) <= 1, (width, short)  # at most a half-cell left
+        assert ident.startswith(head) and ident.endswith(tail) and tail, (width, short)
+        cut = fit(ident, width)
+        assert cell_len(cut) == width and ident.startswith(cut.rstrip(" ").rstrip("…")), (width, cut)
+    assert shorten("call_日本", 7) == "ca…日本"
+
+
+async def test_a_wide_character_id_in_a_narrow_table_keeps_its_end():
+    history = [{"role": "assistant", "content": "", "tool_calls": [{"id": "call_日本語のツール呼び出し_7f3a",
+                                                                 "name": "f"}]},
+               {"role": "tool", "content": "ok", "tool_call_id": "call_日本語のツール呼び出し_7f3a"}]
+    async with opened(stdin_data=orjson.dumps(history), size=(80, 24)) as (app, pilot):
+        await pilot.press("3")
+        table = app.main.query_one(DiffTable)
+        ids = table._widths(table.scrollable_content_region.width)[3]
+        assert 0 < ids < 34
+        lines = row_lines(app)
+        assert all(shorten("call_日本語のツール呼び出し_7f3a", ids) in ln for ln in lines[1:3]), lines[:3]
+        assert all("_7f3a" in ln for ln in lines[1:3])

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from inspector.bundled import samples_dir
 from inspector.engine import MEM5_STAGES as STAGES, normalize
 from inspector.formats import import_history
-from inspector.tui.rows import ADD, DROP, MOVE, SAME, CHANGE, Model
+from inspector.tui.rows import ADD, DROP, GHOST, MOVE, MOVE_KINDS, SAME, CHANGE, Model
 
 VECTORS = json.loads((Path(__file__).parent.parent / "vectors.json").read_text("utf-8"))
 
@@ -47,12 +47,22 @@ def check_model(raw):
         touched = {e.origin for e in stage.events}
         assert rows.changed() == [r for r in range(len(rows)) if rows.src[r] < 0 or rows.dst[r] < 0
                                   or rows.origins[r] in touched]
-        assert rows.layout().row_of == {o: r for r, o in enumerate(rows.origins) if o is not None}
+        assert rows.layout().row_of == {o: r for r, o in enumerate(rows.origins) if o is not None
+                                        and r not in rows.ghosts}
+        # A moved message (its event says so) has a ghost row at its old place: read in order,
+        # the rows' input indices (ghosts at their old place, moved rows skipped) are the input order.
+        moved = {e.origin for e in stage.events if e.kind in MOVE_KINDS}
+        assert sorted(rows.origins[r] for r in rows.ghosts) == sorted(moved)
+        before_order = [rows.ghosts[r] if r in rows.ghosts else rows.src[r] for r in range(len(rows))
+                        if r in rows.ghosts or (rows.src[r] >= 0 and rows.origins[r] not in moved)]
+        assert before_order == sorted(before_order)
+        assert sorted(before_order) == list(range(len(before)))
         row_drops = [e for e in stage.events if e.drop and e.call is None]
         synthesized = [e for e in stage.events if e.kind == "result-synthesized"]
         assert marks.count(DROP) == len(row_drops)
         assert marks.count(ADD) == len(synthesized)
         assert marks.count(MOVE) == sum(1 for e in stage.events if e.kind == "system-hoisted")
+        assert marks.count(GHOST) == marks.count(MOVE)
         # Dropped rows are exactly the origins the stage's row-level drop events name (the rows
         # keep input order; events keep the order the passes acted in).
         assert [rows.origins[r] for r in range(len(rows)) if marks[r] == DROP] == sorted(e.origin for e in row_drops)
@@ -62,8 +72,11 @@ def check_model(raw):
             row = rows.row(r)
             # Whether a row enters and leaves the stage comes from provenance, never from its
             # value: a raw entry that is JSON null still entered coerce.
-            assert row.entered == (rows.src[r] >= 0) and row.left == (rows.dst[r] >= 0)
-            if marks[r] == DROP:
+            assert row.entered == (rows.src[r] >= 0 or r in rows.ghosts) and row.left == (rows.dst[r] >= 0)
+            if marks[r] == GHOST:
+                assert row.before is before[rows.ghosts[r]] and row.after is None and row.ghost
+                assert row.events and all(e.origin == row.origin for e in row.events)
+            elif marks[r] == DROP:
                 assert row.after is None and rows.src[r] >= 0 and row.before is before[rows.src[r]]
                 assert row.entered and not row.left
             elif marks[r] == ADD:
@@ -105,7 +118,9 @@ def test_rows_follow_provenance_generated(raw):
     model = check_model(raw)
     for view in range(1, 5):
         for key in {model.rows(view).row(r).key for r in range(len(model.rows(view)))}:
-            if not isinstance(key, int):
+            if isinstance(key, tuple) and key[0] == "ghost":  # a moved message's old place
+                assert model.journey(key) == model.journey(key[1])
+            elif not isinstance(key, int):
                 steps = model.journey(key)
                 assert sum(s.status == "synthesized" for s in steps) == 1
 

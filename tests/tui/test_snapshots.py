@@ -1,4 +1,5 @@
-"""Screenshots of the main screens at 80x24 and 160x50, compared with accepted SVGs.
+"""Screenshots of the main screens at 80x24 and 160x50 (and, in a dark and the light theme,
+at 80x24, 120x35 and 160x50), compared with accepted SVGs.
 
 Each SVG under ``__snapshots__/test_snapshots/`` was looked at (as a PNG) when it was
 accepted. After a deliberate change to the screen: ``pytest tests/tui/test_snapshots.py
@@ -16,6 +17,9 @@ from inspector.tui.screenshots import app_for, settle
 
 SAMPLE = "17-long-parallel-call-ids.json"  # parallel calls with 38-character ids, drops with causes
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}
+THEMED_SIZES = {"80x24": (80, 24), "120x35": (120, 35), "160x50": (160, 50)}
+THEMES = ("textual-dark", "textual-light")
+MOVED = "06-system-mid-conversation.json"  # hoist moves a system message: the ghost rows
 
 
 class SVGSnapshot(SingleFileSnapshotExtension):
@@ -76,3 +80,23 @@ async def test_gallery_and_error_screens(size, svg):
     broken = InspectorApp(Source("<stdin>", None, b'[{"role": "user", "content": "hi"},\n  {"role": }]'))
     error = await _shots(broken, SIZES[size], [("error", [])])
     assert error["error"] == svg(name=f"error-{size}")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", THEMED_SIZES)
+async def test_main_screens_in_both_themes(size, theme, svg):
+    """The diff (repair, the cursor on the redeclared call), zoomed, the summary, and hoist's
+    split view with the cursor on its ghost row, at each size in a dark and the light theme."""
+    app = app_for(SAMPLE)
+    app.theme = theme
+    shots = await _shots(app, THEMED_SIZES[size], [
+        ("repair", ["3", *["down"] * 8]),
+        ("zoomed", ["z"]),
+        (None, ["z"]),
+        ("summary", ["u"]),
+    ])
+    moved = app_for(MOVED)
+    moved.theme = theme
+    shots.update(await _shots(moved, THEMED_SIZES[size], [("hoist-split", ["2", "s", *["down"] * 4])]))
+    for name, shot in shots.items():
+        assert shot == svg(name=f"{name}-{size}-{theme}")

@@ -27,8 +27,9 @@ def _cell(text: str) -> str:
 def help_markdown(bindings: Iterable[Binding]) -> str:
     lines = ["# Inspector", "",
              "Step through the four stages of MEM-5 as a diff. Markers: `-` dropped, `+` synthesized, "
-             "`↑` moved, `~` changed, blank for unchanged. A row shows each of its call ids on a line of "
-             "its own (in full on a screen 120 columns wide or more; narrower, cut in the middle with `…`); "
+             "`↑` moved, `~` changed, blank for unchanged; `┊` is a moved message's old place (dim). A row "
+             "shows each of its call ids on a line of its own (in full when the table has room, always from "
+             "120 columns; narrower, cut in the middle with `…`); "
              "a struck-out id is a call the stage removed. The tag after each row is the clause and every "
              "event kind that explains it, then its cause: `→ #1` names the input message that made the "
              "change necessary (the first declaration of a redeclared id, the first result of a duplicate, "

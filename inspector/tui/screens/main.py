@@ -34,7 +34,7 @@ from .. import reasoning as thinking
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
-from .. import causes, facts, search as finding, verdict
+from .. import causes, facts, layout, search as finding, verdict
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
@@ -54,13 +54,14 @@ from .open_file import OpenFileDialog
 from .providers import ProviderPicker
 from .sessions import SessionPicker
 
-WIDE = 120  # columns from which the side panel sits beside the table instead of under it
+WIDE = layout.BESIDE  # columns from which the side panel sits beside the table (layout decides)
 BACKGROUND_SEARCH = 20_000  # rows from which a search runs in a worker thread
 BIG_FILE = 2_000_000  # bytes from which the progress panel shows at once
 PANE_DELAY = 0.08  # seconds between pane updates while the cursor keeps moving
-# Footer entries left out below WIDE columns, so that Help and Quit always show (every key is
+# Footer entries left out below layout.FULL_FOOTER columns, so that Help and Quit always show (every key is
 # still bound, and listed in the help and the palette).
-NARROW_HIDDEN = frozenset({"filter.changed", "view.split", "filter.search", "row.journey"})
+MAXIMIZED_HIDDEN = frozenset({"row.details", "view.zoom"})  # a pane covers the table: esc Back instead
+NARROW_HIDDEN = frozenset({"filter.changed", "view.split", "filter.search", "row.journey", "stage.previous"})
 
 
 def _size(source: Source) -> int:
@@ -121,6 +122,8 @@ class MainScreen(Screen[None]):
                 tooltip="Counts by event kind for the whole run; enter on one shows only what it touched"),
         Binding("d", "changed_only", "Changed", id="filter.changed", tooltip="Show only changed rows (toggle)"),
         Binding("s", "split", "Split", id="view.split", tooltip="Side by side (before | after) or unified"),
+        Binding("z", "zoom", "Zoom", id="view.zoom",
+                tooltip="Zoom: the table takes the whole screen, the side panels hide (z again shows them)"),
         Binding("slash", "search", "Search", key_display="/", id="filter.search",
                 tooltip="Search message text or a tool call id"),
         Binding("j", "journey", "Journey", id="row.journey",
@@ -253,7 +256,13 @@ class MainScreen(Screen[None]):
     def active_bindings(self) -> dict[str, ActiveBinding]:
         """On a narrow screen the footer keeps the keys that matter most, Help and Quit among them."""
         bindings = super().active_bindings
-        if self.app.size.width >= WIDE:
+        if self.maximized is not None and "escape" in bindings:  # a pane covers the table: say how back,
+            bindings = {key: (active._replace(binding=replace(active.binding, show=False))  # in the room of
+                              if active.binding.id in MAXIMIZED_HIDDEN else active)   # keys for the table
+                        for key, active in bindings.items()}
+            back = bindings["escape"]
+            bindings["escape"] = back._replace(binding=replace(back.binding, show=True))
+        if layout.full_footer(self.app.size.width):
             return bindings
         return {key: (active._replace(binding=replace(active.binding, show=False))
                       if active.binding.id in NARROW_HIDDEN else active)
@@ -272,7 +281,11 @@ class MainScreen(Screen[None]):
                                        name=self.views[self.view] if self.view < len(self.views) else None,
                                        imported=self.doc.model.imported if self.doc is not None else None)
 
+    def watch_maximized(self) -> None:
+        self.refresh_bindings()  # the footer shows esc Back while a pane covers the table
+
     def on_resize(self) -> None:
+        self.query_one(SidePanel).styles.width = layout.panel(self.app.size.width).side or None
         self._show_rule()
         self.refresh_bindings()  # the footer's set of keys depends on the width
 
@@ -632,6 +645,8 @@ class MainScreen(Screen[None]):
             if self.changed_only or self.kind or self.query_text:
                 parts.append("esc clears")
             parts.append("split" if self.split else "unified")
+            if self.zoomed:
+                parts.append("zoomed: z shows the panels")
         self.query_one("#status", Static).update(Text(inert(" · ".join(parts))), layout=False)  # one line, always
 
     def current_key(self) -> Any:
@@ -711,6 +726,7 @@ class MainScreen(Screen[None]):
             return
         first = self.doc.model.first_view_of(kind)
         self._change(None, moved=True, kind=kind, **({"view": first} if first is not None else {}))
+        self.minimize()  # a narrow screen showed the summary maximized: the filtered table now
         self.query_one(DiffTable).focus()
 
     # -- actions ----------------------------------------------------------------------
@@ -731,7 +747,7 @@ class MainScreen(Screen[None]):
         self.query_one(TabbedContent).active = tab
         self._fill_tab(tab)
         widget.focus()
-        if self.app.size.width < WIDE:
+        if self.app.size.width < WIDE or self.zoomed:
             self.maximize(self.query_one(SidePanel), container=False)
 
     def action_details(self) -> None:
@@ -794,6 +810,18 @@ class MainScreen(Screen[None]):
     def action_split(self) -> None:
         self.split = not self.split
 
+    @property
+    def zoomed(self) -> bool:
+        return self.has_class("-zoomed")
+
+    def action_zoom(self) -> None:
+        """The table alone under the stage bar (app.tcss hides the rest); a pane opened
+        meanwhile shows maximized, and escape comes back to the zoomed table."""
+        self.minimize()
+        self.set_class(not self.zoomed, "-zoomed")
+        self.query_one(DiffTable).focus()
+        self._status()
+
     def action_search(self) -> None:
         if self.doc is None:
             return
@@ -819,7 +847,7 @@ class MainScreen(Screen[None]):
         if search.display:
             search.display = False
             table.focus()
-        elif self.focused is not table:
+        elif self.focused is not table or self.maximized is not None:  # a maximized pane covers the table
             self.minimize()
             table.focus()
         elif self.changed_only or self.kind or self.query_text:

@@ -77,7 +77,9 @@ def details_text(row: Row | None, view: int, name: str | None = None, imported: 
               json_block(pretty_json(row.before)) if row.entered
               else Text("(not there: created by this stage)"),
               Text(f"\nAfter {name}:", "bold"),
-              json_block(pretty_json(row.after)) if row.left else Text("(dropped by this stage)")]
+              json_block(pretty_json(row.after)) if row.left else Text(
+                  "(moved by this stage: this is its old place; the ↑ row shows it at the new one)" if row.ghost
+                  else "(dropped by this stage)")]
     return Group(*parts)
 
 

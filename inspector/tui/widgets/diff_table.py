@@ -21,40 +21,73 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .. import facts, layout, search
+from ..styles import component_style
 from ..adapter import describe_block
 from ..layout import ROLE_WIDTH
-from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, import_tag, original_part, role_of, tag_text
+from ..rows import (ADD, CHANGE, DROP, GHOST, MOVE, TAG_LEVEL_COUNT, Row, StageRows, call_ids, import_tag, original_part,
+                    role_of, tag_text)
 from ..text import compact_json, inert, preview
 
 
 _MARK_CLASS = {DROP: "diff-table--drop", ADD: "diff-table--add", MOVE: "diff-table--move",
-               CHANGE: "diff-table--change"}
+               CHANGE: "diff-table--change", GHOST: "diff-table--ghost"}
+MOVED_AWAY = "(moved: now at the ↑ row)"  # the split view's notes on a move, read from the ghost rows
+MOVED_HERE = "(moved here: ┊ was its place)"
+
+
+def head_cells(text: str, cells: int) -> str:
+    """The longest prefix of ``text`` at most ``cells`` wide (a wide character is never halved)."""
+    if cell_len(text) <= cells:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > cells:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
+
+
+def tail_cells(text: str, cells: int) -> str:
+    """The longest suffix of ``text`` at most ``cells`` wide."""
+    return head_cells(text[::-1], cells)[::-1]
 
 
 def fit(text: str, width: int) -> str:
-    """Exactly ``width`` cells; text that does not fit ends with an ellipsis."""
+    """Exactly ``width`` cells: a true prefix of the text and, when it does not fit, an ellipsis."""
     if width <= 0:
         return ""
     if cell_len(text) > width:
-        return set_cell_size(text, width - 1) + "…"
+        return set_cell_size(head_cells(text, width - 1) + "…", width)
     return set_cell_size(text, width)
 
 
 def shorten(ident: str, width: int) -> str:
     """An id cut in the middle (`call_…yon_7f3a9c`), always with an ellipsis: ids of one
-    history usually share a prefix and differ at the end, so the end keeps more."""
+    history usually share a prefix and differ at the end, so the end keeps more. The two
+    ends are a true prefix and a true suffix, measured in cells (`call_日本` keeps `本`)."""
     if cell_len(ident) <= width:
         return ident
     if width <= 2:
         return "…"[:width]
     keep = width - 1
-    head = keep // 3
-    return set_cell_size(ident, head) + "…" + ident[len(ident) - (keep - head):]
+    head = head_cells(ident, keep // 3)
+    return head + "…" + tail_cells(ident, keep - cell_len(head))
 
 
-def tag_of(row: Row, view: int, full: bool = True) -> str:
+# The tag column's header, the longest that fits its width.
+TAG_HEADERS = ("clause · kind → cause", "clause · kind", "kind")
+FATE_HEADERS = ("fate",)
+
+
+def header_for(options: tuple[str, ...], width: int) -> str:
+    return next((o for o in options if cell_len(o) <= width), options[-1])
+
+
+def tag_of(row: Row, view: int, level: int = 0) -> str:
     """The clause, kinds and cause that explain a row (see :func:`inspector.tui.rows.tag_text`)."""
-    return tag_text(row.events, view, full)
+    return tag_text(row.events, view, level, row.ghost)
 
 
 class Lines:
@@ -123,7 +156,7 @@ class DiffTable(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "diff-table--header", "diff-table--cursor", "diff-table--drop", "diff-table--add",
         "diff-table--move", "diff-table--change", "diff-table--dim", "diff-table--gone",
-        "diff-table--match", "diff-table--reasoning",
+        "diff-table--match", "diff-table--reasoning", "diff-table--ghost",
     }
 
     # watch_cursor refreshes the lines that change (or all of them when the table scrolls).
@@ -164,11 +197,6 @@ class DiffTable(ScrollView, can_focus=True):
             return 0
         return len(self.order) if self.order is not None else len(self.rows)
 
-    @property
-    def wide(self) -> bool:
-        """Every call id in full: the screen is wide enough (narrower, ids are shortened)."""
-        return layout.wide_ids(self.app.size.width)
-
     def show(self, rows: StageRows | None, order: list[int] | None, *, split: bool | None = None,
              keep: Any = None) -> None:
         """Show a view; put the cursor back on the message ``keep`` (a row key) if it is there."""
@@ -207,6 +235,8 @@ class DiffTable(ScrollView, can_focus=True):
     def _find(self, key: Any) -> int:
         """Cursor position of the row holding ``key``, or of the nearest earlier origin."""
         assert self.rows is not None
+        if isinstance(key, tuple) and key[0] == "ghost":  # a moved message's old place: go to the message
+            key = key[1]
         origins = self.rows.origins
         order = self.order if self.order is not None else range(len(self.rows))
         if isinstance(key, int) and self.order is None:
@@ -215,9 +245,10 @@ class DiffTable(ScrollView, can_focus=True):
                 return found
         if isinstance(key, int):
             best = 0
+            ghosts = self.rows.ghosts
             for pos, r in enumerate(order):
                 o = origins[r]
-                if o is None:
+                if o is None or r in ghosts:  # a moved message is found at its new place
                     continue
                 if o == key:
                     return pos
@@ -316,7 +347,7 @@ class DiffTable(ScrollView, can_focus=True):
 
     # -- rendering ------------------------------------------------------------------
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        return component_style(self, name)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The widget's style walks every ancestor: read it once per paint, not once per line."""
@@ -380,10 +411,11 @@ class DiffTable(ScrollView, can_focus=True):
         if rows is None:
             return layout.Measures(shown=False)
         measured = rows.layout()
-        tag = measured.tag
+        tags = measured.tags
         if rows.view == 0 and self.later:  # what entries cause later shares the fate column
-            tag = max(tag, min(max(map(len, self.later.values())), LATER_TAG))
-        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, tag,
+            later = min(max(map(len, self.later.values())), LATER_TAG)
+            tags = tuple(max(t, later) for t in tags) if tags else (later,) * TAG_LEVEL_COUNT
+        return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, tags,
                                measured.where, self.importing)
 
     def _where_width(self, width: int) -> int:
@@ -394,8 +426,13 @@ class DiffTable(ScrollView, can_focus=True):
 
     def _widths(self, width: int) -> tuple[int, int, int, int, int]:
         """(index, role, content, ids, tag): :func:`inspector.tui.layout.unified` decides."""
-        w = layout.unified(width, self._measures(), self.wide)
+        w = layout.unified(width, self._measures())
         return w.index, w.role, w.content, w.ids, w.tag
+
+    def tag_level(self, width: int) -> int:
+        """The tag's level of shortening for every row of the table (the layout's choice)."""
+        m = self._measures()
+        return (layout.split(width, m) if self.split else layout.unified(width, m)).level
 
     def _header(self, width: int) -> list[tuple[str, Style | None]]:
         if self.rows is None:
@@ -411,8 +448,8 @@ class DiffTable(ScrollView, can_focus=True):
         if ids:
             cells += [(" ", None), (set_cell_size("call ids", ids), None)]
         if tag:
-            cells += [(" ", None), (set_cell_size("fate" if self.rows.view == 0 else "clause · kind → cause", tag),
-                                    None)]
+            heads = FATE_HEADERS if self.rows.view == 0 else TAG_HEADERS
+            cells += [(" ", None), (set_cell_size(header_for(heads, tag), tag), None)]
         return cells
 
     def _ids_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
@@ -456,18 +493,15 @@ class DiffTable(ScrollView, can_focus=True):
     def _index_text(self, row: Row) -> str:
         return f"#{row.origin}" if row.origin is not None else "new"
 
-    def _tag(self, row: Row, width: int) -> str:
+    def _tag(self, row: Row, width: int, level: int) -> str:
+        """The row's tag at the table's one ``level``; cut with an ellipsis only when even
+        that level is wider than the column (the same for every row)."""
         view = self.rows.view if self.rows is not None else 0
-        text = tag_of(row, view)
+        text = tag_of(row, view, level)
         if not text and row.origin is not None and self.rows is not None:
             text = import_tag(self.rows.import_at.get(row.origin, []))
         if not text and view == 0 and row.origin is not None:
             text = self.later.get(row.origin, "")
-        if cell_len(text) > width and row.events:
-            text = tag_of(row, view, full=False)
-        if cell_len(text) > width and "(" in text:  # narrow: the rule panel names the clause
-            head, _, rest = text.partition("(")
-            text = head + rest.split(") ", 1)[-1].replace("→ #", "→#")
         return fit(text, width)
 
     def _unified_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
@@ -496,13 +530,13 @@ class DiffTable(ScrollView, can_focus=True):
             cells.append((" ", None))
             cells.extend(self._ids_cells(row, ids))
         if tag:
-            cells += [(" ", None), (self._tag(row, tag), None)]
+            cells += [(" ", None), (self._tag(row, tag, self.tag_level(width)), None)]
         return cells
 
     # -- split: before | after, the after side keeping the ids and the clause ---------
     def _split_widths(self, width: int) -> tuple[int, int, int, int]:
         """(left, right text, ids, tag): :func:`inspector.tui.layout.split` decides."""
-        w = layout.split(width, self._measures(), self.wide)
+        w = layout.split(width, self._measures())
         return w.left, w.right, w.ids, w.tag
 
     def _split_header(self, width: int) -> list[tuple[str, Style | None]]:
@@ -517,7 +551,7 @@ class DiffTable(ScrollView, can_focus=True):
         if ids:
             cells += [(" ", None), (set_cell_size("call ids", ids), None)]
         if tag:
-            cells += [(" ", None), (set_cell_size("clause · kind → cause", tag), None)]
+            cells += [(" ", None), (set_cell_size(header_for(TAG_HEADERS, tag), tag), None)]
         return cells
 
     def _split_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
@@ -542,6 +576,12 @@ class DiffTable(ScrollView, can_focus=True):
         elif view == 0:
             left = side(row.after, True, "", half)
             right = [(" " * right_width, None)]
+        elif row.ghost:  # the before column reads in the order the stage received
+            left = side(row.before, True, "", half)
+            right = [(fit(MOVED_AWAY, right_width), dim)]
+        elif row.mark == MOVE and self.rows.ghosts:
+            left = [(fit(MOVED_HERE, half), dim)]
+            right = side(row.after, row.left, "(dropped)", right_width)
         else:
             left = side(row.before, row.entered, "(not there before: created by this stage)", half)
             right = side(row.after, row.left, "(dropped)", right_width)
@@ -549,7 +589,7 @@ class DiffTable(ScrollView, can_focus=True):
         if ids:
             cells += [(" ", None), *self._ids_cells(row, ids)]
         if tag:
-            cells += [(" ", None), (self._tag(row, tag), None)]
+            cells += [(" ", None), (self._tag(row, tag, self.tag_level(width)), None)]
         return cells
 
     def _original(self, row: Row) -> str:

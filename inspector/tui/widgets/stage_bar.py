@@ -13,6 +13,7 @@ from textual.widget import Widget
 
 from ..adapter import is_extension
 from ..rows import VIEWS
+from ..styles import component_style
 
 
 def chip_label(view: int, counts: dict[str, int], name: str | None = None, compact: bool = False) -> str:
@@ -77,11 +78,11 @@ class StageBar(Widget):
                 text.append(" ")
             start = text.cell_len
             if view == self.current:
-                style = self.get_component_rich_style("stage-bar--current", partial=True)
+                style = component_style(self, "stage-bar--current")
             elif view and any(self.counts[view].get(k) for k in ("dropped", "synthesized", "moved", "other")):
-                style = self.get_component_rich_style("stage-bar--active", partial=True)
+                style = component_style(self, "stage-bar--active")
             else:
-                style = self.get_component_rich_style("stage-bar--chip", partial=True)
+                style = component_style(self, "stage-bar--chip")
             text.append(f" {label} ", style)
             self._spans.append((start, text.cell_len, view))
         return text
