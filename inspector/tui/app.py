@@ -10,6 +10,7 @@ from textual.app import App
 from .commands import InspectorCommands
 from .loader import Source
 from .screens.main import MainScreen
+from .screens.playground import PlaygroundScreen, ask_before_quit
 
 
 class InspectorApp(App[int]):
@@ -18,8 +19,9 @@ class InspectorApp(App[int]):
     COMMANDS = App.COMMANDS | {InspectorCommands}  # stage:, filter:, row:, export: … entries
 
     def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
-                 target: str = "auto", browse: str | None = None) -> None:
+                 target: str = "auto", browse: str | None = None, watch: bool = False) -> None:
         super().__init__()
+        self.watch = watch  # --watch: read the file again when it changes on disk
         self.source = source
         self.strict = strict
         self.target = target
@@ -31,7 +33,7 @@ class InspectorApp(App[int]):
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(MainScreen(strict=self.strict, target=self.target), "main")
+        self.install_screen(PlaygroundScreen(strict=self.strict, target=self.target, watch_file=self.watch), "main")
         self.push_screen("main")
         if self.browse is not None:
             self.main.browse_root = self.browse
@@ -41,17 +43,23 @@ class InspectorApp(App[int]):
         elif self.open_gallery:
             self.main.action_gallery()
 
+    async def action_quit(self) -> None:
+        """Quit; unsaved edits (the playground's) ask first."""
+        if not ask_before_quit(self):
+            self.exit()
+
 
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
              gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
-             session: str | None = None, target: str = "auto") -> InspectorApp:
+             session: str | None = None, target: str = "auto", watch: bool = False) -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
     ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
     ``session`` picks one session of a file that holds several (``--session ID``; without it
     such a file opens on a picker of its sessions); ``target`` the provider whose verdict the
     screen shows (``auto``: the one the format speaks; none for a flat history, which shows
-    every provider's); a folder opens a browser of its history and session files."""
+    every provider's); a folder opens a browser of its history and session files; ``watch``
+    reads the file again whenever it changes on disk (``--watch``)."""
     browse = None
     if stdin_data is not None:
         source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
@@ -61,7 +69,7 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
         source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
-    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse)
+    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, watch=watch)
 
 
 def reattach_terminal() -> None:
@@ -74,7 +82,7 @@ def reattach_terminal() -> None:
 
 
 def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None,
-        target: str = "auto") -> int:
+        target: str = "auto", watch: bool = False) -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -87,7 +95,7 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
                 return 2
         app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target)
     else:
-        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target)
+        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, watch=watch)
     result = app.run()
     return result if isinstance(result, int) else 0
 

@@ -143,6 +143,11 @@ def renormalize(doc: Document, strict: bool, progress: ReportProgress = lambda p
         return _frozen(_repaired(doc.source, doc.imported, progress, strict))
 
 
+def reread(doc: Document, imported: Imported, progress: ReportProgress = lambda phase, fraction: None) -> Document:
+    """An edited history's new import (the playground's), repaired as ``doc`` was (strict or not)."""
+    return _repaired(doc.source, imported, progress, doc.strict)
+
+
 def _repaired(source: Source, imported: Imported, progress: ReportProgress, strict: bool) -> Document:
     raw = imported.messages
     progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
