@@ -1,0 +1,227 @@
+"""The playground through the app's public factory: edit, undo, save, watch, quit."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from textual.widgets import Input, OptionList, TextArea
+
+from inspector.bundled import samples_dir
+from inspector.tui.screens.editor import EditorDialog, TemplatePicker
+from inspector.tui.screens.save_edits import ConfirmDialog, SaveEditsDialog
+from inspector.tui.widgets.diff_table import DiffTable
+from inspector.tui.widgets.title_bar import TitleBar
+
+from .helpers import opened, table_lines
+
+CLEAN = "12-clean-history.json"
+
+
+@pytest.fixture
+def clean(tmp_path):
+    path = tmp_path / CLEAN
+    shutil.copy(samples_dir() / CLEAN, path)
+    return path
+
+
+async def settled(app, pilot, tries: int = 300) -> None:
+    """Until the edit's worker has been read and shown."""
+    for _ in range(tries):
+        await pilot.pause(0.01)
+        if app.main._pending is None and app.main.loading_source is None:
+            await pilot.pause()
+            return
+    raise AssertionError("the edit was never shown")
+
+
+def select(app, role: str) -> int:
+    table = app.main.query_one(DiffTable)
+    row = next(i for i, m in enumerate(app.main.doc.raw) if isinstance(m, dict) and m.get("role") == role)
+    table.cursor = table.position_of(row)
+    return row
+
+
+def kinds(app) -> list[str]:
+    return [e.kind for e in app.main.doc.result.events]
+
+
+async def test_deleting_the_result_makes_repair_synthesize_one_and_undo_takes_it_back(clean):
+    before = clean.read_bytes()
+    async with opened(clean) as (app, pilot):
+        assert kinds(app) == []
+        select(app, "tool")
+        await pilot.press("x")
+        await settled(app, pilot)
+        assert kinds(app) == ["result-synthesized"]
+        assert "modified: edit 1 of 1, unsaved" in app.main.query_one(TitleBar).name_text
+        await pilot.press("3")
+        await pilot.pause()
+        assert any("result-synthesized" in line for line in table_lines(app))
+        await pilot.press("ctrl+z")
+        await settled(app, pilot)
+        assert kinds(app) == [] and app.main.view == 3  # the stage stays
+        await pilot.press("ctrl+y")
+        await settled(app, pilot)
+        assert kinds(app) == ["result-synthesized"]
+    assert clean.read_bytes() == before  # the input is never written
+
+
+async def test_x_deletes_on_view_0_only(clean):
+    async with opened(clean) as (app, pilot):
+        await pilot.press("2")
+        await pilot.press("x")  # the next problem here, not a delete
+        await pilot.pause(0.1)
+        assert app.main.edits is None and len(app.main.doc.raw) == 5
+
+
+async def test_the_editor_refuses_invalid_json_in_place_and_applies_valid_json(clean):
+    async with opened(clean) as (app, pilot):
+        row = select(app, "user")
+        await pilot.press("E")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, EditorDialog)
+        area = dialog.query_one(TextArea)
+        assert json.loads(area.text) == app.main.doc.raw[row]
+        area.text = '{"role": "user",\n  "content": oops}'
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog  # not applied
+        error = str(dialog.query_one("#editor-error").render())
+        assert "line 2, column" in error
+        assert area.cursor_location[0] == 1
+        area.text = '{"role": "tool", "content": "orphan", "tool_call_id": "nobody"}'
+        await pilot.press("ctrl+s")
+        await settled(app, pilot)
+        assert app.screen is app.main
+        assert kinds(app) == ["result-orphan"]
+        assert app.main.query_one(DiffTable).current.origin == row  # the cursor stays on the edited entry
+
+
+async def test_insert_from_a_template_answers_the_selected_call_and_moves(clean):
+    async with opened(clean) as (app, pilot):
+        select(app, "tool")
+        await pilot.press("x")
+        await settled(app, pilot)
+        assert kinds(app) == ["result-synthesized"]
+        select(app, "assistant")  # the turn with the call
+        await pilot.press("a")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, TemplatePicker)
+        options = picker.query_one(OptionList)
+        options.highlighted = [options.get_option_at_index(i).id for i in range(options.option_count)].index("result")
+        await pilot.press("enter")
+        await settled(app, pilot)
+        assert kinds(app) == []  # the new result answers call_ci_3
+        new = app.main.query_one(DiffTable).current.origin
+        assert app.main.doc.raw[new]["tool_call_id"] == "call_ci_3"
+        await pilot.press("alt+up")
+        await settled(app, pilot)
+        assert app.main.doc.raw[new - 1].get("role") == "tool"
+        assert app.main.query_one(DiffTable).current.origin == new - 1  # the cursor follows the moved entry
+        assert app.main.edits.describe() == "edit 3 of 3"
+
+
+async def test_an_anthropic_block_is_deleted_in_its_message_and_the_import_runs_again(tmp_path):
+    path = tmp_path / "13.json"
+    shutil.copy(samples_dir() / "13-anthropic-retry-and-parallel-call.json", path)
+    async with opened(path) as (app, pilot):
+        doc = app.main.doc
+        row = next(i for i, loc in enumerate(doc.imported.sources)
+                   if loc.blocks is not None and len(loc.blocks) == 1
+                   and doc.imported.messages[i].get("role") == "tool")
+        loc = doc.imported.sources[row]
+        blocks = len(doc.imported.history[loc.message][loc.key])
+        table = app.main.query_one(DiffTable)
+        table.cursor = table.position_of(row)
+        await pilot.press("x")
+        await settled(app, pilot)
+        fresh = app.main.doc.imported
+        assert fresh.format == "anthropic"
+        assert len(fresh.history[loc.message][loc.key]) == blocks - 1
+        assert len(fresh.messages) == len(doc.imported.messages) - 1  # one flat row fewer, read by the importer
+
+
+async def test_save_writes_a_new_file_asks_before_replacing_and_never_the_input(clean):
+    before = clean.read_bytes()
+    target = clean.with_name("12-clean-history.edited.json")
+    async with opened(clean) as (app, pilot):
+        await pilot.press("ctrl+s")  # no edits: not ours, nothing opens
+        await pilot.pause()
+        assert not isinstance(app.screen, SaveEditsDialog)
+        select(app, "tool")
+        await pilot.press("x")
+        await settled(app, pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, SaveEditsDialog)
+        field = dialog.query_one(Input)
+        assert field.value == str(target)
+        field.value = str(clean)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "input file" in str(dialog.query_one("#save-note").render())
+        target.write_text("[]")
+        field.value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog and "exists" in str(dialog.query_one("#save-note").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert not app.main.edits.unsaved
+        assert "saved" in app.main.query_one(TitleBar).name_text
+    assert clean.read_bytes() == before
+    saved = json.loads(target.read_text())
+    assert saved == [m for m in json.loads(before) if m.get("role") != "tool"]
+
+
+async def test_quitting_with_unsaved_edits_asks(clean):
+    async with opened(clean) as (app, pilot):
+        select(app, "tool")
+        await pilot.press("x")
+        await settled(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("escape")  # no: stay
+        await pilot.pause()
+        assert app.screen is app.main and app.is_running
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.click("#yes")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+async def test_export_works_on_the_edited_history(clean):
+    async with opened(clean) as (app, pilot):
+        select(app, "tool")
+        await pilot.press("x")
+        await settled(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.screen.result is app.main.doc.result
+        assert [e.kind for e in app.screen.result.events] == ["result-synthesized"]
+
+
+async def test_watch_reads_the_file_again_and_says_what_changed(clean):
+    async with opened(clean, watch=True) as (app, pilot):
+        await pilot.press("3")
+        await pilot.pause()
+        history = json.loads(clean.read_text())
+        history.insert(3, {"role": "tool", "content": "again", "tool_call_id": "call_ci_3"})
+        clean.write_text(json.dumps(history))
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if len(app.main.doc.raw) == 6 and app.main.loading_source is None:
+                break
+        assert len(app.main.doc.raw) == 6
+        assert app.main.view == 3  # the stage stays
+        assert any(e.drop for e in app.main.doc.result.events)
+        said = [n.message for n in app.notified if "changed on disk" in str(n.title)]
+        assert said and "1 entry added" in said[-1] and "repair now drops 1 (was 0)" in said[-1]
