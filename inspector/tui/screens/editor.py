@@ -39,6 +39,14 @@ def json_editor(text: str, *, id: str | None = None) -> TextArea:
 class EditorDialog(ModalScreen[Any]):
     """Dismisses with the parsed value, or :data:`NOTHING` (escape, or cancel)."""
 
+    DEFAULT_CSS = """
+    EditorDialog #editor-box { width: 90%; max-width: 120; height: 90%; padding: 0 1; }
+    EditorDialog #editor-text { height: 1fr; min-height: 5; }
+    EditorDialog #editor-help, EditorDialog #editor-keys { color: $text-muted; }
+    EditorDialog #editor-error { height: auto; color: $text-error; }
+    EditorDialog #editor-buttons { height: auto; }
+    """
+
     BINDINGS = [
         Binding("ctrl+s", "apply", "Apply", id="editor.apply", tooltip="Apply the edit (invalid JSON is not applied)"),
         Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without applying"),
@@ -52,16 +60,16 @@ class EditorDialog(ModalScreen[Any]):
         self.error: InputError | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="editor-box"):
+        with Vertical(id="editor-box", classes="dialog"):
             yield Label(Text(inert(self.title_text), style="bold"), id="editor-title")
             if self.note:
                 yield Static(Text(inert(self.note)), id="editor-help")
             yield json_editor(self.text, id="editor-text")
             yield Static(id="editor-error")
-            with Horizontal(id="editor-buttons"):
+            with Horizontal(id="editor-buttons", classes="buttons"):
                 yield Button("Apply", variant="primary", id="editor-apply")
                 yield Button("Cancel", id="editor-cancel")
-            yield Static(Text("ctrl+s applies · escape closes without applying", style="italic"), id="editor-keys")
+            yield Static(Text("ctrl+s applies · escape closes without applying"), id="editor-keys")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -101,6 +109,10 @@ class TemplatePicker(ModalScreen[str | None]):
     """Which new entry to insert: dismisses with a template's name, or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="templates.cancel", tooltip="Insert nothing")]
+    DEFAULT_CSS = """
+    TemplatePicker #templates-list { height: auto; max-height: 12; margin: 1 0; }
+    TemplatePicker .dialog-hint { color: $text-muted; }
+    """
 
     def __init__(self, choices: list[tuple[str, str]], where: str) -> None:
         super().__init__()
@@ -108,11 +120,11 @@ class TemplatePicker(ModalScreen[str | None]):
         self.where = where
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="templates-box"):
+        with Vertical(id="templates-box", classes="dialog"):
             yield Label(Text(inert(f"Insert a new entry {self.where}"), style="bold"))
             yield OptionList(*(Option(Text(inert(label)), id=name) for name, label in self.choices),
                              id="templates-list")
-            yield Static(Text("enter inserts · escape closes", style="italic"))
+            yield Static(Text("enter inserts · escape closes"), classes="dialog-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

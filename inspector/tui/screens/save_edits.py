@@ -48,7 +48,7 @@ class ConfirmDialog(ModalScreen[bool]):
         with Vertical(id="dialog", classes="dialog"):
             yield Static(Text(inert(self.title_text)), id="dialog-title")
             yield Static(Text(inert(self.message, single_line=False)), id="dialog-message")
-            with Horizontal(classes="dialog-buttons"):
+            with Horizontal(classes="buttons"):
                 yield Button(self.no, id="no")
                 yield Button(self.yes, variant="warning", id="yes")
             yield Static("esc answers no", classes="dialog-hint")
@@ -67,6 +67,8 @@ class ConfirmDialog(ModalScreen[bool]):
 class SaveEditsDialog(ModalScreen[str | None]):
     """Dismisses with the path written, or None. ``data`` gives the bytes when writing."""
 
+    DEFAULT_CSS = "SaveEditsDialog #save-note { height: auto; color: $text-warning; }"
+
     BINDINGS = [Binding("escape", "cancel", "Close", id="save.cancel", tooltip="Close without writing")]
 
     def __init__(self, default: str, inputs: tuple[str, ...], data: Callable[[], bytes], what: str) -> None:
@@ -80,10 +82,10 @@ class SaveEditsDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog"):
             yield Static(Text("Save the edited history as a new file"), id="dialog-title")
-            yield Static(Text(inert(self.what), style="italic"), id="save-what")
+            yield Static(Text(inert(self.what)), id="save-what", classes="dialog-hint")
             yield Input(self.default, id="save-path")
             yield Static(id="save-note")
-            with Horizontal(classes="dialog-buttons"):
+            with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Save", variant="primary", id="save")
             yield Static("enter saves · esc closes · the input file is never written", classes="dialog-hint")
