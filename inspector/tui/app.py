@@ -22,6 +22,7 @@ class InspectorApp(App[int]):
                  target: str = "auto", browse: str | None = None, watch: bool = False) -> None:
         super().__init__()
         self.watch = watch  # --watch: read the file again when it changes on disk
+        self.lessons = False  # inspector learn: open on the lessons
         self.source = source
         self.strict = strict
         self.target = target
@@ -42,6 +43,8 @@ class InspectorApp(App[int]):
             self.call_after_refresh(self.main.load, self.source)
         elif self.open_gallery:
             self.main.action_gallery()
+        if self.lessons:  # inspector learn
+            self.main.action_learn()
 
     async def action_quit(self) -> None:
         """Quit; unsaved edits (the playground's) ask first."""
@@ -100,4 +103,16 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
     return result if isinstance(result, int) else 0
 
 
-__all__ = ["InspectorApp", "make_app", "run"]
+def make_lessons_app() -> InspectorApp:
+    """``inspector learn``: the app, opened on the lessons."""
+    app = InspectorApp(None, gallery=False)
+    app.lessons = True
+    return app
+
+
+def run_lessons() -> int:
+    result = make_lessons_app().run()
+    return result if isinstance(result, int) else 0
+
+
+__all__ = ["InspectorApp", "make_app", "make_lessons_app", "run", "run_lessons"]

@@ -98,6 +98,7 @@ class PlaygroundScreen(MainScreen):
         self._quiet = False
         self._watched: str | None = None
         self._watch_previous: Document | None = None
+        self.lessons: Any = None  # the lessons' state (screens/learn.py), once opened
 
     # -- which key does what: the one place -------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -407,9 +408,11 @@ class PlaygroundScreen(MainScreen):
 
     # -- lessons -----------------------------------------------------------------------------
     def action_learn(self) -> None:
-        from .learn import LearnScreen
+        from .learn import LearnScreen, LessonState
 
-        self.app.push_screen(LearnScreen())
+        if self.lessons is None:
+            self.lessons = LessonState()  # kept while the lessons are closed: L comes back to the same place
+        self.app.push_screen(LearnScreen(self.lessons))
 
 
 def read_native(doc: Document, native: Native) -> Any:
