@@ -55,7 +55,7 @@ async def test_deleting_the_result_makes_repair_synthesize_one_and_undo_takes_it
         await pilot.press("x")
         await settled(app, pilot)
         assert kinds(app) == ["result-synthesized"]
-        assert "modified: edit 1 of 1, unsaved" in app.main.query_one(TitleBar).name_text
+        assert "[modified · edit 1 of 1]" in app.main.query_one(TitleBar).name_text
         await pilot.press("3")
         await pilot.pause()
         assert any("result-synthesized" in line for line in table_lines(app))
@@ -174,7 +174,7 @@ async def test_save_writes_a_new_file_asks_before_replacing_and_never_the_input(
         await pilot.pause()
         assert app.screen is app.main
         assert not app.main.edits.unsaved
-        assert "saved" in app.main.query_one(TitleBar).name_text
+        assert "[saved · edit 1 of 1]" in app.main.query_one(TitleBar).name_text
     assert clean.read_bytes() == before
     saved = json.loads(target.read_text())
     assert saved == [m for m in json.loads(before) if m.get("role") != "tool"]

@@ -49,7 +49,8 @@ class EditorDialog(ModalScreen[Any]):
 
     BINDINGS = [
         Binding("ctrl+s", "apply", "Apply", id="editor.apply", tooltip="Apply the edit (invalid JSON is not applied)"),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without applying"),
+        # priority: the text area would take escape to leave itself, and the dialog would stay
+        Binding("escape", "cancel", "Cancel", priority=True, id="editor.cancel", tooltip="Close without applying"),
     ]
 
     def __init__(self, title: str, text: str, note: str = "") -> None:

@@ -56,9 +56,12 @@ def _content(message: Any) -> str:
 
 
 class LearnScreen(Screen[None]):
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
     DEFAULT_CSS = """
     LearnScreen #learn-head { height: auto; background: $panel; text-style: bold; padding: 0 1; }
     LearnScreen #learn-clause { height: auto; max-height: 9; padding: 0 1; border: round $primary 50%; }
+    LearnScreen.-short #learn-clause { max-height: 6; }
+    LearnScreen.-short #learn-why { max-height: 6; }
     LearnScreen #learn-prompt { height: auto; padding: 0 1; color: $text-warning; }
     LearnScreen #learn-table { height: 1fr; min-height: 5; }
     LearnScreen #learn-why { height: auto; max-height: 10; padding: 0 1; }
@@ -153,15 +156,14 @@ class LearnScreen(Screen[None]):
                 lines.append(Text("Enter: the next stage.", style="italic"))
             self.query_one("#learn-why-text", Static).update(Text("\n").join(lines))
             self.query_one("#learn-prompt", Static).update(Text(
-                "Revealed: your marks beside the engine's events (- dropped, ↑ moved, ~ changed, + a row added after)."))
+                "Revealed: your marks beside the engine's (- dropped, ↑ moved, ~ changed, + a row added after)"))
         else:
             table.add_columns("you", "#in", "role", "content", "call ids")
             for item in entering(rows):
                 guess = state.guesses.get(item.position, Guess())
                 table.add_row(self._marks(guess.mark, guess.adds_after), *self._cells(item))
             self.query_one("#learn-prompt", Static).update(Text(
-                "Predict before you see: mark each message this clause will drop (d), move (m) or change (c), and "
-                "+ where it adds a row after one; space clears. Enter reveals."))
+                "Predict first: d drop · m move · c change · + a row added after it · space clears · enter reveals"))
             self.query_one("#learn-why-text", Static).update(Text(""))
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))

@@ -342,8 +342,8 @@ class PlaygroundScreen(MainScreen):
     def _show_document(self, keep: Any = None) -> None:
         super()._show_document(keep)
         if self.doc is not None and self.edits is not None and self.edits.total:
-            state = "unsaved" if self.edits.unsaved else ("saved" if self.edits.edited else "as given")
-            self.query_one(TitleBar).show(f"{self.doc.source.name} [modified: {self.edits.describe()}, {state}]",
+            state = "modified" if self.edits.unsaved else ("saved" if self.edits.edited else "as given")
+            self.query_one(TitleBar).show(f"{self.doc.source.name} [{state} · {self.edits.describe()}]",
                                           len(self.doc.raw), self.doc.result)
 
     def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
