@@ -225,3 +225,36 @@ async def test_watch_reads_the_file_again_and_says_what_changed(clean):
         assert any(e.drop for e in app.main.doc.result.events)
         said = [n.message for n in app.notified if "changed on disk" in str(n.title)]
         assert said and "1 entry added" in said[-1] and "repair now drops 1 (was 0)" in said[-1]
+        assert not any(str(n.message).startswith("Reloaded") for n in app.notified)  # said once, with what changed
+
+
+async def test_a_session_line_is_edited_and_saved_the_other_lines_byte_for_byte(tmp_path):
+    path = tmp_path / "session.jsonl"
+    shutil.copy(samples_dir() / "21-claude-code-session.jsonl", path)
+    before = path.read_bytes()
+    async with opened(path) as (app, pilot):
+        doc = app.main.doc
+        row = len(doc.imported.messages) - 1
+        line = doc.imported.sources[row].message
+        table = app.main.query_one(DiffTable)
+        table.cursor = table.position_of(row)
+        await pilot.press("E")
+        await pilot.pause()
+        area = app.screen.query_one(TextArea)
+        entry = json.loads(area.text)
+        assert entry == json.loads(before.splitlines()[line])  # the line, as the file holds it
+        entry["message"]["content"] = "edited in the playground"
+        area.text = json.dumps(entry)
+        await pilot.press("ctrl+s")
+        await settled(app, pilot)
+        assert app.main.doc.imported.format == "claude-code"
+        assert app.main.doc.imported.messages[row]["content"] == "edited in the playground"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+    saved = path.with_name("session.edited.jsonl").read_bytes().splitlines()
+    original = before.splitlines()
+    assert len(saved) == len(original)
+    assert [k for k, (a, b) in enumerate(zip(saved, original)) if a != b] == [line]
+    assert path.read_bytes() == before

@@ -332,10 +332,15 @@ class PlaygroundScreen(MainScreen):
         if not edited and not toggled:
             self.edits = None  # another file, or the file read again from disk
             self._pending = None
-        super()._install(doc)
+        watched = self._watch_previous is not None and previous is not None and previous.source == doc.source
+        self._quiet = edited or watched  # a watch reload says what changed instead of "Reloaded"
+        try:
+            super()._install(doc)
+        finally:
+            self._quiet = edited
         if not edited and not toggled:
             self._watch(doc)
-            if self._watch_previous is not None and previous is not None:
+            if watched:
                 self.notify(watch.changes(self._watch_previous, doc), title=f"{doc.source.name} changed on disk")
             self._watch_previous = None
 
