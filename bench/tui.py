@@ -45,7 +45,7 @@ ROOT = HERE.parent
 FIRST_SCREEN_GOAL = 2.0
 SWITCH_GOAL = 0.2
 EDIT_GOAL = 0.1
-EDIT_KEYS = 20  # x and ctrl+z, alternately
+EDIT_KEYS = 20  # delete and ctrl+z, alternately
 KEYS = ["1", "2", "3", "4", "0", "n", "n", "p", "3", "s", "d", "d", "s"]
 
 
@@ -146,7 +146,7 @@ def _edit_child(path: str) -> None:
             for k in range(EDIT_KEYS):
                 shown = main.doc
                 start = time.perf_counter()
-                await pilot.press("x" if k % 2 == 0 else "ctrl+z")
+                await pilot.press("delete" if k % 2 == 0 else "ctrl+z")
                 while main.doc is shown or main._pending is not None:
                     await pilot.pause(0.001)
                 await pilot.pause()  # the frame that paints it
@@ -181,7 +181,7 @@ def _edits(messages: int, seed: int) -> bool:
     path = ensure_data(messages, seed)
     run = _edit_run(path)
     keys, own = sorted(run["keys"]), sorted(run["app"])
-    print(f"playground, {run['messages']:,} messages: edit to screen (x / ctrl+z, key to painted screen), "
+    print(f"playground, {run['messages']:,} messages: edit to screen (delete / ctrl+z, key to painted screen), "
           f"{len(keys)} keys: median {keys[len(keys) // 2]:.3f} s, worst {keys[-1]:.3f} s "
           f"(the test harness's own waits included); app side only (key handled to history installed): median "
           f"{own[len(own) // 2]:.4f} s, worst {own[-1]:.4f} s")

@@ -49,7 +49,7 @@ SHOTS = [
     ("verdict-picker", "11-known-limit-separated-result.json", (100, 30), ["v"]),
     ("verdict-problems", "11-known-limit-separated-result.json", (100, 30), ["v", "enter"]),
     ("playground-editor", "12-clean-history.json", (120, 36), ["down", "down", "E"]),
-    ("playground-repair", "12-clean-history.json", (120, 36), ["down", "down", "down", "x", "3", "up"]),
+    ("playground-repair", "12-clean-history.json", (120, 36), ["down", "down", "down", "delete", "3", "up"]),
 ]
 THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
     {"role": "user", "content": "What is 17 * 23?"},

@@ -379,7 +379,7 @@ def parse_value(text: str, name: str = "<editor>") -> Any:
     from ..io import InputError, parse_json
 
     if not text.strip():
-        raise InputError(name, "empty: write one JSON value (x deletes the entry instead)", 1, 1)
+        raise InputError(name, "empty: write one JSON value (delete removes the entry instead)", 1, 1)
     return parse_json(text.encode("utf-8"), name)
 
 

@@ -52,7 +52,7 @@ async def test_deleting_the_result_makes_repair_synthesize_one_and_undo_takes_it
     async with opened(clean) as (app, pilot):
         assert kinds(app) == []
         select(app, "tool")
-        await pilot.press("x")
+        await pilot.press("delete")
         await settled(app, pilot)
         assert kinds(app) == ["result-synthesized"]
         assert "[modified · edit 1 of 1]" in app.main.query_one(TitleBar).name_text
@@ -68,10 +68,12 @@ async def test_deleting_the_result_makes_repair_synthesize_one_and_undo_takes_it
     assert clean.read_bytes() == before  # the input is never written
 
 
-async def test_x_deletes_on_view_0_only(clean):
+async def test_delete_deletes_on_view_0_only_and_x_stays_the_next_problem(clean):
     async with opened(clean) as (app, pilot):
         await pilot.press("2")
-        await pilot.press("x")  # the next problem here, not a delete
+        await pilot.press("delete")  # not an edit on a stage's view
+        await pilot.press("0")
+        await pilot.press("x")  # the next problem, on view 0 too
         await pilot.pause(0.1)
         assert app.main.edits is None and len(app.main.doc.raw) == 5
 
@@ -103,7 +105,7 @@ async def test_the_editor_refuses_invalid_json_in_place_and_applies_valid_json(c
 async def test_insert_from_a_template_answers_the_selected_call_and_moves(clean):
     async with opened(clean) as (app, pilot):
         select(app, "tool")
-        await pilot.press("x")
+        await pilot.press("delete")
         await settled(app, pilot)
         assert kinds(app) == ["result-synthesized"]
         select(app, "assistant")  # the turn with the call
@@ -137,7 +139,7 @@ async def test_an_anthropic_block_is_deleted_in_its_message_and_the_import_runs_
         blocks = len(doc.imported.history[loc.message][loc.key])
         table = app.main.query_one(DiffTable)
         table.cursor = table.position_of(row)
-        await pilot.press("x")
+        await pilot.press("delete")
         await settled(app, pilot)
         fresh = app.main.doc.imported
         assert fresh.format == "anthropic"
@@ -153,7 +155,7 @@ async def test_save_writes_a_new_file_asks_before_replacing_and_never_the_input(
         await pilot.pause()
         assert not isinstance(app.screen, SaveEditsDialog)
         select(app, "tool")
-        await pilot.press("x")
+        await pilot.press("delete")
         await settled(app, pilot)
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -183,7 +185,7 @@ async def test_save_writes_a_new_file_asks_before_replacing_and_never_the_input(
 async def test_quitting_with_unsaved_edits_asks(clean):
     async with opened(clean) as (app, pilot):
         select(app, "tool")
-        await pilot.press("x")
+        await pilot.press("delete")
         await settled(app, pilot)
         await pilot.press("q")
         await pilot.pause()
@@ -201,7 +203,7 @@ async def test_quitting_with_unsaved_edits_asks(clean):
 async def test_export_works_on_the_edited_history(clean):
     async with opened(clean) as (app, pilot):
         select(app, "tool")
-        await pilot.press("x")
+        await pilot.press("delete")
         await settled(app, pilot)
         await pilot.press("e")
         await pilot.pause()

@@ -20,7 +20,7 @@ async def test_editor_and_an_edit_followed_by_every_stage(size, svg):  # noqa: F
     shots = await _shots(app_for(CLEAN), SIZES[size], [
         ("editor", ["down", "down", "E"]),
         ("editor-error", ["end", "x", "ctrl+s"]),
-        (None, ["escape", "down", "x"]),
+        (None, ["escape", "down", "delete"]),
         ("deleted", []),
         ("deleted-repair", ["3", "down", "down", "down"]),
     ])

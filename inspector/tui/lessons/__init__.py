@@ -32,7 +32,7 @@ LESSONS: tuple[Lesson, ...] = (
            "Clause 4 strips a leading result, and the repair runs again.", ("strip",)),
 )
 
-BLANK_GOAL = ("Build a history from nothing (a adds an entry from a template, E edits it, x deletes it): "
+BLANK_GOAL = ("Build a history from nothing (a adds an entry from a template, E edits it, delete deletes it): "
               "make the repair stage synthesize a result and the hoist stage move a system message.")
 BLANK_KINDS = ("result-synthesized", "system-hoisted")  # what the blank lesson asks the engine to show
 

@@ -268,7 +268,7 @@ class LearnScreen(Screen[None]):
             self.state.blank_started = True
             main.load(Source(BLANK_NAME, None, b"[]"))
         self.app.pop_screen()
-        main.notify("A blank history: a adds an entry (a template), E edits it, x deletes it; L checks the lesson's "
+        main.notify("A blank history: a adds an entry (a template), E edits it, delete removes it; L checks the lesson's "
                     "goal.", title="Lesson")
 
     def action_close(self) -> None:

@@ -8,7 +8,7 @@ format's own importer and repaired in a thread worker, then shown as a reload th
 the view, the filters and the cursor on the edited entry.
 
 Which key does what is decided in one place, :meth:`PlaygroundScreen.check_action`: the
-edit keys act on view 0; ``x`` deletes on view 0 and is the next problem elsewhere;
+edit keys act on view 0 (``delete`` deletes there; ``x`` stays the next problem everywhere);
 ``ctrl+s`` saves when the history has edits and view 0 is shown, and otherwise falls
 through to whatever else binds it (the app, another screen binding).
 """
@@ -34,6 +34,7 @@ from ..widgets.diff_table import DiffTable
 from ..widgets.title_bar import TitleBar
 from .editor import NOTHING, EditorDialog, TemplatePicker
 from .error import ErrorDialog
+from .help import HelpScreen
 from .main import MainScreen
 from .save_edits import ConfirmDialog, SaveEditsDialog, edited_path
 
@@ -42,8 +43,10 @@ ROW_EDITS = frozenset({"edit_entry", "delete_entry", "insert_entry", "move_entry
 EDIT_BINDINGS = [
     Binding("E", "edit_entry", "Edit", show=False, id="edit.entry",
             tooltip="Edit the selected entry's JSON (view 0): the stages follow; the file is not written"),
-    Binding("x,delete", "delete_entry", "Delete", show=False, id="edit.delete",
-            tooltip="Delete the selected entry (view 0; elsewhere x is the next problem)"),
+    # Not x: x is the next problem the provider would reject, on view 0 too (where it shows
+    # what to edit next); adding "x" here makes it delete on view 0 (check_action lets it fall through elsewhere).
+    Binding("delete,backspace", "delete_entry", "Delete", show=False, key_display="del", id="edit.delete",
+            tooltip="Delete the selected entry (view 0)"),
     Binding("a", "insert_entry", "Add", show=False, id="edit.insert",
             tooltip="Insert a new entry after the selected one, from a template (view 0)"),
     Binding("alt+up", "move_entry(-1)", "Move up", show=False, id="edit.up",
@@ -103,7 +106,7 @@ class PlaygroundScreen(MainScreen):
     # -- which key does what: the one place -------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "delete_entry":
-            return self.doc is not None and self.view == 0  # elsewhere x is the next problem
+            return self.doc is not None and self.view == 0  # elsewhere the key is not ours
         if action == "save_edits":
             return self.owns_save_key()
         return super().check_action(action, parameters)
@@ -410,6 +413,11 @@ class PlaygroundScreen(MainScreen):
             return
         self._watch_previous = self.doc
         MainScreen.load(self, self.doc.source)
+
+    def action_help(self) -> None:
+        """The main screen's keys first, then the playground's (BINDINGS lists them first only so
+        that they are tried first for a key they share)."""
+        self.app.push_screen(HelpScreen([*MainScreen.BINDINGS, *EDIT_BINDINGS, *DiffTable.BINDINGS]))
 
     # -- lessons -----------------------------------------------------------------------------
     def action_learn(self) -> None:
