@@ -260,3 +260,24 @@ async def test_a_session_line_is_edited_and_saved_the_other_lines_byte_for_byte(
     assert len(saved) == len(original)
     assert [k for k, (a, b) in enumerate(zip(saved, original)) if a != b] == [line]
     assert path.read_bytes() == before
+
+
+async def test_the_strict_toggle_keeps_the_edits_and_reload_asks_before_dropping_them(clean):
+    async with opened(clean) as (app, pilot):
+        select(app, "tool")
+        await pilot.press("delete")
+        await settled(app, pilot)
+        await pilot.press("t")
+        await settled(app, pilot)
+        assert app.main.doc.strict and len(app.main.doc.raw) == 4 and app.main.edits.describe() == "edit 1 of 1"
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("escape")  # keep the edits
+        await pilot.pause()
+        assert len(app.main.doc.raw) == 4 and app.main.edits.edited
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.click("#yes")
+        await settled(app, pilot)
+        assert len(app.main.doc.raw) == 5 and app.main.edits is None
