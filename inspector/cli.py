@@ -24,7 +24,7 @@ from .engine import (
     CLAUSES, DROP_COUNT_NOTE, KNOWN_LIMITS, KNOWN_LIMITS_FIX, RULE_ID, RULE_SOURCE, RULE_SPEC, RULE_TITLE,
     STAGE_BY_NAME, Event, Result, gc_paused, kind,
 )
-from .formats import Imported
+from .formats import Imported, has_import_step
 from .io import InputError, atomic_write, display_name, dumps
 from .pipeline import Outcome, run_file
 from .process import mend_closed_streams, silence_stdout, terminated_cleanly
@@ -203,7 +203,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(dumps(report, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
         text = explain_text(display_name(args.file), imported.messages, result) + export_text(outcome)
-        if imported.format != "flat":
+        if has_import_step(imported.format):
             text = import_report(imported) + text
         sys.stdout.write(text)
     return EXIT_OK

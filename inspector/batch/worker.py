@@ -172,7 +172,9 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             _failed(result, record, f"internal error: {type(exc).__name__}: {exc}")
             continue
         if mirror is None:
-            parts.append(data)
+            # One record a line, whatever the format's writer ends its document with (a
+            # Cline-family task is written as JSON.stringify writes it, with no newline).
+            parts.append(data if data.endswith(b"\n") else data + b"\n")
         else:
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)

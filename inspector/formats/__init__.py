@@ -34,7 +34,7 @@ EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
 __all__ = ["EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Exported", "Format", "Imported", "Loc",
            "Reasoning", "SessionInfo",
-           "chosen_session", "claims", "detect", "evidence", "export_history", "get", "import_history",
+           "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
            "select_session", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
            "whole_file_suffixes", "writes_whole_file"]
@@ -104,6 +104,12 @@ def on_resume(imported: Imported) -> OnResume | None:
 def writes_whole_file(fmt: str) -> bool:
     """Whether the format's output is a file of its own (JSONL, a database), never a line of JSONL."""
     return get(fmt).whole_file
+
+
+def has_import_step(fmt: str) -> bool:
+    """Whether reading the format maps a native document onto MEM-5's messages (every format
+    but MEM-5's own), so views show that step and its provenance."""
+    return not get(fmt).own
 
 
 def _format_of(document: Any) -> Format | None:

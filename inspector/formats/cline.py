@@ -144,6 +144,8 @@ class TaskFile:
         return self.data[:self.spans[0][0]] + b",".join(self.pieces) + self.data[self.spans[-1][1]:]
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):            # a task read from a parsed list exports a list
+            return self.plain and other == self.records
         return isinstance(other, TaskFile) and other.to_bytes() == self.to_bytes()
 
     __hash__ = None  # type: ignore[assignment]
@@ -227,11 +229,20 @@ def _range(value: Any) -> tuple[int, int] | None:
 
 
 def evidence(document: Any) -> list[str]:
-    """Only a parsed task file (told by its name, see :func:`sniff`): a bare list of messages
-    with ``ts`` keys is also Anthropic's, and read as such unless ``--from cline`` says so."""
+    """A parsed task file (told by its name, see :func:`sniff`), or a list of messages each of
+    which carries the integer ``ts`` the extensions stamp on every record: a repaired copy
+    under another name, or a batch record. No provider takes ``ts`` on a message (Anthropic
+    refuses extra fields), so the key is the extensions' alone."""
     if isinstance(document, TaskFile):
         return [f"an {HISTORY_FILE} of a {AGENTS[document.agent]} task"]
+    if isinstance(document, list) and document and all(_stamped(m) for m in document):
+        return [f"every message carries the ts a Cline-family task stamps ({HISTORY_FILE} under another name)"]
     return []
+
+
+def _stamped(message: Any) -> bool:
+    return (isinstance(message, Mapping) and isinstance(message.get("role"), str)
+            and isinstance(message.get("ts"), int) and not isinstance(message.get("ts"), bool))
 
 
 # -- what a resume sends -------------------------------------------------------------------

@@ -88,4 +88,5 @@ FORMAT = Format(
     evidence, import_, export_same, export_new,
     describe_block=lambda block: describe_block(block, ("tool_call_id", "id"), ("content", "arguments")),
     suffixes=(".json",),
+    own=True,
 )

@@ -132,6 +132,7 @@ class Format:
     to swap (a live SQLite database): it writes the repair into the file itself, calling
     ``keep(bytes)`` to store the backup, and returns the backup's name.
     ``strip_reasoning(document, notes)`` removes the reasoning of a written document.
+    ``own``: the format is MEM-5's own message list (no mapping to show).
     """
 
     name: str
@@ -162,6 +163,8 @@ class Format:
     # ``--reasoning strip`` on a document this format wrote: the document without its
     # reasoning, each removal noted (None: the format holds none Inspector knows).
     strip_reasoning: Callable[[Any, Exported], Any] | None = None
+    # MEM-5's own message list: read one to one, so there is no import step to show.
+    own: bool = False
 
     @property
     def is_session(self) -> bool:

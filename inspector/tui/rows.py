@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import CLAUSES, MEM5_STAGES, Event, Result, call_id, kind_of, kinds_with, to_id
+from ..formats import has_import_step
 
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
@@ -32,7 +33,8 @@ MOVE_KINDS = kinds_with("move")
 def view_names(result: Result, imported: Any = None) -> tuple[str, ...]:
     """View 0 (the input, or the import step for a provider format), then every stage the
     result has: the four MEM-5 stages and, with ``--strict``, Inspector's ``strict``."""
-    first = IMPORT_VIEW if imported is not None and getattr(imported, "format", "flat") != "flat" else "input"
+    step = imported is not None and has_import_step(imported.format)
+    first = IMPORT_VIEW if step else "input"
     return (first, *(s.name for s in result.stages))
 
 SAME, DROP, ADD, MOVE, CHANGE = " ", "-", "+", "↑", "~"

@@ -134,7 +134,7 @@ def oracle(lines: list[bytes], fmt: str = "auto", to: str = "same", strict: bool
         if out is None:
             o.failed_lines.append(number)
             continue
-        o.output.append(out)
+        o.output.append(out if out.endswith(b"\n") else out + b"\n")   # JSON Lines: one record a line
         if orjson.loads(out) != orjson.loads(line.removeprefix(b"\xef\xbb\xbf")):  # writing it back changes it
             o.changed += 1
         if not counts:

@@ -79,3 +79,11 @@ def test_an_unknown_format_is_one_error_naming_the_input():
         formats.import_history([], "h.json", "nope")
     with pytest.raises(InputError, match=r"unknown format 'nope'; known: same, flat, "):
         formats.known("nope", "--to", same=True)
+
+
+def test_only_mem5s_own_list_has_no_import_step_to_show():
+    """``explain`` and the TUI's view 0 show the import step for every format that maps a
+    native document onto MEM-5's messages; the flat list is read one to one."""
+    from inspector.formats import REGISTRY, has_import_step
+
+    assert [n for n in REGISTRY if not has_import_step(n)] == ["flat"]

@@ -162,3 +162,30 @@ def test_record_spans_follow_the_json_not_the_characters(text):
     body = text[3:] if text.startswith(b"\xef\xbb\xbf") else text
     found = [json.loads(s) for s in spans(text)]
     assert found == json.loads(body)
+
+
+def test_a_repaired_task_under_another_name_is_still_a_task_and_a_fixed_point(tmp_path):
+    """``normalize TASK -o out.json`` then ``check out.json``: the copy is told by its records
+    (every message stamped with ``ts``, which no provider takes), as a batch record is, so
+    the extension's own answer to its trailing call is not mistaken for a missing result."""
+    from inspector import cli
+    from inspector.bundled import samples_dir
+
+    out, again = tmp_path / "out.json", tmp_path / "again.json"
+    sample = samples_dir() / "25-roo-code-task.api_conversation_history.json"
+    assert cli.main(["normalize", str(sample), "-o", str(out), "-q"]) == 0
+    assert cli.main(["check", str(out)]) == 0
+    assert cli.main(["normalize", str(out), "-o", str(again), "-q"]) == 0
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_a_list_is_a_task_only_when_every_message_carries_ts():
+    from inspector.formats import REGISTRY
+
+    cline = REGISTRY["cline"]
+    stamped = [{"role": "user", "content": "hi", "ts": 1}, {"role": "assistant", "content": "yes", "ts": 2}]
+    assert cline.evidence(stamped)
+    assert not cline.evidence([stamped[0], {"role": "assistant", "content": "yes"}])
+    assert not cline.evidence([{"role": "user", "content": "hi", "ts": True}])
+    assert not cline.evidence([{"role": "user", "content": "hi", "ts": "1"}])
+    assert not cline.evidence([])
