@@ -156,7 +156,7 @@ class PlaygroundScreen(MainScreen):
         native = history.current
         where = target.describe(native.container, native.shape == "lines")
         note = ("The native entry, as the file holds it: the import reads it again, so provenance stays true."
-                if self.doc is not None and self.doc.imported.format != "flat" else "")
+                if self.doc is not None and self.doc.model.imported is not None else "")
 
         def done(value: Any) -> None:
             if value is not NOTHING:
@@ -442,8 +442,8 @@ def row_of(imported: Any, focus: Any, block: int | None) -> int | None:
     sources = imported.sources
     if isinstance(focus, str):
         return next((i for i, loc in enumerate(sources) if loc.message == focus), None)
-    if imported.format == "flat":
-        return min(focus, len(sources) - 1) if len(sources) else None
+    if block is None and 0 <= focus < len(sources) and sources[focus].message == focus:
+        return focus  # read one to one up to there (a flat history): no walk over every row
     first = after = None
     for i, loc in enumerate(sources):
         message = loc.message
