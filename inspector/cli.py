@@ -399,6 +399,6 @@ def run_tui(argv: list[str]) -> int:
 
     try:
         return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
-                   watch=args.watch)
+                   **({"watch": True} if args.watch else {}))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

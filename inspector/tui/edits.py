@@ -369,6 +369,13 @@ class EditHistory:
         self.done.append(edit)
         return edit
 
+    def discard(self) -> Edit | None:
+        """Take back the last edit for good (the document it made could not be read): no redo."""
+        edit = self.undo()
+        if edit is not None:
+            self.undone.pop()
+        return edit
+
     def describe(self) -> str:
         """``edit 3 of 5``: where the history stands, for the title."""
         return f"edit {self.position} of {self.total}" if self.total else "no edits"

@@ -194,3 +194,12 @@ def test_undoing_every_edit_gives_back_the_original_bytes(name, ops):
     assert dump(history.current, fmt) == original
     assert not history.edited
     assert imported.document == pipeline.load(data, name).document  # the input's own objects untouched
+
+
+def test_discard_takes_the_last_edit_back_with_nothing_to_redo():
+    native, _, _ = native_of("12-clean-history.json")
+    history = EditHistory(native)
+    history.apply(delete_edit(history.current, Target("entries", 0)))
+    history.discard()
+    assert history.current is not native and history.current.items == native.items
+    assert history.redo() is None and history.total == 0

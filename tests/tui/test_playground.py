@@ -281,3 +281,27 @@ async def test_the_strict_toggle_keeps_the_edits_and_reload_asks_before_dropping
         await pilot.click("#yes")
         await settled(app, pilot)
         assert len(app.main.doc.raw) == 5 and app.main.edits is None
+
+
+async def test_a_watched_file_caught_mid_write_keeps_the_last_good_load(clean):
+    async with opened(clean, watch=True) as (app, pilot):
+        shown = app.main.doc
+        clean.write_text('[{"role": "user", "content": "cut sh')
+        for _ in range(150):
+            await pilot.pause(0.02)
+            if any("cannot be read yet" in str(n.message) for n in app.notified):
+                break
+        assert app.main.doc is shown and app.screen is app.main  # no error dialog, the history stays
+        assert any("cannot be read yet" in str(n.message) for n in app.notified)
+
+
+def test_the_command_line_passes_watch_and_has_learn(monkeypatch):
+    import inspector.tui.app as tui_app
+    from inspector import cli
+
+    seen = {}
+    monkeypatch.setattr(tui_app, "run", lambda path, **options: seen.update(path=path, **options) or 0)
+    assert cli.main(["x.json", "--watch"]) == 0
+    assert seen["path"] == "x.json" and seen["watch"] is True
+    monkeypatch.setattr(tui_app, "run_lessons", lambda: 7)
+    assert cli.main(["learn"]) == 7

@@ -215,13 +215,9 @@ class PlaygroundScreen(MainScreen):
             return "call_new_1", "get_weather"
         messages = self.doc.imported.messages
         for i in range(min(origin, len(messages) - 1), -1, -1):
-            msg = messages[i]
-            ids = [ident for ident, j in call_ids(msg) if j is not None]
+            ids = [ident for ident, call in call_ids(messages[i]) if call is not None]
             if ids:
-                call = msg["tool_calls"][0] if isinstance(msg.get("tool_calls"), list) else {}
-                fn = call.get("function") if isinstance(call, dict) else None
-                name = (fn or {}).get("name") if isinstance(fn, dict) else (call.get("name") if isinstance(call, dict) else None)
-                return ids[0], name if isinstance(name, str) else "get_weather"
+                return ids[0], _call_name(messages[i]) or "get_weather"
         return "call_new_1", "get_weather"
 
     def action_move_entry(self, delta: int) -> None:
@@ -309,9 +305,7 @@ class PlaygroundScreen(MainScreen):
         if history is None or message.native is not history.current:
             return
         self._pending = None
-        if history.done:
-            history.undo()
-            history.undone.pop()  # not applied: nothing to redo
+        history.discard()  # not applied: nothing to redo
         fmt = self.doc.imported.format if self.doc is not None else "its format"
         self.app.push_screen(ErrorDialog("Edit not applied", f"The edited history is not one {fmt} reads, so the "
                                          f"edit was taken back:\n{message.error}"))
@@ -402,6 +396,18 @@ class PlaygroundScreen(MainScreen):
             self._watched = path
             if path is not None:
                 watch.start(self, path)
+            else:
+                self.workers.cancel_group(self, "watch")
+
+    def _failed(self, source: Source, message: str) -> None:
+        """A watched file caught mid-write is said in a toast, and the last good load stays."""
+        if self._watch_previous is not None and self.doc is not None:
+            self._watch_previous = None
+            self._done_loading()
+            self.notify(f"{source.name} changed on disk but cannot be read yet: {message}", title="Watch",
+                        severity="warning")
+            return
+        super()._failed(source, message)
 
     @on(watch.FileChanged)
     def _on_file_changed(self, message: watch.FileChanged) -> None:
@@ -426,6 +432,19 @@ class PlaygroundScreen(MainScreen):
         if self.lessons is None:
             self.lessons = LessonState()  # kept while the lessons are closed: L comes back to the same place
         self.app.push_screen(LearnScreen(self.lessons))
+
+
+def _call_name(message: Any) -> str | None:
+    """The tool name of a message's first call, in either spelling (``function.name`` or
+    ``name``; the calls under ``metadata`` for a stored buffer row)."""
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list) and isinstance(message.get("metadata"), dict):
+        calls = message["metadata"].get("tool_calls")
+    call = calls[0] if isinstance(calls, list) and calls else None
+    if not isinstance(call, dict):
+        return None
+    name = call["function"].get("name") if isinstance(call.get("function"), dict) else call.get("name")
+    return name if isinstance(name, str) else None
 
 
 def read_native(doc: Document, native: Native) -> Any:
