@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ..io import dumps
+from ..io import BOM, dumps
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()  # a field that is not there
 
@@ -82,7 +82,7 @@ class Native:
             body = b"\n".join(self.line(k) for k in range(len(self.items)))
             if self.final_newline and self.items:
                 body += b"\n"
-            return (b"\xef\xbb\xbf" if self.bom else b"") + body
+            return (BOM if self.bom else b"") + body
         document = self.document()
         return dump(document) if dump is not None else dumps(document, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 

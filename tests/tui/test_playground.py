@@ -305,3 +305,16 @@ def test_the_command_line_passes_watch_and_has_learn(monkeypatch):
     assert seen["path"] == "x.json" and seen["watch"] is True
     monkeypatch.setattr(tui_app, "run_lessons", lambda: 7)
     assert cli.main(["learn"]) == 7
+
+
+def test_what_changed_is_told_from_the_two_loads_counts():
+    from inspector.tui import loader, watch
+
+    def doc(history):
+        return loader.load_document(loader.Source("h.json", None, json.dumps(history).encode()))
+
+    clean = json.loads((samples_dir() / CLEAN).read_text())
+    doubled = [*clean[:4], {"role": "tool", "content": "again", "tool_call_id": "call_ci_3"}, *clean[4:]]
+    assert watch.changes(doc(clean), doc(doubled)) == "1 entry added; repair now drops 1 (was 0)."
+    assert watch.changes(doc(doubled), doc(clean)) == "1 entry removed; repair now drops 0 (was 1)."
+    assert watch.changes(doc(clean), doc(clean)) == "the same counts as before (5 entries)."

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from ... import formats, pipeline
 from ...io import InputError, describe_error
 from .. import edit_templates, edits, loader, watch
+from ..adapter import format_label
 from ..edits import EditHistory, Native, NotEditable
 from ..loader import Document, Source
 from ..rows import call_ids
@@ -125,8 +126,8 @@ class PlaygroundScreen(MainScreen):
             try:
                 self.edits = EditHistory(Native.of(im.document, im.history, im.container))
             except NotEditable:
-                self.notify(f"{formats.REGISTRY[im.format].label if im.format in formats.REGISTRY else im.format} "
-                            "files are not edited here: export the history (e), edit the file, open it again.",
+                self.notify(f"{format_label(im.format)} files are not edited here: export the history (e), "
+                            "edit the file, open it again.",
                             title="Edit", severity="warning")
                 return None
         return self.edits
