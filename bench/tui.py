@@ -155,7 +155,8 @@ def _edit_child(path: str) -> None:
                 out.setdefault("to_handler", []).append(main.timing.key - start)
                 out.setdefault("to_installed", []).append(main.timing.shown - start)
                 out.setdefault("to_frame", []).append(next(f for f in frames if f >= main.timing.shown) - start)
-                await app.workers.wait_for_complete()  # the verdicts and stage warm-up of this edit
+                await pilot.pause(0.2)  # the verdicts and stage warm-up of this edit start 0.1 s after it
+                await app.workers.wait_for_complete()
             out["edits"] = main.edits.describe()
             noop = []
             for _ in range(5):  # the harness's own cost of a key: one bound to nothing

@@ -56,6 +56,11 @@ async def test_deleting_the_result_makes_repair_synthesize_one_and_undo_takes_it
         await settled(app, pilot)
         assert kinds(app) == ["result-synthesized"]
         assert "[modified · edit 1 of 1]" in app.main.query_one(TitleBar).name_text
+        for _ in range(200):  # the providers' verdicts follow the edited history
+            await pilot.pause(0.02)
+            if app.main.verdicts is not None and app.main.verdicts.complete:
+                break
+        assert app.main.verdicts is not None and app.main.verdicts.complete
         await pilot.press("3")
         await pilot.pause()
         assert any("result-synthesized" in line for line in table_lines(app))

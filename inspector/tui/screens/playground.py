@@ -39,7 +39,11 @@ from .help import HelpScreen
 from .main import MainScreen
 from .save_edits import ConfirmDialog, SaveEditsDialog, edited_path
 
-ROW_EDITS = frozenset({"edit_entry", "delete_entry", "insert_entry", "move_entry"})
+# After an edit the provider checks and the stage preparation start this much later: their
+# threads would hold the interpreter while the edited screen paints (bench/tui.py measured the
+# first frame 0.16-0.19 s after the key under load without it, 0.07-0.10 s with it), and keys
+# in a burst (ctrl+z held) start them once.
+BACKGROUND_DELAY = 0.1
 
 EDIT_BINDINGS = [
     Binding("E", "edit_entry", "Edit", show=False, id="edit.entry",
@@ -321,6 +325,21 @@ class PlaygroundScreen(MainScreen):
         position = table.position_of(origin)
         if position is not None and position != table.cursor:
             table.cursor = position
+
+    def _check_providers(self, doc: Document) -> None:
+        if self._quiet:  # an edit: after its screen is painted
+            self._later(lambda: MainScreen._check_providers(self, doc) if self.doc is doc else None)
+        else:
+            super()._check_providers(doc)
+
+    def _warm(self, doc: Document) -> Any:
+        if self._quiet:
+            self._later(lambda: MainScreen._warm(self, doc) if self.doc is doc else None)
+            return None
+        return super()._warm(doc)
+
+    def _later(self, start: Any) -> None:
+        self.set_timer(BACKGROUND_DELAY, start, name="after an edit")
 
     # -- loading: edits belong to one document ----------------------------------------------
     def _install(self, doc: Document) -> None:
