@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
+    p.add_argument("--model", metavar="MODEL",
+                   help="with --target: the model the history is sent to (a session resumed with another model "
+                        "than the one that signed its reasoning is reported)")
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
@@ -230,7 +233,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                   f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(outcome, args.target)
+            problems = check_target(outcome, args.target, args.model)
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             print(target_text(label, args.target, problems), end="")

@@ -40,7 +40,7 @@ class Columns:
 
 
 def repair(value: Any, text: bool, fmt: str = "auto", to: str = "same", strict: bool = False,
-           column: str = DEFAULT_COLUMN) -> tuple[Any, pipeline.Outcome]:
+           column: str = DEFAULT_COLUMN, reasoning: str = "keep") -> tuple[Any, pipeline.Outcome]:
     """One cell's repaired value and the pipeline's outcome. ``text``: the cell holds JSON
     (``str`` or ``bytes``; the new value has the same type). Otherwise the cell is the
     document, handed over to the pipeline (the caller built it and keeps no reference)."""
@@ -50,15 +50,16 @@ def repair(value: Any, text: bool, fmt: str = "auto", to: str = "same", strict: 
         data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
         # One JSON document, as a batch record is: no session format sniffs it.
         outcome = pipeline.outcome(pipeline.load(data, CELL, fmt, sniff=False), CELL, to, strict,
-                                   compact=True, owned=True)
+                                   compact=True, owned=True, reasoning=reasoning)
         out = outcome.data.removesuffix(b"\n")
         return (out.decode("utf-8") if isinstance(value, str) else out), outcome
-    outcome = pipeline.outcome(pipeline.read(value, CELL, fmt), CELL, to, strict, compact=True, owned=True)
+    outcome = pipeline.outcome(pipeline.read(value, CELL, fmt), CELL, to, strict, compact=True, owned=True,
+                               reasoning=reasoning)
     return outcome.exported, outcome
 
 
 def repair_record(record: Any, column: str, fmt: str = "auto", to: str = "same",
-                  strict: bool = False) -> tuple[dict[str, Any], pipeline.Outcome]:
+                  strict: bool = False, reasoning: str = "keep") -> tuple[dict[str, Any], pipeline.Outcome]:
     """A JSONL record that is an object holding its history under ``column``: the record
     with that field repaired in place (same key, same position, JSON text if it was text),
     every other field kept."""
@@ -67,7 +68,7 @@ def repair_record(record: Any, column: str, fmt: str = "auto", to: str = "same",
     if column not in record:
         raise InputError(CELL, f"the record has no {column!r} field (--column)")
     value = record[column]
-    new, outcome = repair(value, isinstance(value, str), fmt, to, strict, column)
+    new, outcome = repair(value, isinstance(value, str), fmt, to, strict, column, reasoning)
     out = dict(record)
     out[column] = new
     return out, outcome
@@ -88,10 +89,10 @@ def excerpt(value: Any, limit: int = 120) -> str:
 
 
 def repair_line(data: bytes, column: str, id_column: str | None = None, fmt: str = "auto", to: str = "same",
-                strict: bool = False) -> tuple[bytes, pipeline.Outcome, dict[str, Any]]:
+                strict: bool = False, reasoning: str = "keep") -> tuple[bytes, pipeline.Outcome, dict[str, Any]]:
     """One JSONL line read with ``--column``: the line to write (compact, with its newline),
     the outcome, and what the change log adds (``{"id": …}`` with ``--id-column``)."""
     record = parse_json(data, CELL)
-    out, outcome = repair_record(record, column, fmt, to, strict)
+    out, outcome = repair_record(record, column, fmt, to, strict, reasoning)
     where = {"id": record.get(id_column)} if id_column is not None else {}
     return dumps(out, orjson.OPT_APPEND_NEWLINE), outcome, where

@@ -234,7 +234,8 @@ def _repair_row(value: Any, text: bool, fit: Any, typ: Any, conversion: Conversi
     """One row through the pipeline; a failure is caught here so that one row never stops
     the batch, and said as the errors file says it."""
     try:
-        repaired, outcome = repair(value, text, conversion.fmt, conversion.to, conversion.strict, columns.history)
+        repaired, outcome = repair(value, text, conversion.fmt, conversion.to, conversion.strict, columns.history,
+                                  conversion.reasoning)
         change = tally([outcome], columns.target)
         if not text and change.changed:
             wrong = misfit(repaired, typ, fit)

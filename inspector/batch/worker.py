@@ -151,7 +151,8 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             if is_session_record(record.relpath):
                 outcomes = run_session_file(item, conversion)
             elif column is not None:      # --column: the record is an object holding its history
-                data, outcome, where = repair_line(item, conversion.column, conversion.id_column, fmt, to, strict)
+                data, outcome, where = repair_line(item, conversion.column, conversion.id_column, fmt, to, strict,
+                                                    conversion.reasoning)
                 outcomes = [outcome]
             else:
                 # A record is one JSON document: no session format's sniffing of raw bytes

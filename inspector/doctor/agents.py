@@ -22,6 +22,13 @@ Sources (repository, path, commit):
   signatures "now stripped proactively". Entries that fix how a file is written (2.1.218: no
   unpaired ``tool_use`` left when a tool aborts) say nothing of files already written, and
   2.1.21's "interrupted during tool execution" names no case precisely enough to claim.
+- Crush: charmbracelet/crush ``internal/agent/agent.go`` @ 37f36e93824e (``preparePrompt``):
+  ``filterOrphanedToolResults`` (since v0.57.0, commit c41a1a0e) leaves out results whose call
+  is not in the session; ``syntheticToolResultsForOrphanedCalls`` (since v0.59.0, PR #2622,
+  commit 1528c82f) sends an error result for a call that has none. The database records no
+  Crush version.
+- Goose's own repairs (``fix_conversation``) run inside what its format reads as sent
+  (``inspector/formats/goose.py``), so no provider rule shows them here.
 """
 
 from __future__ import annotations
@@ -84,6 +91,7 @@ def _codex_version(document: Any) -> str | None:
 
 CLAUDE_CHANGELOG = "anthropics/claude-code CHANGELOG.md @ 5cfc0a1905ce, "
 CODEX_NORMALIZE = "openai/codex codex-rs/core/src/context_manager/normalize.rs @ e2478f96d6e6"
+CRUSH_AGENT = "charmbracelet/crush internal/agent/agent.go @ 37f36e93 (preparePrompt),"
 
 AGENTS: dict[str, Agent] = {a.name: a for a in (
     Agent("claude-code", "Claude Code", "claude-code", (
@@ -121,10 +129,19 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
     Agent("cline", "Cline / Roo Code / Kilo Code", "cline",
           resume="quit VS Code, put the repaired task folder in place of the original, reopen the task",
           folder=True),
-    Agent("crush", "Crush", "crush",
-          resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place"),
+    Agent("crush", "Crush", "crush", (
+        SelfRepair("tool-use-without-result", "0.59.0",
+                   "sends an error result of its own for a call left without a result",
+                   "sends the call unanswered, and the provider refuses it",
+                   CRUSH_AGENT + " syntheticToolResultsForOrphanedCalls (PR #2622)", lossless=False),
+        SelfRepair("result-without-tool-use", "0.57.0", "leaves out a result that answers no call",
+                   "sends it, and the provider refuses it", CRUSH_AGENT + " filterOrphanedToolResults",
+                   lossless=True),
+    ), resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
+              "(and remove crush.db-wal and crush.db-shm), then run `crush`"),
     Agent("goose", "Goose", "goose",
-          resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place"),
+          resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
+                 "sessions.db-wal and sessions.db-shm), then `goose session --resume --name <session id>`"),
 )}
 
 

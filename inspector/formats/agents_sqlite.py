@@ -22,11 +22,16 @@ the row before it). ``-o`` applies it to a copy, which keeps the input's journal
 ``--in-place`` applies it to the live file in one write transaction (:func:`replace`), so the
 next open sees it, and the backup is the whole database as SQLite read it. Nothing to
 change: the input's own bytes.
+
+Reasoning items (Responses ``reasoning``, stored by the SDK like any other item) are recorded by
+row; ``--reasoning strip`` removes their rows by the same SQL a repair is, so ``--in-place``
+applies it to the live file.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import sqlite3
@@ -36,7 +41,7 @@ from typing import Any
 
 from ..engine import Result
 from ..io import InputError
-from . import gemini, openai_responses, session
+from . import gemini, openai_responses, reasoning, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
 from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
@@ -90,6 +95,7 @@ class AgentsDB:
     original: bytes | None = None
     mode: bytes = b""
     plan: Plan | None = None
+    source: bytes | None = None      # the image ``plan`` applies to (the input's), for --reasoning strip
 
     def to_bytes(self) -> bytes:
         if self.original is not None:
@@ -310,6 +316,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         im.sources.append(RowLoc(span[0], None, tuple(ids[k] for k in span), tuple(span) if len(span) > 1 else None))
         im.calls.append([RowLoc(c.message, None, (ids[c.message],)) for c in calls])
     im.state = AgentsState(inner, ids, skipped, sent, {cid for _, cid, _ in derived})
+    for r in inner.reasoning:           # items carry no model: the SDK keeps none per row
+        im.reasoning.append(dataclasses.replace(r, loc=RowLoc(r.loc.message, None, (ids[r.loc.message],))))
     im.notes.append(f"session {document.session!r}: {len(rows)} rows in {document.messages_table}; "
                     f"{len(document.sessions) - 1} other session{'s' if len(document.sessions) != 2 else ''} "
                     f"left as they are")
@@ -334,8 +342,68 @@ def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     finally:
         conn.close()
     repaired = parse(data, "<repaired>").select(db.session)
-    repaired.mode, repaired.plan, repaired.original = db.mode, plan, None
+    repaired.mode, repaired.plan, repaired.original, repaired.source = db.mode, plan, None, db.data
     return repaired
+
+
+def _reasoning_item(data: Any) -> str | None:
+    """What ``--reasoning strip`` removes: a row holding a reasoning item, or any item with
+    ``encrypted_content``."""
+    try:
+        item = json.loads(data)
+    except (TypeError, ValueError):
+        return None
+    if isinstance(item, dict) and (item.get("type") == "reasoning" or item.get("encrypted_content")):
+        return f"a {item.get('type')} item" + (f" {item['id']}" if isinstance(item.get("id"), str) else "")
+    return None
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip`` on a session: its reasoning rows go, by the same SQL a repair is
+    (the session's rows written again in order, each whole, ``message_structure`` with them),
+    so ``--in-place`` applies it to the live file as it applies a repair; every other row,
+    and every other session, is as it was."""
+    if not isinstance(document, AgentsDB) or document.session is None:
+        return document
+    base = document.source if document.plan is not None and document.source is not None else document.data
+    conn = _open(base, "<memory>")
+    try:
+        plan = document.plan
+        if plan is None:
+            columns = _columns(conn, document.messages_table)
+            alias = [c[0] for c in columns if c[2] == 1 and c[1].upper() == "INTEGER"]
+            alias = alias if sum(1 for c in columns if c[2]) == 1 else []
+            keep = tuple(c[0] for c in columns if c[0] not in alias)
+            select = f"SELECT {', '.join(map(quoted, keep))} FROM {quoted(document.messages_table)} WHERE rowid = ?"
+            ids = [r.id for r in document.rows()]
+            rows = [conn.execute(select, (rid,)).fetchone() for rid in ids]
+            structure, places = _structure(conn, alias, keep, rows, list(ids))
+            plan = Plan(document.messages_table, keep, tuple(ids), tuple(rows), structure, places)
+        at = plan.columns.index("message_data")
+        names = [r.id for r in document.rows()]
+        kept, kept_places = [], []
+        for n, row in enumerate(plan.rows):
+            what = _reasoning_item(row[at]) if row else None
+            if what is None:
+                kept.append(row)
+                if plan.places:
+                    kept_places.append(plan.places[n])
+                continue
+            reasoning.removed(notes, f"row {names[n]}" if n < len(names) else f"row #{n + 1}", what)
+        if len(kept) == len(plan.rows):
+            return document
+        plan = dataclasses.replace(plan, rows=tuple(kept), places=tuple(kept_places) if plan.places else ())
+        _apply(conn, plan)
+        _intact(conn, "<stripped>", "the database without its reasoning rows does not pass SQLite's check")
+        conn.commit()
+        data = conn.serialize()
+    except sqlite3.Error as exc:
+        raise InputError("<stripped>", f"{NAME}: cannot write the rows without their reasoning ({exc})") from None
+    finally:
+        conn.close()
+    out = parse(data, "<stripped>").select(document.session)
+    out.mode, out.plan, out.original, out.source = document.mode, plan, None, base
+    return out
 
 
 def _plan(conn: sqlite3.Connection, db: AgentsDB, state: AgentsState, out: list[Any],
@@ -543,4 +611,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".db", ".sqlite", ".sqlite3"), provider="openai-responses", whole_file=True,
     sessions=listing, select=select, chosen=chosen,
     kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
+    strip_reasoning=strip_reasoning,
 )

@@ -152,6 +152,9 @@ class Imported:
         entry = self.history[loc.message] if isinstance(loc.message, int) else None
         if not isinstance(entry, Mapping) or loc.key is None:
             return entry
+        if loc.key not in entry:
+            # A session line wraps its message: Claude Code's ``message``, Codex's ``payload``.
+            entry = next((entry[w] for w in ("message", "payload") if isinstance(entry.get(w), Mapping)), entry)
         inner = entry.get(loc.key)
         if loc.blocks and isinstance(inner, list) and loc.blocks[0] < len(inner):
             return inner[loc.blocks[0]]

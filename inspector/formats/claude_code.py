@@ -20,6 +20,13 @@ line; a line left with nothing is removed and whatever named it as parent is re-
 its own parent; an interrupted result is a new ``user`` line after its call's turn; the
 chain is re-linked through recovered and new lines. Every other line is byte-identical and
 in its place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
+
+Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
+sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
+#66204 quote such lines, and the ``Invalid `signature` in `thinking` block`` a resume then
+gets); each is recorded with its turn, the calls after it and the line's ``message.model``.
+Its line is never rewritten by a repair; ``--reasoning strip`` removes it and re-links the
+lines that hung off it.
 """
 
 from __future__ import annotations
@@ -32,8 +39,10 @@ from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
 from . import session
+from . import reasoning as thoughts
+from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
-from .base import Decisions, Exported, Imported, args_object, as_text, call_args, call_name, join_text
+from .base import Decisions, Exported, Imported, Reasoning, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
 from .format import SESSION, Format, OnResume, SelfRepair
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
@@ -466,6 +475,7 @@ def _add_assistant(im: Imported, lines: list[int]) -> None:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     locs: list[LineLoc] = []
+    found: list[tuple[int, int, tuple[str, bool, bool, str], str | None]] = []   # (line, block, what, model)
     for i in lines:
         blocks = blocks_of(im.history[i])
         if isinstance(blocks, str):
@@ -481,10 +491,26 @@ def _add_assistant(im: Imported, lines: list[int]) -> None:
             elif b.get("type") == "tool_use":
                 calls.append({"tool_call_id": b.get("id"), "name": b.get("name"), "arguments": b.get("input")})
                 locs.append(LineLoc(i, "content", (k,)))
+            else:
+                thought = ANTHROPIC.reasoning_of(b)
+                if thought is not None:
+                    found.append((i, k, thought, line_model(im.history[i])))
     flat: dict[str, Any] = {"role": "assistant", "content": join_text(texts)}
     if calls:
         flat["tool_calls"] = calls
-    im.add(flat, LineLoc(lines[0], None, None, tuple(lines)), locs)
+    row = im.add(flat, LineLoc(lines[0], None, None, tuple(lines)), locs)
+    for i, k, (kind, signed, encrypted, text), model in found:
+        # A block precedes the calls written after it: on a later line, or later on its own.
+        before = tuple(j for j, c in enumerate(locs) if (c.message, c.blocks[0]) > (i, k))
+        im.reasoning.append(Reasoning(row, LineLoc(i, "content", (k,)), kind, signed, encrypted, model, before, text))
+
+
+def line_model(entry: Any) -> str | None:
+    """The model that wrote an assistant line (``message.model``; Claude Code's own
+    ``<synthetic>`` error lines name none)."""
+    msg = entry.get("message") if isinstance(entry, dict) else None
+    model = msg.get("model") if isinstance(msg, dict) else None
+    return model if isinstance(model, str) and model and not model.startswith("<") else None
 
 
 def _add_user(im: Imported, i: int) -> None:
@@ -810,6 +836,55 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     return Lines(NAME, [dump_line(e) for e in out], out)
 
 
+# -- --reasoning strip ---------------------------------------------------------------------
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip`` on a session file: every ``thinking`` and ``redacted_thinking``
+    block goes from every assistant line (sidechains too). Claude Code 2.1.x streams one
+    block per line, so a line of thinking alone goes whole, and the lines that named it
+    (parent, logical parent, leaf) name its nearest surviving ancestor instead; every other
+    line keeps its bytes."""
+    if not isinstance(document, Lines):
+        return document
+    entries = document.entries
+    removed: set[int] = set()
+    rewrite: dict[int, dict[str, Any]] = {}
+    for i, e in enumerate(entries):
+        blocks = blocks_of(e) if isinstance(e, dict) and e.get("type") == "assistant" else None
+        if not isinstance(blocks, list):
+            continue
+        kept = [b for b in blocks if ANTHROPIC.reasoning_of(b) is None]
+        if len(kept) == len(blocks):
+            continue
+        for k, b in enumerate(blocks):
+            if ANTHROPIC.reasoning_of(b) is not None:
+                thoughts.removed(notes, f"line {i + 1}, content[{k}]", b["type"])
+        if kept:
+            rewrite[i] = {**e, "message": {**e["message"], "content": kept}}
+        else:
+            removed.add(i)
+            thoughts.removed(notes, f"line {i + 1}", "a line of thinking alone", ", so the line goes too")
+    if not removed and not rewrite:
+        return document
+    by_uuid: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        u = _str(e.get("uuid")) if isinstance(e, dict) else None
+        if u is not None:
+            by_uuid.setdefault(u, i)
+    chain = Chain(by_uuid)
+    survivor = _survivors(entries, chain, removed)
+    for i, e in enumerate(entries):
+        if i in removed or not isinstance(e, dict):
+            continue
+        changes = {fld: survivor[e[fld]] for fld in ("parentUuid", "logicalParentUuid", "leafUuid")
+                   if _str(e.get(fld)) in survivor}
+        if changes:
+            rewrite[i] = {**rewrite.get(i, e), **changes}
+            for fld, value in changes.items():
+                notes.note("entry-relinked", f"Line {i + 1}: {fld} now names {_named(chain, set(), value)}.")
+    return session.rewrite_lines(document, NAME, removed, rewrite, {})
+
+
 # -- registration --------------------------------------------------------------------------
 
 FORMAT = Format(
@@ -817,5 +892,5 @@ FORMAT = Format(
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
-    kinds=EMITS + session.EMITS, on_resume=on_resume,
+    kinds=EMITS + session.EMITS + thoughts.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
 )

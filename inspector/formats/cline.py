@@ -34,6 +34,11 @@ written for it. Export writes the same file with only the records an event touch
 block leaves its record, a record left empty goes, a synthesized result joins the user message
 after its call (or a new one there). Every other record keeps its exact bytes; changed records
 are written as the extensions write (``JSON.stringify``, no indentation, no final newline).
+
+Reasoning: Anthropic ``thinking`` / ``redacted_thinking`` blocks (Cline keeps an unsigned
+``thinking`` for history and never sends it), Roo Code's ``reasoning`` blocks and records
+(``encrypted_content`` when an OpenAI model wrote them) and ``reasoning_details`` are recorded
+with their turn and Cline's ``modelInfo.modelId``; ``--reasoning strip`` removes them.
 """
 
 from __future__ import annotations
@@ -49,9 +54,10 @@ import orjson
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import BOM, InputError, parse_json
-from . import session
+from . import reasoning, session
+from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
-from .base import Decisions, Exported, Imported, Loc, args_object, call_args, call_name, join_text, kind_of
+from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, join_text, kind_of
 from .base import describe_block as _describe
 from .format import SESSION, Format
 
@@ -584,7 +590,108 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         if b is not None:
             im.note(None, "block-not-sent", f"messages[{k}].content[{b}] is not sent on resume: {why}; "
                                             f"it stays in the file.")
+    _record_reasoning(im, task, sent)
     return im
+
+
+# -- reasoning -------------------------------------------------------------------------------
+
+def _thought(block: Any) -> tuple[str, bool, bool, str] | None:
+    """(kind, signed, encrypted, text) of a stored reasoning block: Anthropic's ``thinking`` /
+    ``redacted_thinking`` (signed by their signature), or the ``reasoning`` block Roo Code
+    stores first in a turn of an OpenAI model (signed by its ``encrypted_content``)."""
+    found = ANTHROPIC.reasoning_of(block)
+    if found is not None or not (isinstance(block, Mapping) and block.get("type") == "reasoning"):
+        return found
+    encrypted = isinstance(block.get("encrypted_content"), str) and bool(block["encrypted_content"])
+    text = block.get("text") if isinstance(block.get("text"), str) else ""
+    summary = block.get("summary")
+    if not text and isinstance(summary, list):
+        text = "\n".join(x.get("text") for x in summary if isinstance(x, Mapping) and isinstance(x.get("text"), str))
+    return "reasoning", encrypted, encrypted, text
+
+
+def _record_reasoning(im: Imported, task: TaskFile, sent: list[Sent]) -> None:
+    """Every reasoning block and record of the task, in order. A block the extension sends has
+    the row of its turn and the calls after it; one it keeps only for history (Roo's
+    reasoning records and blocks, Cline's unsigned thinking) has none. The model is the
+    record's ``modelInfo.modelId`` where Cline writes one."""
+    row_of: dict[int, int] = {}
+    for o, loc in enumerate(im.sources):
+        if loc.key != "resume" and im.messages[o].get("role") == "assistant":
+            row_of.setdefault(loc.message, o)
+    sent_blocks = {(it.record, it.index) for s in sent for it in s.items if it.record is not None}
+    for k, rec in enumerate(task.records):
+        if not isinstance(rec, Mapping):
+            continue
+        info = rec.get("modelInfo")
+        model = info.get("modelId") if isinstance(info, Mapping) and isinstance(info.get("modelId"), str) else None
+        if rec.get("type") == "reasoning" and "role" not in rec:
+            kind, signed, encrypted, text = _thought(rec)
+            im.reasoning.append(Reasoning(None, RecordLoc(k), kind, signed, encrypted, model, (), text))
+            continue
+        content = rec.get("content")
+        if rec.get("role") != "assistant" or not isinstance(content, list):
+            continue
+        row = row_of.get(k)
+        for b, block in enumerate(content):
+            found = _thought(block)
+            if found is None:
+                continue
+            kind, signed, encrypted, text = found
+            # Cline sends no thinking block without its signature (it keeps one for history).
+            mine = row if (k, b) in sent_blocks and (signed or kind != "thinking" or task.agent != "cline") else None
+            before = tuple(j for j, c in enumerate(im.calls[mine]) if c.blocks[0] > b) if mine is not None else ()
+            im.reasoning.append(Reasoning(mine, RecordLoc(k, "content", (b,)), kind, signed, encrypted, model,
+                                          before, text))
+        if rec.get("reasoning_details"):
+            im.reasoning.append(Reasoning(row, RecordLoc(k, "reasoning_details"), "reasoning_details", True, True,
+                                          model, (), ""))
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip``: every reasoning block of every record goes (``thinking``,
+    ``redacted_thinking``, Roo's ``reasoning`` blocks), and so do Roo's reasoning records and
+    ``reasoning_details``; a record left with nothing goes too. Every other record keeps its bytes."""
+    plain = isinstance(document, list)
+    task = read_task(stringify(document), "<export>", False) if plain else document
+    if not isinstance(task, TaskFile):
+        return document
+    raw = list(task.pieces) if task.pieces is not None else (
+        [task.data[a:b] for a, b in task.spans] if task.spans else None)
+    out: list[Any] = []
+    pieces: list[bytes] = []
+    changed = False
+    for k, rec in enumerate(task.records):
+        new = rec
+        if isinstance(rec, Mapping) and rec.get("type") == "reasoning" and "role" not in rec:
+            reasoning.removed(notes, f"messages[{k}]", "a reasoning record")
+            changed = True
+            continue
+        if isinstance(rec, Mapping):
+            content = rec.get("content")
+            if isinstance(content, list) and any(_thought(b) is not None for b in content):
+                for b, block in enumerate(content):
+                    if _thought(block) is not None:
+                        reasoning.removed(notes, f"messages[{k}].content[{b}]", _thought(block)[0])
+                new = {**rec, "content": [b for b in content if _thought(b) is None]}
+            if "reasoning_details" in rec:
+                reasoning.removed(notes, f"messages[{k}].reasoning_details", "reasoning details")
+                new = {key: v for key, v in new.items() if key != "reasoning_details"}
+            if new is not rec and isinstance(new.get("content"), list) and not new["content"]:
+                reasoning.removed(notes, f"messages[{k}]", "a message of reasoning alone", ", so the message goes too")
+                changed = True
+                continue
+        changed = changed or new is not rec
+        out.append(new)
+        pieces.append(raw[k] if new is rec and raw else stringify(new))
+    if not changed:
+        return document
+    if plain:
+        return out
+    if not task.spans:
+        return TaskFile(out, stringify(out), [], task.agent, task.why_agent, task.deleted_range, task.path)
+    return TaskFile(out, task.data, task.spans, task.agent, task.why_agent, task.deleted_range, task.path, pieces)
 
 
 def _ranges(ks: list[int]) -> str:
@@ -684,8 +791,10 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     for k, gone in lose.items():
         blocks = recs[k]["content"] if isinstance(recs[k].get("content"), list) else []
         left = [b for i, b in enumerate(blocks) if i not in gone]
+        # A record left with blank text or reasoning alone goes whole, as a Claude Code line of
+        # thinking alone does: reasoning without the turn it was issued with is sent to no one.
         if not any(not (isinstance(b, Mapping) and b.get("type") == "text" and not str(b.get("text", "")).strip())
-                   for b in left):
+                   and _thought(b) is None for b in left):
             removed.add(k)
             notes.note("entry-removed", f"messages[{k}] is removed: nothing of it is left to send.")
         else:
@@ -773,5 +882,5 @@ FORMAT = Format(
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(HISTORY_FILE,), provider="anthropic",
-    kinds=EMITS + session.EMITS,
+    kinds=EMITS + session.EMITS + reasoning.EMITS, strip_reasoning=strip_reasoning,
 )

@@ -21,6 +21,12 @@ answers a call without output with ``"aborted"``, ``remove_orphan_outputs`` leav
 output without its call); the import notes each such case and :func:`on_resume` declares
 them, so ``check`` says what Codex does instead of "resume fails now". The repair still
 writes them into the rollout.
+
+Reasoning items (``ResponseItem::Reasoning`` in ``codex-rs/protocol/src/models.rs``: ``summary``,
+``content`` only when it holds raw ``reasoning_text``, ``encrypted_content``) are recorded with
+the ``model`` of the ``turn_context`` line before them (Codex writes one per turn), so ``check
+--model`` can say a rollout resumed with another model replays reasoning that model cannot
+read. ``--reasoning strip`` removes their lines (and their place in a compaction's list).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
-from . import openai_responses, session
+from . import openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 from .format import SESSION, Format, OnResume, SelfRepair
@@ -159,12 +165,73 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             im.sources.append(LineLoc(lines[0], None, None, lines) if len(lines) > 1 else loc(spans[0]))
         im.calls.append([loc(c.message) for c in calls])
     im.state = CodexState(inner, places, items)
+    models = _models(entries)
+    for r in inner.reasoning:
+        k = r.loc.message
+        line, at = places[k]
+        where = loc(k) if at is not None else LineLoc(line, "payload")      # the item itself, for details
+        im.reasoning.append(dataclasses.replace(r, loc=where, model=models.get(line)))
     _what_codex_does(im, items, inner)
     sent = sum(1 for p in places if p[1] is None and compaction(entries[p[0]]) is None)
     other = sum(1 for e in entries if isinstance(e, Mapping)) - sent
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
                     f"what a compaction replaced) carried unchanged")
     return im
+
+
+def _models(entries: list[Any]) -> dict[int, str]:
+    """The model of each line: the ``model`` of the last ``turn_context`` before it (Codex
+    writes one at the start of every turn; ``codex-rs/protocol`` ``TurnContextItem``)."""
+    out: dict[int, str] = {}
+    model = None
+    for i, e in enumerate(entries):
+        if isinstance(e, Mapping) and e.get("type") == "turn_context" and isinstance(e.get("payload"), Mapping):
+            m = e["payload"].get("model")
+            model = m if isinstance(m, str) and m else model
+        if model is not None:
+            out[i] = model
+    return out
+
+
+def _encrypted(item: Any) -> str | None:
+    """What ``--reasoning strip`` removes from a rollout: a reasoning item, or an item that
+    carries ``encrypted_content`` (a remote compaction's ``compaction`` item)."""
+    if not isinstance(item, Mapping):
+        return None
+    kind = item.get("type")
+    if kind == "reasoning" or item.get("encrypted_content"):
+        return f"a {kind} item" if isinstance(kind, str) else "an encrypted item"
+    return None
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip`` on a rollout: every reasoning (or encrypted) item's line goes,
+    and a compaction's ``replacement_history`` loses its own; every other line keeps its bytes."""
+    if not isinstance(document, Lines):
+        return document
+    removed: set[int] = set()
+    rewrite: dict[int, Any] = {}
+    for i, e in enumerate(document.entries):
+        what = _encrypted(item_of(e))
+        if what is not None:
+            removed.add(i)
+            reasoning.removed(notes, f"line {i + 1}", what)
+            continue
+        payload = compaction(e)
+        history = payload.get("replacement_history") if payload is not None else None
+        if isinstance(history, list):
+            kept = []
+            for r, item in enumerate(history):
+                what = _encrypted(item)
+                if what is None:
+                    kept.append(item)
+                else:
+                    reasoning.removed(notes, f"line {i + 1}, replacement_history[{r}]", what)
+            if len(kept) != len(history):
+                rewrite[i] = {**e, "payload": {**payload, "replacement_history": kept}}
+    if not removed and not rewrite:
+        return document
+    return session.rewrite_lines(document, NAME, removed, rewrite, {}, keep_cr=False)
 
 
 def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
@@ -334,4 +401,5 @@ FORMAT = Format(
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume,
+    strip_reasoning=strip_reasoning,
 )

@@ -37,6 +37,11 @@ export document whose untouched parts keep their bytes (``OPENCODE_DB=<new.db> o
 <file>``: importing into the database that already holds the session keeps its old rows, as
 ``opencode import`` inserts with ``onConflictDoNothing``, ``cli/cmd/import.ts`` @
 020ac73edc13a96d368fbebd5239b6650a5874dc).
+
+Reasoning parts (``type: "reasoning"``, a provider's signature or encrypted payload in
+``metadata``, the model on the message's ``providerID``/``modelID``) are recorded whether
+OpenCode sends them (as ``thinking``, signed, to the model that wrote them) or leaves them out;
+``--reasoning strip`` removes their rows or their place in the export.
 """
 
 from __future__ import annotations
@@ -57,8 +62,8 @@ import orjson
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
-from . import anthropic, session
-from .base import Decisions, Exported, Imported, Loc, args_object, call_args, call_name, kind_of
+from . import anthropic, reasoning, session
+from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
 
 NAME = "opencode"
@@ -655,7 +660,74 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         im.notes.append(f"session {sid!r}: {len(messages)} messages; {len(document.rows) - 1} other "
                         f"session(s) left as they are" + ("; the WAL was read from a copy" if document.wal else ""))
     im.state = OpenCodeState(req, inner)
+    _record_reasoning(im, req, inner)
     return im
+
+
+# Where a provider's signature or encrypted reasoning rides in a reasoning part's ``metadata``
+# (the AI SDK's providerMetadata: @ai-sdk/anthropic ``signature`` / ``redactedData``,
+# @ai-sdk/openai ``reasoningEncryptedContent``, @ai-sdk/google ``thoughtSignature``).
+SIGNED_KEYS = ("signature", "redactedData", "reasoningEncryptedContent", "thoughtSignature")
+
+
+def _signed_part(part: Mapping) -> tuple[bool, bool]:
+    """(signed, encrypted) of a reasoning part, from its provider metadata."""
+    meta = part.get("metadata")
+    signed = encrypted = False
+    for value in meta.values() if isinstance(meta, Mapping) else ():
+        if isinstance(value, Mapping):
+            signed = signed or any(isinstance(value.get(k), str) and value[k] for k in SIGNED_KEYS)
+            encrypted = encrypted or any(isinstance(value.get(k), str) and value[k]
+                                         for k in ("redactedData", "reasoningEncryptedContent"))
+    return signed, encrypted
+
+
+def _record_reasoning(im: Imported, req: Request, inner: Imported) -> None:
+    """Every reasoning part of the session, in order: a part OpenCode sends (as a
+    ``thinking`` or ``redacted_thinking`` block) with its row and the calls it precedes, one
+    it leaves out (unsigned, or written by another model than the one resumed) with no row.
+    The model is the message's own ``modelID``."""
+    sent: dict[tuple[int, int], Reasoning] = {}
+    for r in inner.reasoning:
+        content = req.messages[r.loc.message]["content"] if isinstance(r.loc.message, int) else []
+        block = req.blocks.get(id(content[r.loc.blocks[0]])) if r.loc.blocks and r.loc.blocks[0] < len(content) else None
+        if block is not None:
+            sent[(block.message, block.part)] = r
+    for m, msg in enumerate(req.history):
+        info = msg["info"]
+        model = info.get("modelID") if isinstance(info.get("modelID"), str) and info.get("modelID") else None
+        for k, part in enumerate(msg["parts"]):
+            if not (isinstance(part, Mapping) and part.get("type") == "reasoning"):
+                continue
+            signed, encrypted = _signed_part(part)
+            text = part.get("text") if isinstance(part.get("text"), str) else ""
+            r = sent.get((m, k))
+            im.reasoning.append(Reasoning(r.row if r else None, Loc(m, "parts", (k,)), "reasoning", signed,
+                                          encrypted, model, r.before if r else (), text))
+
+
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip``: every reasoning part of the session goes (its row deleted from
+    the database, or cut out of the export text), every other row and byte as it was."""
+    if isinstance(document, OpenCodeDB):
+        if document.session is None:
+            return document
+        messages = document.messages(document.session)
+    elif isinstance(document, OpenCodeExport):
+        messages = document.doc["messages"]
+    else:
+        return document
+    removed: set[str] = set()
+    for msg in messages:
+        for part in msg["parts"]:
+            if isinstance(part, Mapping) and part.get("type") == "reasoning":
+                removed.add(_pid(part))
+                reasoning.removed(notes, f"part {_pid(part)} of message {msg['info'].get('id')}", "a reasoning part")
+    if not removed:
+        return document
+    if isinstance(document, OpenCodeDB):
+        return _repair_db(document, removed, {})
+    return _repair_export(document, removed, {})
 
 
 def _loc(req: Request, src: Loc) -> Loc:
@@ -691,6 +763,10 @@ def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[t
         lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
         for j in lost:
             gone.update((b.message, b.part) for b in block_of(calls[j]))
+    # A turn the engine dropped takes its reasoning parts with it (a step of reasoning alone
+    # would be sent as an assistant message of thinking alone).
+    gone.update((r.loc.message, r.loc.blocks[0]) for r in im.reasoning
+                if r.row is not None and r.row not in kept_rows and r.loc.blocks)
     rewrite: dict[tuple[int, int], dict[str, Any]] = {}
     for msg, o in d.rows:
         if o is None and msg.get("role") == "tool":
@@ -718,6 +794,10 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     changed = {_pid(sent[m]["parts"][k]): part for (m, k), part in rewrite.items()}
     for (m, k) in sorted(gone):
         p = sent[m]["parts"][k]
+        if p.get("type") == "reasoning":
+            notes.note("entry-removed", f"Part {_pid(p)} (reasoning of message {sent[m]['info'].get('id')}) is "
+                                        "removed: the engine dropped its turn, and the reasoning goes with it.")
+            continue
         notes.note("entry-removed", f"Part {_pid(p)} (a {p.get('tool', p.get('type'))} call "
                                     f"{p.get('callID')!r} of message {sent[m]['info'].get('id')}) is removed: the "
                                     "engine dropped its call, and OpenCode keeps a call and its result in one part.")
@@ -1022,6 +1102,7 @@ FORMAT = Format(
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=select, chosen=chosen, kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
+    strip_reasoning=strip_reasoning,
 )
 
 EXPORT_FORMAT = Format(
@@ -1029,5 +1110,5 @@ EXPORT_FORMAT = Format(
     "an `opencode export` document, or a session file of OpenCode's legacy storage/ tree",
     evidence_export, import_, export_same, export_new_document, describe_block=describe_part, sniff=sniff_export,
     parse=parse_export, dump=dump, kind=SESSION, suffixes=(".json",), provider="anthropic",
-    kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
+    kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds, strip_reasoning=strip_reasoning,
 )

@@ -44,17 +44,19 @@ __all__ = ["ERROR", "NOT_CHECKED", "ChatTemplate", "check_template", "load_templ
            "check", "create", "extend", "failed", "rule_table"]
 
 
-def check(subject: Any, target: str) -> list[Problem]:
+def check(subject: Any, target: str, model: str | None = None) -> list[Problem]:
     """Every problem ``target`` would reject (or may reject) in ``subject``, ordered by row.
 
     ``subject`` is a pipeline Outcome (its engine result is checked, with native
-    provenance) or a list of flat messages (normally the engine's output)."""
+    provenance) or a list of flat messages (normally the engine's output). ``model``
+    (``--model``) is the model the history is sent to, for a session store or a body that
+    names none (the rules on reasoning signed by another model read it)."""
     if target not in REGISTRY:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     if isinstance(subject, list):
-        view = View(subject)
+        view = View(subject, model=model)
     elif hasattr(subject, "result") and hasattr(subject, "imported"):
-        view = View(subject.result.messages, subject)
+        view = View(subject.result.messages, subject, model)
     else:
         raise TypeError(f"check() expects a pipeline Outcome or a list of messages, got {type(subject).__name__}")
     with gc_paused():           # many small acyclic tuples, as in the engine: collections find nothing

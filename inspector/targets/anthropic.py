@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from . import signed
 from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map,
-                   signed_rule, stray_results, unanswered)
+                   stray_results, unanswered)
 from .text import surrogate_rule
 
 NAME = "anthropic"
@@ -17,6 +18,7 @@ ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 MESSAGES = "https://docs.anthropic.com/en/api/messages"
 THINKING = ("thinking", "redacted_thinking")
+THINKING_KINDS = frozenset(THINKING)
 SIGNED = "Never edit, reorder or drop the signed blocks of the latest assistant message; Inspector never does."
 
 
@@ -161,23 +163,68 @@ def issuer(view: View, message) -> str | None:
 
 
 def signature_other_model(view: View) -> Iterator[Hit]:
-    """Native: signed blocks of the latest assistant message that carries some, written by
-    a model other than the request's (only where both models are known)."""
-    model = view.setting(NAME, "model")
-    if not isinstance(model, str) or not model:
+    """Signed blocks of the latest assistant message that carries some, written by a model
+    other than the one the request goes to (only where both models are known). Native: the
+    message's ``model`` against the body's (or ``--model``). A session store (Claude Code,
+    the Cline family): the model its importer recorded for the block (a line's
+    ``message.model``, a record's ``modelInfo``) against ``--model``, which names the model
+    the session is resumed with."""
+    if view.native(NAME) is None:
+        found = signed.other_model(view, NAME, THINKING_KINDS)
+        if found is not None:
+            at, wrote, model = found
+            yield Hit(at.row, f"{at.where}: Invalid `signature` in `thinking` block (signed by {wrote}, resumed "
+                              f"with {model})", where=at.where)
+        return
+    model = signed.request_model(view, NAME)
+    if model is None:
         return
     for position, message in reversed(_assistants(view)):
         blocks = _blocks(message)
-        signed = [(k, b) for k, b in enumerate(blocks) if _kind(b) in THINKING]
-        if not signed:
+        thinking = [(k, b) for k, b in enumerate(blocks) if _kind(b) in THINKING]
+        if not thinking:
             continue
         wrote = issuer(view, message)
-        if wrote is not None and wrote != model:
-            k, block = signed[0]
+        if wrote is not None and not signed.same_model(wrote, model):
+            k, block = thinking[0]
             yield from _hit(view, message, block,
                             f"messages.{position}.content.{k}: Invalid `signature` in `thinking` block (written by "
                             f"{wrote}, sent to {model})")
         return
+
+
+def _unsigned(block) -> bool:
+    return _kind(block) == "thinking" and not (isinstance(block.get("signature"), str) and block["signature"])
+
+
+def thinking_unsigned(view: View) -> Iterator[Hit]:
+    """A ``thinking`` block sent without its signature (none, or an empty one), which the API
+    cannot verify: agents that persisted a block before its signature arrived fail on every
+    later request (anthropics/claude-code #21726: 534 of 537 blocks with empty signatures;
+    openclaw #84430, reproduced on claude-sonnet-4-6). Native: every assistant message sent.
+    A session store: each unsigned thinking block its importer says the agent sends."""
+    history = view.sent(NAME)
+    if history is not None:
+        for position, message in enumerate(history):
+            if not (is_map(message) and message.get("role") == "assistant"):
+                continue
+            for k, block in enumerate(_blocks(message)):
+                if _unsigned(block):
+                    yield from _hit(view, message, block,
+                                    f"messages.{position}.content.{k}: Invalid signature in thinking block")
+        return
+    out = view.outcome
+    if out is None or getattr(out, "reasoning", "keep") == "strip":
+        return
+    rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
+    im = out.imported
+    for r in im.reasoning:
+        if r.kind != "thinking" or r.signed or r.row not in rows:
+            continue
+        block = im.block_of(r)
+        if is_map(block) and _unsigned(block):
+            where = r.loc.describe(im.container)
+            yield Hit(rows[r.row], f"{where}: Invalid signature in thinking block", where=where)
 
 
 def blank_text(view: View) -> Iterator[Hit]:
@@ -221,12 +268,17 @@ TARGET = create(NAME, [
          "Enable thinking in the request (the thinking setting), or send the history to a request that has it."),
     Rule("signature-other-model", signature_other_model, ERROR,
          "https://github.com/anthropics/anthropic-sdk-python/issues/1598",
-         "the latest signed thinking was written by another model than the request's (where both are known; native)",
+         "the latest signed thinking was written by another model than the request's or --model's (where both are "
+         "known; native, and session stores that record the model)",
          "Send the history to the model that wrote the thinking, or remove that message's thinking blocks "
          "(the provider then reads the turn without them)."),
+    Rule("thinking-unsigned", thinking_unsigned, ERROR, "https://github.com/anthropics/claude-code/issues/21726",
+         "a thinking block sent without its signature (native, and session stores)",
+         "Remove the unsigned thinking block (it cannot be verified; the provider reads the turn without it), "
+         "or send the history with --reasoning strip."),
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
          "an empty or whitespace-only text block (native)",
          "Remove the blank text block (it carries nothing the model can read)."),
     surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199"),
-    signed_rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598"),
+    signed.rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598", THINKING_KINDS),
 ])

@@ -239,9 +239,10 @@ class View:
     """The flat rows to check, and the pipeline Outcome they came from when there is one
     (for the rules that read native blocks). Derived shapes are computed once, on demand."""
 
-    def __init__(self, messages: list[Any], outcome: Any = None):
+    def __init__(self, messages: list[Any], outcome: Any = None, model: str | None = None):
         self.messages = messages
         self.outcome = outcome
+        self.model = model          # --model: the model the history goes to, where the body names none
         self.rows: list[tuple[int, Mapping]] = [
             (i, m) for i, m in enumerate(messages) if is_map(m) and type(m.get("role")) is str]
         self._memo: dict[str, Any] = {}

@@ -6,9 +6,11 @@ are carried through, never reported."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
+from . import signed
 from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create,
-                   is_map, result_id, signed_rule)
+                   is_map, result_id)
 from .text import surrogate_rule
 
 NAME = "openai-responses"
@@ -158,18 +160,137 @@ def call_without_reasoning(view: View) -> Iterator[Hit]:
 
 def unstored_reference(view: View) -> Iterator[Hit]:
     """Native, ``store: false``: nothing is kept server-side, so an item sent by reference
-    (an ``item_reference``, a reasoning item with no ``encrypted_content``) is not found."""
+    (an ``item_reference``, a reasoning item with an id and no ``encrypted_content``) is not
+    found. A reasoning item with neither is ``reasoning-without-encrypted-content``."""
     if view.setting(NAME, "store") is not False:
         return
     items = _items(view)
     for k, item in enumerate(items):
         kind = _type(item)
-        if kind == "item_reference" or (kind == "reasoning" and not item.get("encrypted_content")):
+        if kind == "item_reference" or (kind == "reasoning" and not item.get("encrypted_content")
+                                        and isinstance(item.get("id"), str) and item["id"]):
             place = view.near(items, k, "content")
             if place is not None:
                 yield Hit(place[0], f"Item with id '{item.get('id', '')}' not found. Items are not persisted when "
                                     "'store' is set to false. Try again with 'store' set to true, or remove this item "
                                     "from your input.", where=place[1])
+
+
+# -- reasoning items as the API takes them back (issue 21: what Codex rollouts replay) --------
+
+# Codex sends ``store: false`` (``store: provider.is_azure_responses_endpoint()``,
+# openai/codex codex-rs/core/src/client.rs): what its rollout replays must carry its own
+# encrypted_content, as nothing is kept server-side.
+STORE_FALSE_STORES = frozenset({"codex-rollout"})
+# The id prefix the API expects of each item type it issues (observed in the refusals below).
+ID_PREFIX = {"reasoning": "rs", "function_call": "fc", "message": "msg", "custom_tool_call": "ctc"}
+
+
+class Sent(NamedTuple):
+    item: Any
+    index: int | None           # its place in the request's input, where the body is the request
+    row: int
+    where: str
+
+
+def _reasoning_sent(view: View) -> list[Sent]:
+    """The reasoning items the request carries: native, every reasoning item of the exported
+    input; a session store that replays Responses items (a Codex rollout, an Agents SDK
+    session), every reasoning item its importer recorded whose turn the repair kept, read
+    from the store itself (``Imported.block_of``). None when the export strips reasoning."""
+    def build() -> list[Sent]:
+        out = view.outcome
+        if out is None or getattr(out, "reasoning", "keep") == "strip":
+            return []
+        items = view.sent(NAME)
+        if items is not None:
+            found = []
+            for k, item in enumerate(items):
+                place = view.near(items, k, "content") if _type(item) == "reasoning" else None
+                if place is not None:
+                    found.append(Sent(item, k, place[0], place[1]))
+            return found
+        im = out.imported
+        rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
+        first = next(iter(rows.values()), 0)
+        found = []
+        for r in im.reasoning:
+            if r.kind != "reasoning" or (r.row is not None and r.row not in rows):
+                continue
+            item = im.block_of(r)
+            if is_map(item) and _type(item) == "reasoning":
+                found.append(Sent(item, None, rows.get(r.row, first), r.loc.describe(im.container)))
+        return found
+    return view.memo("responses-reasoning-sent", build)
+
+
+def _input(sent: Sent, field: str) -> str:
+    return f"input[{sent.index}].{field}" if sent.index is not None else f"input[…].{field} ({sent.where})"
+
+
+def _store_false(view: View) -> bool:
+    if view.setting(NAME, "store") is False:
+        return True
+    out = view.outcome
+    return out is not None and view.native(NAME) is None and out.imported.format in STORE_FALSE_STORES
+
+
+def reasoning_without_encrypted_content(view: View) -> Iterator[Hit]:
+    """``store: false`` (the body's, or a Codex rollout's, which Codex always sends so): a
+    reasoning item with neither an id to look up nor its ``encrypted_content`` carries
+    nothing the API can read back (openai/codex #19661: a rollout written without
+    ``include: reasoning.encrypted_content``)."""
+    if not _store_false(view):
+        return
+    for sent in _reasoning_sent(view):
+        if not sent.item.get("encrypted_content") and not sent.item.get("id"):
+            yield Hit(sent.row, f"Missing required parameter: '{_input(sent, 'encrypted_content')}'.", where=sent.where)
+
+
+def reasoning_content(view: View) -> Iterator[Hit]:
+    """A reasoning item whose ``content`` is a non-empty list (raw ``reasoning_text`` another
+    Responses-compatible provider returned, replayed to OpenAI): OpenAI takes a reasoning
+    item's ``summary`` and ``encrypted_content`` only (openai/codex #36551)."""
+    for sent in _reasoning_sent(view):
+        content = sent.item.get("content")
+        if isinstance(content, list) and content:
+            yield Hit(sent.row, f"Invalid '{_input(sent, 'content')}': array too long. Expected an array with maximum "
+                                f"length 0, but got an array with length {len(content)} instead.", where=sent.where)
+
+
+def item_id_prefix(view: View) -> Iterator[Hit]:
+    """An item whose ``id`` does not start with the prefix the API gives its type (``rs`` for
+    reasoning, ``fc`` function_call, ``msg`` message, ``ctc`` custom_tool_call): ids a proxy
+    or another provider minted (``item_…``, a bare UUID) are refused (openai/codex #39125,
+    #38855, #33176). Native: every item; a session store: its reasoning items."""
+    items = view.sent(NAME)
+    if items is not None:
+        candidates = [(k, item) for k, item in enumerate(items) if _type(item) in ID_PREFIX]
+        checked = []
+        for k, item in candidates:
+            place = view.near(items, k, "content")
+            if place is not None:
+                checked.append(Sent(item, k, place[0], place[1]))
+    else:
+        checked = list(_reasoning_sent(view))
+    for sent in checked:
+        rid = sent.item.get("id")
+        want = ID_PREFIX[_type(sent.item)]
+        if isinstance(rid, str) and rid and not rid.startswith(want):
+            yield Hit(sent.row, f"Invalid '{_input(sent, 'id')}': '{rid}'. Expected an ID that begins with '{want}'.",
+                      where=sent.where)
+
+
+def encrypted_other_model(view: View) -> Iterator[Hit]:
+    """Encrypted reasoning of the latest turn that carries some, written by another model
+    than the one the request goes to (``--model``, or the body's), where both are known (a
+    Codex rollout records each turn's model): the new model may not read it (openai/codex
+    #17541, a model switch mid-conversation)."""
+    found = signed.other_model(view, NAME, frozenset({"reasoning"}))
+    if found is not None:
+        at, wrote, model = found
+        yield Hit(at.row, f"The encrypted content for item {at.where} could not be verified (written by {wrote}, "
+                          f"sent to {model}).", where=at.where)
 
 
 TARGET = create(NAME, [
@@ -192,6 +313,24 @@ TARGET = create(NAME, [
     Rule("unstored-reference", unstored_reference, ERROR, "https://github.com/vercel/ai/issues/7543",
          "store: false, and an item sent by id only (item_reference, reasoning without encrypted_content) (native)",
          "Send the reasoning with its encrypted_content (include reasoning.encrypted_content), or set store to true."),
+    Rule("reasoning-without-encrypted-content", reasoning_without_encrypted_content, ERROR,
+         "https://github.com/openai/codex/issues/19661",
+         "store: false (a Codex rollout's too), and a reasoning item with neither an id nor its encrypted_content",
+         "Send the reasoning item with its encrypted_content (include reasoning.encrypted_content when it is "
+         "made), or leave it out (--reasoning strip)."),
+    Rule("reasoning-content", reasoning_content, ERROR, "https://github.com/openai/codex/issues/36551",
+         "a reasoning item whose content array is not empty (raw reasoning text from another provider)",
+         "Leave the reasoning item out when the history goes to OpenAI (--reasoning strip), or send only its "
+         "summary and encrypted_content."),
+    Rule("item-id-prefix", item_id_prefix, ERROR, "https://github.com/openai/codex/issues/39125",
+         "an item id without its type's prefix (rs_ reasoning, fc_ function_call, msg_ message, ctc_ "
+         "custom_tool_call)",
+         "Leave the id out of the item (the API takes items without one), or send the id the API issued; "
+         "Inspector does not rewrite ids."),
+    Rule("encrypted-other-model", encrypted_other_model, WARNING, "https://github.com/openai/codex/issues/17541",
+         "the latest encrypted reasoning was written by another model than the request's or --model's (where both "
+         "are known)",
+         "Resume with the model that wrote it, or send the history with --reasoning strip."),
     surrogate_rule(WARNING, DOCS),
-    signed_rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173"),
+    signed.rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173", frozenset({"reasoning"})),
 ])

@@ -8,7 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from sessions import agents_builder, codex_builder, gemini_builder, opencode_builder, scenarios
+from sessions import agents_builder, codex_builder, crush_builder, gemini_builder, goose_builder, opencode_builder
+from sessions import scenarios
 from sessions.claude_builder import Session, text, tool  # noqa: F401 (Session, text: used by the tests)
 
 PROJECT = "-home-dana-shop"
@@ -70,7 +71,6 @@ def build(home: Path, cwd: Path) -> dict[str, str]:
     put(".gemini/tmp/" + "c0ffee" * 8 + "/checkpoint-before-export.json", json.dumps(checkpoint, indent=2).encode(),
         11, "fails")
 
-    # Stores this Inspector may not read yet: found, and said so (unreadable until their store lands).
     # OpenCode answers a call its crash left running with a result of its own: the resume works.
     opencode = home / ".local/share/opencode"
     opencode.mkdir(parents=True, exist_ok=True)
@@ -84,13 +84,25 @@ def build(home: Path, cwd: Path) -> dict[str, str]:
     put(f"{task}/api_conversation_history.json", json.dumps(
         [{"role": "user", "content": [{"type": "text", "text": "<task>List the tests</task>"}], "ts": 1760260800000}]
     ).encode(), 13, "store")
-    put(".local/share/goose/sessions/sessions.db", b"SQLite format 3\x00" + bytes(100), 14, "store")
+    # Goose: a call id the provider reused (#11823) is refused; a request its crash
+    # left unanswered in an older .jsonl session is left out by Goose itself (fix_conversation).
+    goose = home / ".local/share/goose/sessions"
+    goose.mkdir(parents=True, exist_ok=True)
+    goose_builder.write_db(goose / "sessions.db", {"20261201_1": goose_builder.redeclared()})
+    _write(goose / "sessions.db", (goose / "sessions.db").read_bytes(), 14)
+    expected[".local/share/goose/sessions/sessions.db"] = "fails"
+    goose_builder.write_jsonl(goose / "20250601_3.jsonl", goose_builder.crash())
+    _write(goose / "20250601_3.jsonl", (goose / "20250601_3.jsonl").read_bytes(), 14)
+    expected[".local/share/goose/sessions/20250601_3.jsonl"] = "ok"
     registry = home / ".local/share/crush/projects.json"
     registry.parent.mkdir(parents=True, exist_ok=True)
     registry.write_text(json.dumps({"projects": [{"path": str(cwd), "data_dir": str(cwd / ".crush"),
                                                   "last_accessed": "2025-10-12T09:00:00Z"}]}))
-    put(".crush/crush.db", b"SQLite format 3\x00" + bytes(100), 15, "store", base=cwd)
-    expected[".crush/crush.db"] = "store"
+    # Crush killed during a call: current Crush answers the call itself (since 0.59.0).
+    (cwd / ".crush").mkdir(parents=True, exist_ok=True)
+    crush_builder.write_db(cwd / ".crush/crush.db", {"ses-crash": crush_builder.crash()})
+    _write(cwd / ".crush/crush.db", (cwd / ".crush/crush.db").read_bytes(), 15)
+    expected[".crush/crush.db"] = "agent-repairs"
 
     # The Agents SDK has no home: a database in a project folder is found only when the folder is given.
     app = cwd / "app"

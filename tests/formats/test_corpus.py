@@ -97,8 +97,20 @@ def test_body_is_detected_and_comes_back_unchanged_but_for_mem5(file):
         assert not engine, f"{file}: events {engine} but nothing changed"
 
 
+# Bodies recorded against another server that speaks the format, whose own rules are laxer than
+# the format's provider's (checked exactly): what OpenAI would refuse, and why that server did not.
+OTHER_SERVER = {
+    f"openai-responses/{body}.json": (
+        {"reasoning-content", "item-id-prefix"},
+        "sent to DeepSeek's Responses endpoint (api.deepseek.com), which takes back its own raw reasoning_text "
+        "and UUID item ids; OpenAI refuses both (openai/codex #36551, #39125)")
+    for body in ("b2318bced3ef0c0a", "f340130b0611cce5")}
+
+
 @pytest.mark.parametrize("file", FILES)
 def test_body_passes_its_providers_check(file):
     _, outcome = _outcome(file)
     errors = _target_errors(outcome, SOURCES[file]["format"])
-    assert not errors, [getattr(p, "rule", p) for p in errors]
+    known = OTHER_SERVER.get(file, (set(), ""))[0]
+    assert {p.rule for p in errors if p.rule in known} == known
+    assert not [p for p in errors if p.rule not in known], [getattr(p, "rule", p) for p in errors]

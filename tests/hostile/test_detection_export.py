@@ -133,9 +133,13 @@ def test_r2_10_a_session_whose_first_line_is_over_the_sniffed_head_is_detected(t
 
 
 def _seconds(data: bytes, fmt: str, strict: bool) -> float:
-    start = time.perf_counter()
-    run(data, "<x>", fmt, strict=strict).data
-    return time.perf_counter() - start
+    """This process's CPU time, best of two (other processes on a loaded machine do not count)."""
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        run(data, "<x>", fmt, strict=strict).data
+        best = min(best, time.process_time() - start)
+    return best
 
 
 def _gemini(n: int) -> bytes:

@@ -102,8 +102,43 @@ def opencode() -> Any:
         return opencode_format.parse(path.read_bytes(), "opencode.db")
 
 
+def crush_db() -> Any:
+    from inspector.formats import crush
+
+    from . import crush_builder as cb
+
+    t = 1764600000
+    rows = [("w-u1", "user", [cb.text("What's the weather in Paris and Rome?"), cb.finish()], t),
+            ("w-a1", "assistant", [cb.text("I'll check both."), cb.call("toolu_01A", "get_weather", '{"city":"Paris"}'),
+                                   cb.call("toolu_01B", "get_weather", '{"city":"Rome"}'), cb.finish("tool_use")], t + 1),
+            ("w-t1", "tool", [cb.result("toolu_01A", "get_weather", "18C"), cb.finish()], t + 2),
+            ("w-t2", "tool", [cb.result("toolu_01B", "get_weather", "24C"), cb.finish()], t + 2),
+            ("w-a2", "assistant", [cb.text("Paris 18C, Rome 24C."), cb.finish("end_turn")], t + 3)]
+    with TemporaryDirectory() as tmp:
+        path = cb.write_db(Path(tmp) / "crush.db", {"ses-weather": ("Weather", rows, None)})
+        return crush.parse(path.read_bytes(), "crush.db")
+
+
+def goose_stores() -> dict[str, Any]:
+    from inspector.formats import goose
+
+    from . import goose_builder as gb
+
+    t, seen = 1764600000, gb.VISIBLE
+    messages = [("user", [gb.text("What's the weather in Paris and Rome?")], t, seen),
+                ("assistant", [gb.text("I'll check both."), gb.request("toolu_01A", "get_weather", {"city": "Paris"}),
+                               gb.request("toolu_01B", "get_weather", {"city": "Rome"})], t + 1, seen),
+                ("user", [gb.response("toolu_01A", "18C"), gb.response("toolu_01B", "24C")], t + 2, seen),
+                ("assistant", [gb.text("Paris 18C, Rome 24C.")], t + 3, seen)]
+    with TemporaryDirectory() as tmp:
+        db = gb.write_db(Path(tmp) / "sessions.db", {"20261201_1": messages})
+        lines = gb.write_jsonl(Path(tmp) / "20250601_1.jsonl", messages)
+        return {"goose": goose.parse(db.read_bytes(), "sessions.db"),
+                "goose-jsonl": goose.parse_jsonl(lines.read_bytes(), "20250601_1.jsonl")}
+
+
 def clean_sessions() -> dict[str, Any]:
     return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
             "agents-sqlite": agents(), "opencode": opencode(),
             "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json"),
-            "cline": cline_task()}
+            "cline": cline_task(), "crush": crush_db(), **goose_stores()}

@@ -1,7 +1,7 @@
 """Issue 20's provider refusals as test cases: (target, rule, subject, the provider's error
 text, native location or None). A subject is flat messages, or (format, document) read
-through the pipeline. Each document is the smallest body that shows the refusal its issue
-reports."""
+through the pipeline, or (format, session file bytes, model) for a session store resumed with
+``--model``. Each document is the smallest body that shows the refusal its issue reports."""
 
 from __future__ import annotations
 
@@ -85,6 +85,21 @@ RISK = ("The provider checks signed reasoning against the turn it was issued wit
         "send the history with --reasoning strip if it does.")
 BAD_ARGS = '{"city": "Paris", description": "cut"}'
 
+
+def _codex_reasoning() -> bytes:
+    from sessions.codex_builder import Rollout
+
+    r = Rollout()
+    r.user("Weather in Paris?")
+    r.reasoning("**Looking it up**")
+    r.call("call_1", "curl wttr.in/Paris")
+    r.output("call_1", "18C")
+    return r.data()
+
+
+CODEX_REASONING = _codex_reasoning()
+
+
 CASES = [
     # Anthropic (anomalyco/opencode#3077, tailcallhq/forgecode#1853, anthropic-sdk-python#1598, claude-code#6199)
     ("anthropic", "thinking-not-first",
@@ -99,6 +114,10 @@ CASES = [
                              thinking=ENABLED)),
      "messages.1.content.0: Invalid `signature` in `thinking` block (written by claude-opus-4-1, sent to "
      "claude-sonnet-4-5)", "messages[1].content[0]"),
+    ("anthropic", "thinking-unsigned",
+     ("anthropic", anthropic({"role": "assistant", "content": [{"type": "thinking", "thinking": "Look it up.",
+                                                                 "signature": ""}, USE]}, RESULT, thinking=ENABLED)),
+     "messages.1.content.0: Invalid signature in thinking block", "messages[1].content[0]"),
     ("anthropic", "blank-text",
      ("anthropic", anthropic({"role": "assistant", "content": [{"type": "text", "text": " \n"}]},
                              {"role": "user", "content": "go on"})),
@@ -150,6 +169,21 @@ CASES = [
                                     store=False)),
      "Item with id 'rs_1' not found. Items are not persisted when 'store' is set to false. Try again with 'store' "
      "set to true, or remove this item from your input.", "input[1]"),
+    # What the Responses API refuses of replayed reasoning items (openai/codex #19661, #36551, #39125)
+    ("openai-responses", "reasoning-without-encrypted-content",
+     ("openai-responses", responses({"type": "reasoning", "summary": []},
+                                    {"type": "message", "role": "assistant", "content": "18C."}, store=False)),
+     "Missing required parameter: 'input[1].encrypted_content'.", "input[1]"),
+    ("openai-responses", "reasoning-content",
+     ("openai-responses", responses(reasoning(content=[{"type": "reasoning_text", "text": "Look it up."}],
+                                              encrypted_content=None),
+                                    {"type": "message", "role": "assistant", "content": "18C."})),
+     "Invalid 'input[1].content': array too long. Expected an array with maximum length 0, but got an array with "
+     "length 1 instead.", "input[1]"),
+    ("openai-responses", "item-id-prefix",
+     ("openai-responses", responses(reasoning("item_df7e40c3f04f", encrypted_content="gAAA"), fcall("fc_1", "call_1"),
+                                    fout("call_1"))),
+     "Invalid 'input[1].id': 'item_df7e40c3f04f'. Expected an ID that begins with 'rs'.", "input[1]"),
     ("openai-responses", "signed-turn-repaired",
      ("openai-responses", responses(reasoning(encrypted_content="gAAA"), fcall("fc_1", "call_1"),
                                     fcall("fc_2", "call_1"), fout("call_1"))),
@@ -199,4 +233,9 @@ CASES = [
     ("deepseek", "reasoning-not-passed-back",
      ("openai-chat", chat(chat_call(), chat_result(), model="deepseek-reasoner")),
      "The `reasoning_content` in the thinking mode must be passed back to the API.", "messages[1]"),
+    # A session store resumed with another model (check --model): the model its turn_context recorded
+    ("openai-responses", "encrypted-other-model", ("codex-rollout", CODEX_REASONING, "gpt-5.4"),
+     "The encrypted content for item line 5 could not be verified (written by gpt-5-codex, sent to gpt-5.4).",
+     "line 5"),
 ]
+

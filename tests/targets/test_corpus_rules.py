@@ -42,6 +42,10 @@ KNOWN = {
     ("gemini/0076a51e1a8f5b79.json", "thought-signature-unknown-model"):
         "the body names no model (gemini-2.5-flash is in the URL); 2.5 signs its first call but does not require "
         "signatures, so the rule can only warn",
+    **{(f"openai-responses/{body}.json", rule):
+       "sent to DeepSeek's Responses endpoint (api.deepseek.com), which takes back its own raw reasoning_text and "
+       "UUID item ids; OpenAI refuses both (openai/codex #36551, #39125)"
+       for body in ("b2318bced3ef0c0a", "f340130b0611cce5") for rule in ("reasoning-content", "item-id-prefix")},
 }
 # Cross-provider findings, checked exactly: (target, rule, corpus folder) -> why that provider would refuse.
 CROSS = {

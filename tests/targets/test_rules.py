@@ -19,9 +19,14 @@ from .cases import (CASES, ENABLED, GRESULT, RESULT, THINK, USE, A, T, U, anthro
 
 def subject(value):
     if isinstance(value, tuple):
-        fmt, document = value
-        return run(json.loads(json.dumps(document)), "case", fmt)
+        fmt, document = value[:2]
+        return run(document if isinstance(document, bytes) else json.loads(json.dumps(document)), "case", fmt)
     return value
+
+
+def model_of(value):
+    """The ``--model`` a case is resumed with (a session store's), else None."""
+    return value[2] if isinstance(value, tuple) and len(value) > 2 else None
 
 
 def rule_of(target, name) -> Rule:
@@ -35,8 +40,8 @@ def rules_hit(target, value) -> set[str]:
 
 @pytest.mark.parametrize("target,rule,history,error,where", CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES])
 def test_rule_reports_the_provider_error_text_severity_and_source(target, rule, history, error, where):
-    problems = [p for p in check(subject(history), target) if p.rule == rule]
-    assert problems, check(subject(history), target)
+    problems = [p for p in check(subject(history), target, model_of(history)) if p.rule == rule]
+    assert problems, check(subject(history), target, model_of(history))
     assert error in [p.error for p in problems]
     expected = rule_of(target, rule)
     assert all(p.fix and p.severity == expected.severity and p.source == expected.source for p in problems)

@@ -1,0 +1,526 @@
+"""What the SQLite stores that keep one message per row with a JSON array of parts share
+(Crush's ``messages.parts``, Goose's ``messages.content_json``): reading the database as the
+agent would see it, the request a resume builds with each block's row and part, and writing
+a repair back as the fewest row edits.
+
+Reading never writes next to the store: a database with a ``-wal`` beside it is copied with its
+sidecars (until two reads agree) and the copy read, anything else from its own bytes, and the
+image is checked whole before a row is read. Each row's parts keep their text spans, so a rewritten row is the
+agent's own text with the dropped parts cut out (both agents write compact JSON, which a
+splice keeps compact), and every row not edited keeps every column as it was.
+
+A repair is row edits on a copy: parts cut out of a row (a row left with nothing to send is
+deleted), and new rows after the row of the call they answer. A new row takes the ordering
+value of the row it follows, and the rows that share that value after it are written again
+after it (same columns, new rowid), so the agent's ``ORDER BY`` reads them in the repaired
+order. Triggers are set aside while the edits run and put back as they were, so nothing the
+agent did not write changes (a trigger stamping ``now`` would make two repairs differ).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import IMPORT_CLAUSE, Kind, Result, declare
+from ..io import InputError
+from . import anthropic
+from .codex_rollout import EMITS as CODEX_KINDS
+from .opencode import EMITS as OPENCODE_KINDS
+from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
+from .sqlite_file import HEADER, in_memory, quoted, with_mode
+
+# Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
+EMITS = declare(
+    Kind("call-answered-on-resume", IMPORT_CLAUSE, False, "agent answers it on resume",
+         "The call has no result in the store; current versions of the agent send an error result of their "
+         "own for it on resume (the real result is lost; the tool may have run).", "note", "call"),
+    Kind("result-dropped-on-resume", IMPORT_CLAUSE, False, "agent drops it on resume",
+         "The result answers no call in the store; current versions of the agent leave it out of what they "
+         "send on resume.", "note"),
+    Kind("call-dropped-on-resume", IMPORT_CLAUSE, False, "agent drops the call",
+         "The call has no result anywhere in the store; the agent leaves the call out of what it sends "
+         "(the model never sees it was made).", "note", "call"),
+)
+
+
+def shared_kinds() -> tuple[Kind, ...]:
+    return EMITS + tuple(k for k in OPENCODE_KINDS + CODEX_KINDS if k.name in ("entry-not-sent", "entry-moved"))
+
+
+@dataclass(slots=True, eq=False)
+class Row:
+    """One stored message: ``rowid`` (SQLite's identity), the agent's message ``id``, its
+    ``role``, the JSON column as stored (``text``), the parts decoded (None: not a JSON array)
+    with each part's span in ``text``, the ordering value, and the whole row by column."""
+
+    rowid: int
+    id: str
+    role: str
+    text: Any
+    parts: list[Any] | None
+    spans: list[tuple[int, int]]
+    order: Any
+    columns: dict[str, Any]
+
+
+def parts_of(text: Any) -> tuple[list[Any] | None, list[tuple[int, int]]]:
+    """A JSON array's items and each item's (start, end) in ``text``; (None, []) otherwise."""
+    if not isinstance(text, str):
+        return None, []
+    decoder = json.JSONDecoder()
+    try:
+        i = len(text) - len(text.lstrip())
+        if text[i:i + 1] != "[":
+            return None, []
+        items: list[Any] = []
+        spans: list[tuple[int, int]] = []
+        i += 1
+        while True:
+            while i < len(text) and text[i] in " \t\r\n":
+                i += 1
+            if text[i] == "]":
+                break
+            value, end = decoder.raw_decode(text, i)
+            items.append(value)
+            spans.append((i, end))
+            i = end
+            while text[i] in " \t\r\n":
+                i += 1
+            if text[i] == ",":
+                i += 1
+            elif text[i] != "]":
+                return None, []
+        if text[i + 1:].strip():
+            return None, []
+        return items, spans
+    except (ValueError, IndexError):
+        return None, []
+
+
+@dataclass(slots=True, eq=False)
+class RowsDB:
+    """A store's database read into memory; ``session`` is the one being repaired.
+
+    ``data`` is the image SQLite reads in memory, ``original`` the file's own bytes when they
+    are the whole database (no ``-wal`` beside it: given back as they are when nothing
+    changes), ``mode`` the header's journal-mode bytes a repaired copy keeps. ``sessions``
+    maps each session id to its rows in the agent's order; ``facts`` holds what the store
+    keeps per session (Crush's ``summary_message_id``, titles, times)."""
+
+    format: str
+    data: bytes
+    sessions: dict[str, list[Row]]
+    facts: dict[str, dict[str, Any]]
+    original: bytes | None = None
+    mode: bytes = b""
+    session: str | None = None
+    plan: Any = None           # (rows, Edits, Store) of a repair, for --in-place
+
+    def to_bytes(self) -> bytes:
+        return self.original if self.original is not None else with_mode(self.data, self.mode)
+
+    def rows(self) -> list[Row]:
+        return self.sessions[self.session] if self.session is not None else []
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RowsDB) and {s: [r.text for r in rows] for s, rows in self.sessions.items()} == \
+            {s: [r.text for r in rows] for s, rows in other.sessions.items()}
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _stable_copy(name: str, fmt: str) -> dict[str, bytes]:
+    """The database file and its sidecars, read until two reads agree on every size and time
+    (a checkpoint by the running agent cannot tear the copy)."""
+    paths = [name, f"{name}-wal", f"{name}-shm"]
+
+    def stamp() -> list[tuple[int, int] | None]:
+        out = []
+        for p in paths:
+            try:
+                st = os.stat(p)
+                out.append((st.st_size, st.st_mtime_ns))
+            except FileNotFoundError:
+                out.append(None)
+        return out
+
+    for _ in range(5):
+        before = stamp()
+        copies = {}
+        for p, s in zip(paths, before):
+            if s is not None:
+                with open(p, "rb") as handle:
+                    copies[p[len(name):]] = handle.read()
+        if stamp() == before:
+            return copies
+    raise InputError(name, f"{fmt}: the database kept changing while it was copied (the agent is writing to it); "
+                           "try again")
+
+
+def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
+    """(the database image, the file's own bytes or None when a ``-wal`` held newer commits).
+    A ``-wal`` is read from a private copy of the three files: even a read-only open of the live
+    file would write its ``-shm`` and take the agent's locks."""
+    wal = f"{name}-wal"
+    if name == "<input>" or not (os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0):
+        return data, data
+    copies = _stable_copy(name, fmt)
+    with tempfile.TemporaryDirectory(prefix="inspector-sqlite-") as tmp:
+        target = os.path.join(tmp, "store.db")
+        for suffix, blob in copies.items():
+            with open(target + suffix, "wb") as handle:
+                handle.write(blob)
+        try:
+            conn = sqlite3.connect(target)
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return conn.serialize(), None
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise InputError(name, f"{fmt}: cannot read the database with its -wal ({exc})") from None
+
+
+def connect(data: bytes, name: str, fmt: str) -> sqlite3.Connection:
+    """An in-memory copy of the image, checked whole (a damaged page is refused here)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(in_memory(data))
+        found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
+    except sqlite3.Error as exc:
+        conn.close()
+        raise InputError(name, f"{fmt}: not a readable SQLite database ({exc})") from None
+    if found != ["ok"]:
+        conn.close()
+        raise InputError(name, f"{fmt}: the database is damaged (SQLite integrity check: {'; '.join(map(str, found))})")
+    return conn
+
+
+def columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:
+    return [(r[1], str(r[2] or ""), int(r[5])) for r in conn.execute(f"PRAGMA table_info({quoted(table)})")]
+
+
+def is_sqlite(data: bytes) -> bool:
+    return data.startswith(HEADER)
+
+
+def select(db: RowsDB, sid: str, name: str = "<input>") -> RowsDB:
+    if sid not in db.sessions:
+        raise InputError(name, f"{db.format}: no session {sid!r}; sessions: " + (", ".join(db.sessions) or "none"))
+    picked = copy.copy(db)
+    picked.session = sid
+    return picked
+
+
+def chosen(db: RowsDB) -> str | None:
+    return db.session
+
+
+def need_session(db: RowsDB, name: str, listing: Callable[[RowsDB], list]) -> list[Row]:
+    if db.session is None:
+        shown = ", ".join(f"{s.id} ({s.first_user[:40]!r})" for s in listing(db)[:10])
+        raise InputError(name, f"{db.format}: the database holds {len(db.sessions)} sessions; choose one with "
+                               f"--session ID: {shown}")
+    return db.rows()
+
+
+# -- the request a resume sends ----------------------------------------------------------------
+
+@dataclass(slots=True)
+class Block:
+    """One block of the request, and the stored row and part it came from."""
+
+    body: dict[str, Any]
+    row: int
+    part: int
+    role: str                  # text, reasoning, call, result
+
+
+@dataclass(slots=True)
+class Request:
+    """The Anthropic request a resume sends, with the row and part of each block; ``notes``
+    are what the agent does on the way (kind, sentence, call id)."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    blocks: dict[int, Block] = field(default_factory=dict)
+    notes: list[tuple[str, str, str | None]] = field(default_factory=list)
+
+    def add(self, role: str, blocks: list[Block]) -> None:
+        """One message of the agent's own; the Anthropic API takes user and tool messages in a
+        row as one user turn, and assistant messages in a row as one assistant turn."""
+        if not blocks:
+            return
+        side = "assistant" if role == "assistant" else "user"
+        if self.messages and self.messages[-1]["role"] == side:
+            self.messages[-1]["content"].extend(b.body for b in blocks)
+        else:
+            self.messages.append({"role": side, "content": [b.body for b in blocks]})
+        for b in blocks:
+            self.blocks[id(b.body)] = b
+
+
+@dataclass(slots=True)
+class RowsState:
+    """What export needs: the request, its Anthropic import, and the rows as read."""
+
+    request: Request
+    inner: Imported
+    rows: list[Row]
+
+
+def _loc(req: Request, src: Loc) -> Loc:
+    """A request location (message, content blocks) as stored rows and parts."""
+    content = req.messages[src.message]["content"] if isinstance(src.message, int) else []
+    picked = [req.blocks[id(content[k])] for k in (src.blocks or range(len(content))) if k < len(content)
+              and id(content[k]) in req.blocks]
+    if not picked:
+        return Loc(0)
+    rows = sorted({b.row for b in picked})
+    if len(rows) > 1:
+        return Loc(rows[0], None, None, tuple(rows))
+    return Loc(rows[0], "parts", tuple(dict.fromkeys(b.part for b in picked)))
+
+
+def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) -> Imported:
+    """The request read with the Anthropic importer, its provenance turned into rows and parts."""
+    inner = anthropic.import_({"messages": req.messages}, name)
+    history = [{"id": r.id, "role": r.role, "parts": r.parts if r.parts is not None else r.text} for r in rows]
+    im = Imported(fmt, inner.messages, document, container="messages", history=history)
+    im.events.extend(inner.events)
+    for src, calls in zip(inner.sources, inner.calls):
+        im.sources.append(_loc(req, src))
+        im.calls.append([_loc(req, c) for c in calls])
+    for r in inner.reasoning:
+        im.reasoning.append(Reasoning(r.row, _loc(req, r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
+                                      r.text))
+    for kind, sentence, cid in req.notes:
+        where = None
+        if cid is not None:
+            where = next((i for i, m in enumerate(inner.messages)
+                          if any(c.get("tool_call_id") == cid for c in m.get("tool_calls") or ())), None)
+            if kind == "result-dropped-on-resume":
+                where = next((i for i, m in enumerate(inner.messages)
+                              if m.get("role") == "tool" and m.get("tool_call_id") == cid), where)
+        im.note(where, kind, sentence, tool_call_id=cid)
+    im.state = RowsState(req, inner, rows)
+    return im
+
+
+# -- the repair as row edits -----------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Edits:
+    """Row edits: ``cut`` parts per row index, and new results (call block, flat result) to
+    write after the call's turn."""
+
+    cut: dict[int, set[int]] = field(default_factory=dict)
+    # (call block, flat result, stored item): a synthesized result (item None), or a stored
+    # result moved next to its call (``--strict``), written as its own item again
+    new: list[tuple[Block, dict[str, Any], Any]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.cut or self.new)
+
+
+def edits(im: Imported, result: Result) -> Edits:
+    """The parts the engine's decisions remove, and the results it synthesized, read from
+    provenance only (rows kept, calls dropped, rows without an origin)."""
+    state: RowsState = im.state
+    req, inner = state.request, state.inner
+    d = Decisions.of(result)
+    kept_rows = {o for _, o in d.rows if o is not None}
+    out = Edits()
+
+    def blocks_of(loc: Loc) -> list[Block]:
+        content = req.messages[loc.message]["content"]
+        return [req.blocks[id(content[k])] for k in (loc.blocks or ()) if id(content[k]) in req.blocks]
+
+    def cut(blocks: list[Block]) -> None:
+        for b in blocks:
+            out.cut.setdefault(b.row, set()).add(b.part)
+
+    for i, msg in enumerate(inner.messages):
+        if msg.get("role") == "tool" and i not in kept_rows:
+            cut(blocks_of(inner.sources[i]))
+        calls = inner.calls[i]
+        lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
+        for j in lost:
+            cut(blocks_of(calls[j]))
+    calls = {b.body.get("id"): b for b in req.blocks.values() if b.role == "call"}
+    moved = {e.origin for e in result.events if e.kind == "strict-moved" and e.origin is not None}
+    rows = state.rows
+    for msg, o in d.rows:
+        b = calls.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
+        if b is None or b.part in out.cut.get(b.row, ()):
+            continue
+        if o is None:
+            out.new.append((b, msg, None))
+        elif o in moved:
+            for r in blocks_of(inner.sources[o]):
+                cut([r])
+                out.new.append((b, msg, (rows[r.row].parts or [])[r.part]))
+    return out
+
+
+def spliced(row: Row, gone: set[int]) -> str:
+    """The row's JSON text with the parts ``gone`` cut out, every other byte as stored."""
+    text = row.text
+    kept = [text[a:b] for k, (a, b) in enumerate(row.spans) if k not in gone]
+    start, end = row.spans[0][0], row.spans[-1][1]
+    return text[:text.rfind("[", 0, start) + 1] + ",".join(kept) + text[text.find("]", end):]
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """What a store module tells the writer: its messages ``table``, the JSON column, the
+    ordering column, whether a row left with ``parts`` still sends something (``keeps``),
+    whether a row holds only results (``answers``), and how a new result row is spelled
+    (``new_row(anchor, call_body, flat_result, item)`` -> column values; ``item`` is the stored
+    result a ``--strict`` move carries, None for a synthesized one)."""
+
+    table: str
+    parts: str
+    order: str
+    keeps: Callable[[Row, list[Any]], bool]
+    answers: Callable[[Row], bool]
+    new_row: Callable[[Row, dict[str, Any], dict[str, Any], Any], dict[str, Any]]
+    after: Callable[[sqlite3.Connection, str, int], None] | None = None     # (conn, session, rows added)
+
+
+def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan: Edits, store: Store,
+           notes: Exported) -> None:
+    """``plan`` as SQL on ``conn`` (a copy in memory, or the live file inside its own write
+    transaction), triggers set aside and put back as they were."""
+    added = 0
+    triggers = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql "
+                                           "IS NOT NULL ORDER BY rowid")]
+    for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid").fetchall():
+        conn.execute(f"DROP TRIGGER {quoted(n)}")
+    table = quoted(store.table)
+    for k, gone in sorted(plan.cut.items()):
+        row = rows[k]
+        left = [p for j, p in enumerate(row.parts or []) if j not in gone]
+        if store.keeps(row, left):
+            conn.execute(f"UPDATE {table} SET {quoted(store.parts)} = ? WHERE rowid = ?",
+                         (spliced(row, gone), row.rowid))
+            notes.note("entry-rewritten", f"Message {row.id}: {len(gone)} part(s) cut out; the rest of the row "
+                                          "is as it was.")
+        else:
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row.rowid,))
+            notes.note("entry-removed", f"Message {row.id} is removed: nothing of it is left to send.")
+            added -= 1
+    cols = columns(conn, store.table)
+    alias = [c[0] for c in cols if c[2] == 1 and c[1].upper() == "INTEGER"]
+    alias = alias if sum(1 for c in cols if c[2]) == 1 else []
+    keep = [c[0] for c in cols if c[0] not in alias]
+    deleted = {k for k, g in plan.cut.items()
+               if not store.keeps(rows[k], [p for j, p in enumerate(rows[k].parts or []) if j not in g])}
+    gone_rows = {rows[k].rowid for k in deleted}
+    by_anchor: dict[int, list[tuple[Block, dict[str, Any], Any]]] = {}
+    for b, msg, item in plan.new:
+        # After the call's row and the rows of results that follow it (the turn's answers).
+        anchor = b.row
+        while anchor + 1 < len(rows) and store.answers(rows[anchor + 1]) and anchor + 1 not in deleted:
+            anchor += 1
+        by_anchor.setdefault(anchor, []).append((b, msg, item))
+    for anchor in sorted(by_anchor):
+        base = rows[anchor]
+        for b, msg, item in by_anchor[anchor]:
+            values = store.new_row(base, b.body, msg, item)
+            names = [c for c in keep if c in values]
+            conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, names))}) VALUES "
+                         f"({', '.join('?' * len(names))})", [values[c] for c in names])
+            added += 1
+            notes.note("entry-moved" if item is not None else "entry-added",
+                       f"A new message after {base.id} holds the result for {b.body.get('id')}"
+                       + (", moved there from the message that held it." if item is not None else "."))
+        # Rows after the anchor that share its ordering value are written again after the new ones.
+        for r in [r for r in rows[anchor + 1:] if r.order == base.order and r.rowid not in gone_rows]:
+            whole = conn.execute(f"SELECT {', '.join(map(quoted, keep))} FROM {table} WHERE rowid = ?",
+                                 (r.rowid,)).fetchone()
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (r.rowid,))
+            conn.execute(f"INSERT INTO {table} ({', '.join(map(quoted, keep))}) VALUES "
+                         f"({', '.join('?' * len(keep))})", whole)
+    if store.after is not None:
+        store.after(conn, session, added)
+    for sql in triggers:
+        conn.execute(sql)
+
+
+def _intact(conn: sqlite3.Connection, name: str, fmt: str) -> None:
+    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
+    if found != ["ok"]:
+        raise InputError(name, f"{fmt}: the repaired database does not pass SQLite's check ({'; '.join(found)}); "
+                               "nothing was written")
+
+
+def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exported,
+          parse: Callable[[bytes, str], RowsDB]) -> RowsDB:
+    """The repaired database: ``plan`` applied to a copy of the image, the session chosen again;
+    the plan rides along for ``--in-place`` (:func:`replace`)."""
+    conn = connect(db.data, "<memory>", db.format)
+    try:
+        _apply(conn, db.session, rows, plan, store, notes)
+        _intact(conn, "<repaired>", db.format)
+        conn.commit()
+        data = conn.serialize()
+    except sqlite3.Error as exc:
+        raise InputError("<repaired>", f"{db.format}: cannot write the repaired rows ({exc})") from None
+    finally:
+        conn.close()
+    out = select(parse(data, "<repaired>"), db.session)
+    out.original, out.mode, out.plan = None, db.mode, (rows, plan, store)
+    return out
+
+
+def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], str],
+            read: Callable[[sqlite3.Connection], dict[str, list[Row]]]) -> str:
+    """``--in-place`` for a live database: in one write transaction on the file itself (the agent
+    waits for it, as for any writer), check the session's rows are still the ones repaired,
+    keep the whole database through ``keep``, apply the repair and commit. SQLite writes the
+    journal or WAL itself, so the next open sees the repair and the file keeps its mode; a
+    file swapped under a live ``-wal`` would meet that log's old pages instead."""
+    name = str(path)
+    try:
+        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{before.format}: cannot open the database ({exc})") from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        now = read(conn).get(before.session or "", [])
+        if [(r.rowid, r.text) for r in now] != [(r.rowid, r.text) for r in before.rows()]:
+            raise InputError(name, "the database changed while it was being repaired (is the agent still writing "
+                                   "it?); nothing was written")
+        backup = keep(conn.serialize())
+        if after.plan is not None:
+            rows, plan, store = after.plan
+            _apply(conn, before.session, rows, plan, store, Exported())
+            _intact(conn, name, before.format)
+        conn.execute("COMMIT")
+        return backup
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{before.format}: cannot write the repair; nothing was written ({exc})") from None
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        conn.close()
+
+
+def export_same(im: Imported, result: Result, notes: Exported, store: Store,
+                parse: Callable[[bytes, str], RowsDB]) -> RowsDB:
+    plan = edits(im, result)
+    if not plan:
+        return im.document
+    return write(im.document, im.state.rows, plan, store, notes, parse)
+
+
+def result_text(msg: Mapping[str, Any]) -> str:
+    """A synthesized flat result's text (the engine writes it as a string)."""
+    return as_text(msg.get("content"))
