@@ -103,7 +103,8 @@ class PlaygroundScreen(MainScreen):
         self.watch_file = watch_file
         self.timing = Timing()
         self._pending: Native | None = None  # the state a worker is reading, until it is shown
-        self._quiet = False
+        self._installing_edit = False  # the history being installed is an edit's
+        self._mute = False  # notifications are dropped (a reload's toasts during an edit or a watch)
         self._watched: str | None = None
         self._watch_previous: Document | None = None
         self.lessons: Any = None  # the lessons' state (screens/learn.py), once opened
@@ -293,11 +294,11 @@ class PlaygroundScreen(MainScreen):
         if self.edits is None or message.native is not self.edits.current:
             return  # a later edit or undo is being read
         self._pending = None
-        self._quiet = True  # a reload's toasts (Reloaded, the import's notes) would repeat on every key
+        self._installing_edit = True
         try:
             self._install(message.document)
         finally:
-            self._quiet = False
+            self._installing_edit = False
         self._put_cursor(message.focus, message.block)
         self.timing.shown = time.perf_counter()
         hint = "ctrl+y redoes" if message.label.startswith("undid") else "ctrl+z undoes"
@@ -327,13 +328,13 @@ class PlaygroundScreen(MainScreen):
             table.cursor = position
 
     def _check_providers(self, doc: Document) -> None:
-        if self._quiet:  # an edit: after its screen is painted
+        if self._installing_edit:  # after the edited screen is painted
             self._later(lambda: MainScreen._check_providers(self, doc) if self.doc is doc else None)
         else:
             super()._check_providers(doc)
 
     def _warm(self, doc: Document) -> Any:
-        if self._quiet:
+        if self._installing_edit:
             self._later(lambda: MainScreen._warm(self, doc) if self.doc is doc else None)
             return None
         return super()._warm(doc)
@@ -344,17 +345,19 @@ class PlaygroundScreen(MainScreen):
     # -- loading: edits belong to one document ----------------------------------------------
     def _install(self, doc: Document) -> None:
         previous = self.doc
-        edited = self._quiet
+        edited = self._installing_edit
         toggled = previous is not None and previous.imported is doc.imported
         if not edited and not toggled:
             self.edits = None  # another file, or the file read again from disk
             self._pending = None
         watched = self._watch_previous is not None and previous is not None and previous.source == doc.source
-        self._quiet = edited or watched  # a watch reload says what changed instead of "Reloaded"
+        # An edit's reload would repeat its toasts (Reloaded, the import's notes) on every key;
+        # a watch reload says what changed instead.
+        self._mute = edited or watched
         try:
             super()._install(doc)
         finally:
-            self._quiet = edited
+            self._mute = False
         if not edited and not toggled:
             self._watch(doc)
             if watched:
@@ -369,7 +372,7 @@ class PlaygroundScreen(MainScreen):
                                           len(self.doc.raw), self.doc.result)
 
     def notify(self, message: str, **kwargs: Any) -> None:  # type: ignore[override]
-        if not self._quiet:
+        if not self._mute:
             super().notify(message, **kwargs)
 
     def load(self, source: Source) -> None:
