@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import textwrap
 from contextlib import nullcontext
@@ -290,8 +291,7 @@ def _mapping_lines(imported: Imported) -> list[str]:
                     break
                 j += 1
         if j > i:
-            last = imported.where(j)
-            out.append(f"  #{i}..#{j} <- {imported.where(i)[:-1]}..{last[last.rindex('[') + 1:]}")
+            out.append(f"  #{i}..#{j} <- {_span(imported.where(i), imported.where(j))}")
         else:
             out.append(f"  #{i:<5} <- {imported.where(i)}")
         i = j + 1
@@ -299,6 +299,18 @@ def _mapping_lines(imported: Imported) -> list[str]:
             out.append(f"  ... #{i}..#{n - 1} as well (explain --json lists every message's origin)")
             break
     return out
+
+
+_NUMBERED = re.compile(r"(.*?)(\d+)(\]?)")
+
+
+def _span(first: str, last: str) -> str:
+    """``messages[3..9]`` or ``line 4..10``: a run of places that differ in their last number."""
+    a, b = _NUMBERED.fullmatch(first), _NUMBERED.fullmatch(last)
+    if a and b and a.group(1) == b.group(1) and a.group(3) == b.group(3):
+        lead = "lines " if a.group(1) == "line " else a.group(1)
+        return f"{lead}{a.group(2)}..{b.group(2)}{a.group(3)}"
+    return f"{first} .. {last}"
 
 
 def _printable(text: str) -> str:
@@ -328,6 +340,14 @@ def target_text(name: str, target: str, problems: list) -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    if getattr(args, "tui", False):   # the same scan, in the TUI's folder browser
+        if args.fix or args.json:
+            print("error: doctor --tui shows the sessions; --fix and --json are for the command line",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        from .tui.app import run_doctor
+
+        return run_doctor(args.paths or None)
     from .doctor.command import run
 
     return run(args)
@@ -385,10 +405,10 @@ def entry() -> int:
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = Parser(prog="inspector", parents=[from_option(), strict_option()],
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option(), reasoning_option()],
                     description="Open the inspection TUI on FILE, standard input (-), a FOLDER's history and "
                                 "session files, or the gallery of bundled samples when no file is given. In "
-                                "the TUI, t toggles --strict.")
+                                "the TUI, t toggles --strict and R --reasoning.")
     parser.add_argument("file", nargs="?", metavar="FILE|FOLDER|-")
     session_option(parser)
     parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
@@ -402,6 +422,6 @@ def run_tui(argv: list[str]) -> int:
 
     try:
         return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
-                   **({"watch": True} if args.watch else {}))
+                   reasoning=args.reasoning, **({"watch": True} if args.watch else {}))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -22,6 +22,7 @@ import orjson
 from .engine import gc_paused
 
 BOM = b"\xef\xbb\xbf"
+SQLITE_HEADER = b"SQLite format 3\x00"
 # orjson reads 1,024 levels of nesting but writes at most 255.
 MAX_WRITE_DEPTH = 255
 TOO_DEEP = f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists and objects"
@@ -107,6 +108,9 @@ def parse_json(data: bytes, name: str) -> Any:
         data = data[len(BOM):]
     if _BLANK.fullmatch(data):  # scans in place; data.strip() would copy a large file
         raise InputError(name, "empty file: expected a JSON array of messages")
+    if data.startswith(SQLITE_HEADER):   # no store format claimed it: its tables are no session's
+        raise InputError(name, "an SQLite database, but not one of the session stores Inspector reads "
+                               "(its tables match none of them)")
     try:
         # A large document is millions of new objects: with the collector running, each
         # collection the allocator triggers walks all of them again (it doubles the parse).
@@ -270,31 +274,99 @@ def write_new(path: str | os.PathLike, data: bytes, mode: int | None = None) -> 
     even a symlink, dangling or not, which is never followed (a backup beside a file in a
     shared folder must not land where a planted link points). Raises ``FileExistsError``
     when the name is taken, :class:`OutputError` on any other failure. ``mode``: the new
-    file's permission bits (a private file's backup stays private); default as ``umask`` says."""
+    file's permission bits (a private file's backup stays private); default as ``umask`` says.
+    The data is written into a file with no name (see :func:`_temporary`) that gets one only
+    when whole, so a process killed meanwhile leaves nothing behind."""
     mode = new_file_mode() if mode is None else mode
     name = str(path)
     folder = os.path.dirname(os.path.abspath(name))
     with _failing_as(name, "cannot write here"):
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=folder)
+        fd, tmp = _temporary(folder, os.path.basename(name))
     try:
-        with _closing(os.fdopen(fd, "wb")) as handle, _failing_as(name):
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
-        try:
-            os.link(tmp, name, follow_symlinks=False)  # fails on any existing name, links included
-        except FileExistsError:
-            raise
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
-                raise OutputError(name, f"cannot write: {describe_os_error(exc)}") from None
-            _write_exclusive(name, data, mode)  # a file system without hard links
+        with _closing(os.fdopen(fd, "wb")) as handle:
+            with _failing_as(name):
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                os.fchmod(handle.fileno(), mode)
+            try:           # fails on any existing name, links included
+                if tmp is None:
+                    _link_anonymous(handle.fileno(), name)
+                else:
+                    os.link(tmp, name, follow_symlinks=False)
+            except FileExistsError:
+                raise
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+                    raise OutputError(name, f"cannot write: {describe_os_error(exc)}") from None
+                _write_exclusive(name, data, mode)  # a file system without hard links
     finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _temporary(folder: str, base: str) -> tuple[int, str | None]:
+    """A new file in ``folder`` to write a new file's data into: where the system can (Linux's
+    ``O_TMPFILE``, and a way to name such a file later: see :func:`_link_anonymous`), a
+    file with no name at all, which disappears with the process if it is killed before it is
+    whole; elsewhere a hidden ``.BASE.XXXX.tmp`` (returned as the second value; None for a
+    file with no name)."""
+    fd = _anonymous(folder)
+    if fd is not None:
+        return fd, None
+    return tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+
+
+_NAMEABLE: dict[int, bool] = {}      # per file system: can a file opened with O_TMPFILE get a name?
+
+
+def _anonymous(folder: str) -> int | None:
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag:
+        return None
+    try:
+        fd = os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return None
+    device = os.fstat(fd).st_dev
+    if device not in _NAMEABLE:      # asked once: name a probe, then remove it
+        probe = os.path.join(folder, f".inspector-probe.{os.urandom(6).hex()}")
         try:
-            os.unlink(tmp)
+            _link_anonymous(fd, probe)
+            os.unlink(probe)
+            _NAMEABLE[device] = True
         except OSError:
-            pass
+            _NAMEABLE[device] = False
+        os.close(fd)
+        return _anonymous(folder) if _NAMEABLE[device] else None
+    if not _NAMEABLE[device]:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _link_anonymous(fd: int, path: str) -> None:
+    """Give the file open as ``fd`` (made with ``O_TMPFILE``) the name ``path``, which must be
+    free: through ``/proc/self/fd`` where the kernel follows it, else ``linkat`` with an
+    empty path (which needs the right to search any folder, as root has)."""
+    try:
+        os.link(f"/proc/self/fd/{fd}", path, follow_symlinks=True)
+        return
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        first = exc
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.linkat(fd, b"", -100, os.fsencode(path), 0x1000) != 0:   # AT_FDCWD, AT_EMPTY_PATH
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            raise FileExistsError(code, os.strerror(code), path)
+        raise first
 
 
 def _write_exclusive(name: str, data: bytes, mode: int) -> None:

@@ -18,7 +18,9 @@ the command runs.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import ipaddress
+import json
 import os
 import shlex
 import socket
@@ -33,6 +35,31 @@ EXIT_ERROR = 2
 # open sessions until memory runs out, or ask for a terminal of millions of cells.
 DEFAULT_SESSIONS = 8
 MAX_COLUMNS, MAX_ROWS = 1000, 500
+# textual-serve's page leaves the keyboard on the page until the terminal is clicked; this
+# gives it to the terminal's input as soon as the terminal is drawn (and when the tab is
+# focused again), so the first key already reaches the app.
+FOCUS_SCRIPT = """<script>
+(function () {
+  function focusTerminal() {
+    var input = document.querySelector(".textual-terminal .xterm-helper-textarea");
+    if (input && document.activeElement !== input) { input.focus({preventScroll: true}); }
+    return input !== null;
+  }
+  var tries = 0;
+  var timer = setInterval(function () {
+    var drawn = document.body.classList.contains("-first-byte");
+    if ((focusTerminal() && drawn) || ++tries > 600) { clearInterval(timer); }
+  }, 50);
+  window.addEventListener("focus", focusTerminal);
+})();
+</script>
+"""
+
+
+def with_focus(page: str) -> str:
+    """The served page with :data:`FOCUS_SCRIPT` before its closing body tag."""
+    at = page.rfind("</body>")
+    return page + FOCUS_SCRIPT if at < 0 else page[:at] + FOCUS_SCRIPT + page[at:]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -139,6 +166,66 @@ def bounded(width: Any, height: Any) -> tuple[int, int]:
     return clamp(width, MAX_COLUMNS), clamp(height, MAX_ROWS)
 
 
+def well_formed(text: str) -> bool:
+    """Whether a websocket text message is an envelope textual-serve's loop can act on
+    (``["stdin", str]``, ``["resize", {width, height}]``, ``["ping", x]``, ...); anything
+    else is dropped before it, so a client that speaks no protocol cannot make the server
+    log a traceback and end its own session that way."""
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        return False
+    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+        return False
+    kind, rest = envelope[0], envelope[1:]
+    if kind == "stdin":
+        return len(rest) >= 1 and isinstance(rest[0], str)
+    if kind == "resize":
+        return len(rest) >= 1 and isinstance(rest[0], dict) and {"width", "height"} <= set(rest[0])
+    if kind == "ping":
+        return len(rest) >= 1
+    return True
+
+
+class _Envelopes:
+    """A websocket whose text messages, as the protocol loop iterates them, are well formed."""
+
+    def __init__(self, websocket: Any) -> None:
+        self._websocket = websocket
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._websocket, name)
+
+    def __aiter__(self) -> Any:
+        return self._messages()
+
+    async def _messages(self) -> Any:
+        async for message in self._websocket:
+            if isinstance(message.data, str) and not well_formed(message.data):
+                continue
+            yield message
+
+
+async def _ended(app_service: Any, grace: float = 2.0) -> None:
+    """Wait for a session's app process to end (its tab is gone: nothing is left to save);
+    one still running after ``grace`` seconds (still starting, stuck, or deaf to the quit)
+    is terminated, then killed."""
+    process = getattr(app_service, "_process", None)
+    if process is None:
+        return
+    for stop in (None, process.terminate, process.kill):
+        if stop is not None:
+            try:
+                stop()
+            except ProcessLookupError:
+                pass
+        try:
+            await asyncio.wait_for(process.wait(), grace)
+            return
+        except asyncio.TimeoutError:
+            continue
+
+
 def make_server(command: str, host: str, port: int) -> Any:
     """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request, and
     bounds the sessions open at once (``max_sessions``, set on it) and their terminal size."""
@@ -156,6 +243,7 @@ def make_server(command: str, host: str, port: int) -> Any:
     class GuardedServer(Server):
         sessions = 0
         max_sessions = DEFAULT_SESSIONS
+        apps: dict[Any, Any] = {}      # per websocket's task: its app service (and process)
 
         async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
             # Refused before the websocket opens: the client sees the status and the sentence.
@@ -166,19 +254,24 @@ def make_server(command: str, host: str, port: int) -> Any:
                     text=f"inspector serve: {self.max_sessions} sessions are open already (--max-sessions); "
                          "close a tab and reload\n")
             self.sessions += 1
+            task = asyncio.current_task()
             try:
                 return await super().handle_websocket(request)
             finally:
+                # The place is free once the app process has ended, not when its output
+                # closes (it may still be exiting): the bound counts processes.
+                await _ended(self.apps.pop(task, None))
                 self.sessions -= 1
 
         async def _process_messages(self, websocket: Any, app_service: Any) -> None:
+            self.apps[asyncio.current_task()] = app_service
             resize = app_service.set_terminal_size
 
             async def within_bounds(width: Any, height: Any) -> None:
                 await resize(*bounded(width, height))
 
             app_service.set_terminal_size = within_bounds
-            await super()._process_messages(websocket, app_service)
+            await super()._process_messages(_Envelopes(websocket), app_service)
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
@@ -189,9 +282,15 @@ def make_server(command: str, host: str, port: int) -> Any:
             # The page's websocket and download links go back to the address the browser used
             # (checked by the guard), which on a wildcard address is the only one that works.
             self.public_url = f"{request.scheme}://{request.host}"
-            return await super().handle_index(request)
+            response = await super().handle_index(request)
+            if isinstance(response, web.Response) and response.text is not None:
+                response.text = with_focus(response.text)
+            return response
 
-    return GuardedServer(command, host=host, port=port, title="Inspector", public_url=public_url(host, port))
+    # ``exec``: the process textual-serve starts, waits for and stops is the app itself, not a
+    # shell waiting for it (a shell ended would leave the app running, out of the bound).
+    shell = "exec " + command if os.name == "posix" else command
+    return GuardedServer(shell, host=host, port=port, title="Inspector", public_url=public_url(host, port))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,8 +7,9 @@
 from .agents import AGENTS, Agent, SelfRepair, claims_table
 from .copies import MANIFEST, fix
 from .homes import Home, known_homes
-from .scan import Row, Scan, scan
+from .scan import Found, Row, Scan, found, rows_of, scan
 from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE, Verdict, judge
 
-__all__ = ["AGENTS", "AGENT_REPAIRS", "Agent", "CHANGES", "FAILS", "Home", "MANIFEST", "OK", "Row", "STATUSES",
-           "Scan", "SelfRepair", "UNREADABLE", "Verdict", "claims_table", "fix", "judge", "known_homes", "scan"]
+__all__ = ["AGENTS", "AGENT_REPAIRS", "Agent", "CHANGES", "FAILS", "Found", "Home", "MANIFEST", "OK", "Row",
+           "STATUSES", "Scan", "SelfRepair", "UNREADABLE", "Verdict", "claims_table", "fix", "found", "judge",
+           "known_homes", "rows_of", "scan"]

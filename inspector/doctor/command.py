@@ -35,6 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write repaired copies into the new folder DIR (never over the originals) with manifest.json: "
                         "each source's SHA-256 before and after, each output's, every change with its clause")
     p.add_argument("--all", action="store_true", help="also list the homes that were looked at and not found")
+    p.add_argument("--tui", action="store_true",
+                   help="list the sessions in the TUI's folder browser, with the same verdicts; enter opens one")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -1,6 +1,8 @@
 """The doctor's listing: every session of every agent home (or of the folders given), one
-row each with its verdict, newest first. :func:`scan` is the function the views call (the
-command line here, the TUI's folder browser later)."""
+row each with its verdict, newest first. :func:`scan` is the function the command line calls;
+the TUI's folder browser takes the same two steps one file at a time in the background:
+:func:`found` (the files, where and under which agent's home) then :func:`rows_of` (each
+file's rows, with the verdict, from bytes read once; in served mode, through the confinement)."""
 
 from __future__ import annotations
 
@@ -10,15 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .. import formats, pipeline
 from ..formats import REGISTRY
-from ..io import InputError, display_name
-from ..pipeline import run_file
-from ..sessions import each_session, expand
+from ..io import InputError, display_name, read_bytes
+from ..sessions import expand
 from .agents import AGENTS, agent_for_format
 from .homes import Home, known_homes
 from .verdict import UNREADABLE, Verdict, judge
 
-__all__ = ["Row", "Scan", "scan"]
+__all__ = ["Found", "Row", "Scan", "found", "rows_of", "scan"]
 
 
 @dataclass(slots=True)
@@ -82,8 +84,32 @@ def _relative(path: Path, root: Path, home_dir: Path | None) -> str:
     return path.name
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file a scan reads: the home or folder it was found under, the agent whose home that
+    is (None for a folder given), and its label (``~/.claude/projects/…``)."""
+
+    path: Path
+    root: Path
+    agent: str | None
+    label: str
+    home_dir: Path | None = None
+
+
+def rows_of(item: Found, read: Callable[[str], bytes] = read_bytes) -> list[Row]:
+    """The rows of one file (one per session of a file that holds several), each with its
+    verdict; ``read`` gives its bytes (read once)."""
+    return list(_rows_of(item.path, item.root, item.agent, item.label, item.home_dir, read))
+
+
+def _sessions(document: Any) -> list[str | None]:
+    """The sessions to judge one by one (a database holding several), else the file as one."""
+    held = formats.sessions(document)
+    return [s.id for s in held] if len(held) > 1 else [None]
+
+
 def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
-             home_dir: Path | None = None) -> Iterator[Row]:
+             home_dir: Path | None = None, read: Callable[[str], bytes] = read_bytes) -> Iterator[Row]:
     agent = AGENTS.get(agent_name) if agent_name else None
     try:
         mtime = path.stat().st_mtime
@@ -95,10 +121,22 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
                   _unreadable(f"found in {agent.title}'s home, but this Inspector has no reader for "
                               f"{agent.title} sessions yet"))
         return
-    for p, session, session_label in each_session(iter([str(path)]), None):
-        shown = label + session_label[len(display_name(p)):]
+    name = display_name(path)
+    try:
+        document = pipeline.parse(read(str(path)), name)
+        sessions = _sessions(document)
+    except (InputError, OSError, RecursionError, MemoryError) as exc:
+        document, sessions = None, [None]
+        failed: BaseException | None = exc
+    else:
+        failed = None
+    for session in sessions:
+        shown = label + (f" --session {session}" if session is not None else "")
         try:
-            outcome = run_file(p, session=session)
+            if failed is not None:
+                raise failed
+            outcome = pipeline.outcome(pipeline.read(document, name, session=session), name,
+                                       owned=len(sessions) == 1)
         except (InputError, OSError, RecursionError, MemoryError) as exc:
             verdict = _unreadable(exc, path)
             if agent is not None and agent.unreadable_note:
@@ -110,7 +148,7 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
                   outcome.format, judge(outcome, owner))
 
 
-def _home_rows(homes: Iterable[Home], home_dir: Path) -> Iterator[Row]:
+def _home_files(homes: Iterable[Home], home_dir: Path) -> Iterator[Found]:
     seen: set[Path] = set()
     for home in homes:
         root = home.root if home.root.is_dir() else home.root.parent
@@ -120,7 +158,32 @@ def _home_rows(homes: Iterable[Home], home_dir: Path) -> Iterator[Row]:
                 continue
             seen.add(real)
             base = root if path.is_relative_to(root) else path.parent
-            yield from _rows_of(path, base, home.agent, _short(path, home_dir), home_dir)
+            yield Found(path, base, home.agent, _short(path, home_dir), home_dir)
+
+
+def found(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
+          cwd: str | os.PathLike | None = None) -> tuple[Iterator[Found], list[dict[str, Any]], list[str]]:
+    """The files a scan reads (lazily, as the homes are walked), the homes looked at (found or
+    not) and the folders scanned: see :func:`scan`."""
+    env = os.environ if env is None else env
+    home_dir = Path(env.get("HOME") or os.path.expanduser("~"))
+    if paths:
+        roots = [str(Path(p).resolve()) for p in paths if Path(p).is_dir()]
+        homes_seen: list[dict[str, Any]] = [{"agent": None, "path": p, "via": "given", "exists": Path(p).exists()}
+                                            for p in paths]
+
+        def given() -> Iterator[Found]:
+            for p in paths:
+                root = Path(p)
+                base = root if root.is_dir() else root.parent
+                for f in expand([p]):
+                    yield Found(Path(f), base, None, display_name(f))
+        return given(), homes_seen, roots
+    homes = known_homes(env, cwd)
+    roots = sorted({str(h.root.resolve()) for h in homes if h.root.is_dir()})
+    homes_seen = [{"agent": h.agent, "path": str(h.root), "via": h.via, "note": h.note, "exists": h.exists}
+                  for h in homes]
+    return _home_files(homes, home_dir), homes_seen, roots
 
 
 def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
@@ -131,31 +194,12 @@ def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
     With ``paths``, the session files of those files and folders (the formats decide which
     files are sessions); without, every known home of every agent (``homes.known_homes``),
     ``env`` and ``cwd`` standing for the process's environment and current folder."""
-    env = os.environ if env is None else env
-    home_dir = Path(env.get("HOME") or os.path.expanduser("~"))
+    files, homes_seen, roots = found(paths, env, cwd)
     rows: list[Row] = []
-    if paths:
-        found: Iterator[Row] = iter(())
-        roots = [str(Path(p).resolve()) for p in paths if Path(p).is_dir()]
-        homes_seen: list[dict[str, Any]] = [{"agent": None, "path": p, "via": "given", "exists": Path(p).exists()}
-                                            for p in paths]
-
-        def given() -> Iterator[Row]:
-            for p in paths:
-                root = Path(p)
-                base = root if root.is_dir() else root.parent
-                for f in expand([p]):
-                    yield from _rows_of(Path(f), base, None, display_name(f))
-        found = given()
-    else:
-        homes = known_homes(env, cwd)
-        roots = sorted({str(h.root.resolve()) for h in homes if h.root.is_dir()})
-        homes_seen = [{"agent": h.agent, "path": str(h.root), "via": h.via, "note": h.note, "exists": h.exists}
-                      for h in homes]
-        found = _home_rows(homes, home_dir)
-    for row in found:
-        rows.append(row)
-        if progress is not None:
-            progress(row)
+    for item in files:
+        for row in rows_of(item):
+            rows.append(row)
+            if progress is not None:
+                progress(row)
     rows.sort(key=lambda r: (-r.mtime, r.path, r.session or ""))
     return Scan(rows, homes_seen, roots)

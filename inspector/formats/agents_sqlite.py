@@ -44,7 +44,7 @@ from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import HEADER, in_memory, quoted, snapshot, with_mode
+from .sqlite_file import HEADER, damage, in_memory, quoted, snapshot, with_mode
 
 NAME = "agents-sqlite"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
@@ -217,9 +217,9 @@ def _open(data: bytes, name: str) -> sqlite3.Connection:
 
 
 def _intact(conn: sqlite3.Connection, name: str, what: str = "the database is damaged") -> None:
-    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
-    if found != ["ok"]:
-        raise InputError(name, f"{NAME}: {what} (SQLite integrity check: {'; '.join(map(str, found))})")
+    found = damage(conn)
+    if found is not None:
+        raise InputError(name, f"{NAME}: {what} (SQLite integrity check: {found})")
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:
@@ -299,7 +299,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         try:
             items.append(json.loads(row.data))
             ids.append(row.id)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):   # not JSON, or nested deeper than it reads
             skipped.append(row.id)         # the SDK skips a row it cannot read, and so does a resume
     sent, derived = _positional(items, ids)
     inner = openai_responses.import_(sent, name)
@@ -480,7 +480,7 @@ def _structure(conn: sqlite3.Connection, alias: list[str], keep: tuple[str, ...]
             continue
         try:
             item = json.loads(row[data_at])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             item = None
         places.append(tuple(_typed(columns, entry, item) for entry in last))
     return columns, tuple(places)
@@ -576,7 +576,7 @@ def _first_user(rows: list[Row]) -> str:
     for row in rows:
         try:
             item = json.loads(row.data)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             continue
         if isinstance(item, dict) and item.get("role") == "user":
             content = item.get("content")

@@ -382,7 +382,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         im.notes.append(f"compacted at line {chain.lines[chain.start] + 1}: the {chain.start} chain lines before "
                         f"it are not sent, and are kept as they are")
     if recovered:
-        im.notes.append("put back on the chain: lines " + ", ".join(str(i + 1) for i in sorted(recovered)))
+        im.notes.append(f"put back on the chain: line{'s' if len(recovered) != 1 else ''} "
+                        + ", ".join(str(i + 1) for i in sorted(recovered)))
     if conv:
         im.notes.append(f"off the chain: {conv} conversation line{'s' if conv != 1 else ''} (old branches), "
                         f"carried unchanged")

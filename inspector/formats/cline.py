@@ -52,7 +52,7 @@ from typing import Any
 
 import orjson
 
-from ..engine import IMPORT_CLAUSE, Kind, Result, declare
+from ..engine import IMPORT_CLAUSE, INTERRUPTED, Kind, Result, declare
 from ..io import BOM, InputError, parse_json
 from . import reasoning, session
 from .anthropic import SPEC as ANTHROPIC
@@ -285,8 +285,10 @@ def _blocks(record: int, msg: Mapping) -> Sent:
     return sent
 
 
-def _type(item: Item) -> Any:
-    return item.block.get("type") if isinstance(item.block, Mapping) else None
+def _type(item: Item) -> str | None:
+    """A block's ``type``; None when it has none that is text (a list or a number names no kind)."""
+    kind = item.block.get("type") if isinstance(item.block, Mapping) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _call_ids(sent: Sent) -> list[str]:
@@ -756,6 +758,17 @@ def _add_user(im: Imported, s: Sent, declared_at: dict[str, int], agent: str) ->
 
 # -- export --------------------------------------------------------------------------------
 
+def _use_lost(recs: list[Any], lose: dict[int, set[int]], cid: Any, first: int) -> bool:
+    """Whether the export removes a ``tool_use`` of id ``cid`` from a record other than
+    ``first`` (its first declaration), and keeps that first one."""
+    def uses(k: int, blocks: Any) -> bool:
+        content = recs[k].get("content") if isinstance(recs[k], Mapping) else None
+        return isinstance(content, list) and any(
+            i < len(content) and isinstance(content[i], Mapping) and content[i].get("type") == "tool_use"
+            and content[i].get("id") == cid for i in blocks)
+    return any(uses(k, gone) for k, gone in lose.items() if k != first) and not uses(first, lose.get(first, ()))
+
+
 def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     task: TaskFile = im.document
     recs = task.records
@@ -783,6 +796,14 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
         if o is None and msg.get("role") == "tool" and msg.get("tool_call_id") in where:
             new_results.setdefault(where[msg["tool_call_id"]], []).append(
                 {"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": msg["content"], "is_error": True})
+    # A placeholder answers a call of the turn the agent resumes from. When the export takes
+    # that call out (its id was declared before, and the engine paired the placeholder with
+    # that declaration), the agent no longer writes it: the declaration gets a real result.
+    for o, loc in enumerate(im.sources):
+        cid = im.messages[o].get("tool_call_id")
+        if loc.key == "resume" and o in kept and cid in where and _use_lost(recs, lose, cid, where[cid]):
+            new_results.setdefault(where[cid], []).append(
+                {"type": "tool_result", "tool_use_id": cid, "content": INTERRUPTED, "is_error": True})
     if not lose and not new_results:
         return task.records if task.plain else task
     order = [s.record for s in im.state.sent if s.record is not None]

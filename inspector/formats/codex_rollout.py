@@ -241,7 +241,7 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
     calls: dict[str, set[str]] = {}
     outputs: dict[str, set[str]] = {}
     for item in items:
-        if isinstance(item, Mapping) and isinstance(item.get("call_id"), str):
+        if isinstance(item, Mapping) and isinstance(item.get("call_id"), str) and isinstance(item.get("type"), str):
             kind = item.get("type")
             if kind in CALLS:
                 calls.setdefault(CALLS[kind], set()).add(item["call_id"])
@@ -250,7 +250,8 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
     row = {c.message: (o, j) for o, cs in enumerate(inner.calls) for j, c in enumerate(cs)}
     flat = {k: o for o, src in enumerate(inner.sources) for k in (src.items or (src.message,))}
     for k, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get("call_id"), str):
+        if not isinstance(item, Mapping) or not isinstance(item.get("call_id"), str) \
+                or not isinstance(item.get("type"), str):      # a type that is no text names no kind
             continue
         kind, cid = item.get("type"), item["call_id"]
         line = im.state.places[k][0] + 1

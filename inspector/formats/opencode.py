@@ -61,10 +61,11 @@ from typing import Any
 import orjson
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
-from ..io import InputError
+from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
+from .sqlite_file import open_image, replace_rows
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -161,7 +162,7 @@ class OpenCodeDB:
 def _object(text: Any) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):    # not JSON, or nested deeper than it reads
         return None
     return value if isinstance(value, dict) else None
 
@@ -240,16 +241,8 @@ def _image(data: bytes, name: str) -> tuple[bytes, bool]:
 
 
 def _connect(data: bytes, name: str) -> sqlite3.Connection:
-    if len(data) > 19 and data[18:20] == b"\x02\x02":
-        data = data[:18] + b"\x01\x01" + data[20:]      # WAL is a property of a file; memory has none
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(data)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
-    return conn
+    """The image in memory (WAL is a property of a file; memory has none), checked whole."""
+    return open_image(data, name, NAME)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -296,25 +289,32 @@ def _parse(data: bytes, name: str) -> OpenCodeDB:
     image, wal = _image(data, name)
     conn = _connect(image, name)
     try:
-        if not ({"id", "session_id", "time_created", "data"} <= _columns(conn, "message")
-                and {"id", "message_id", "data"} <= _columns(conn, "part")):
-            raise InputError(name, f"{NAME}: no message and part tables with data columns; not an OpenCode database")
-        titles: dict[str, tuple[str, int]] = {}
-        if {"id", "title", "time_updated"} <= _columns(conn, "session"):
-            for sid, title, updated in conn.execute("SELECT id, title, time_updated FROM session "
-                                                    "ORDER BY time_updated DESC, id"):
-                titles[str(sid)] = (title or "", updated or 0)
-        parts: dict[str, list[tuple[str, str, str]]] = {}
-        for pid, mid, sid, text in conn.execute("SELECT id, message_id, session_id, data FROM part "
-                                                "ORDER BY message_id, id"):
-            parts.setdefault(mid, []).append((pid, sid, text))
-        rows: dict[str, list[Row]] = {sid: [] for sid in titles}
-        for mid, sid, text in conn.execute("SELECT id, session_id, data FROM message ORDER BY session_id, "
-                                           "time_created, id"):
-            rows.setdefault(str(sid), []).append((mid, text, parts.get(mid, [])))
-            titles.setdefault(str(sid), ("", 0))
+        return _read_rows(conn, image, data, wal, name)
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
     finally:
         conn.close()
+
+
+def _read_rows(conn: sqlite3.Connection, image: bytes, data: bytes, wal: bool, name: str) -> OpenCodeDB:
+    """The sessions' message and part rows, as text (decoded per session when asked)."""
+    if not ({"id", "session_id", "time_created", "data"} <= _columns(conn, "message")
+            and {"id", "message_id", "data"} <= _columns(conn, "part")):
+        raise InputError(name, f"{NAME}: no message and part tables with data columns; not an OpenCode database")
+    titles: dict[str, tuple[str, int]] = {}
+    if {"id", "title", "time_updated"} <= _columns(conn, "session"):
+        for sid, title, updated in conn.execute("SELECT id, title, time_updated FROM session "
+                                                "ORDER BY time_updated DESC, id"):
+            titles[str(sid)] = (title or "", updated or 0)
+    parts: dict[str, list[tuple[str, str, str]]] = {}
+    for pid, mid, sid, text in conn.execute("SELECT id, message_id, session_id, data FROM part "
+                                            "ORDER BY message_id, id"):
+        parts.setdefault(mid, []).append((pid, sid, text))
+    rows: dict[str, list[Row]] = {sid: [] for sid in titles}
+    for mid, sid, text in conn.execute("SELECT id, session_id, data FROM message ORDER BY session_id, "
+                                       "time_created, id"):
+        rows.setdefault(str(sid), []).append((mid, text, parts.get(mid, [])))
+        titles.setdefault(str(sid), ("", 0))
     db = OpenCodeDB(image, data, titles, rows, wal=wal)
     if len(rows) == 1:
         db.session = next(iter(rows))
@@ -359,9 +359,10 @@ def parse_export(data: bytes, name: str = "<input>", **options: Any) -> OpenCode
     try:
         text = data[3 if bom else 0:].decode("utf-8")
         doc = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        line, col = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
-        raise InputError(name, f"{line}:{col}: {EXPORT}: not JSON ({exc})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        parse_json(data, name)          # the one JSON error: FILE:LINE:COLUMN and what is wrong there
+        reason = "nested too deeply to read" if isinstance(exc, RecursionError) else f"not JSON ({exc})"
+        raise InputError(name, f"{EXPORT}: {reason}") from None
     if not _is_export(doc):
         raise InputError(name, f"{EXPORT}: expected an opencode export document ({{info, messages}})")
     return OpenCodeExport(doc, text, bom=bom)
@@ -1067,6 +1068,12 @@ def chosen(db: OpenCodeDB) -> str | None:
     return db.session
 
 
+def replace(path: str, before: OpenCodeDB, after: OpenCodeDB, keep: Any) -> str:
+    """``--in-place`` on the live database: the repaired rows written into it through SQLite, in
+    one write transaction (a file swapped in would meet the old ``-wal`` on the next open)."""
+    return replace_rows(path, before.data, after.data, keep, NAME)
+
+
 def evidence(document: Any) -> list[str]:
     return ["an SQLite database with OpenCode's message and part tables"] if isinstance(document, OpenCodeDB) else []
 
@@ -1102,7 +1109,7 @@ FORMAT = Format(
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=select, chosen=chosen, kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
-    strip_reasoning=strip_reasoning,
+    strip_reasoning=strip_reasoning, replace=replace,
 )
 
 EXPORT_FORMAT = Format(

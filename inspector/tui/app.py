@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable, Mapping
 
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
+from . import confine, keys
 from .commands import InspectorCommands
 from .loader import Source
 from .screens.main import MainScreen
@@ -17,26 +20,66 @@ class InspectorApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "Inspector"
     COMMANDS = App.COMMANDS | {InspectorCommands}  # stage:, filter:, row:, export: … entries
+    BINDINGS = [keys.SAVE]
 
     def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
-                 target: str = "auto", browse: str | None = None, watch: bool = False) -> None:
+                 target: str = "auto", browse: str | None = None, reasoning: str = "keep",
+                 doctor: tuple[list, str] | None = None, watch: bool = False) -> None:
         super().__init__()
         self.watch = watch  # --watch: read the file again when it changes on disk
         self.lessons = False  # inspector learn: open on the lessons
+        self.doctor = doctor  # (files found, heading): `inspector doctor --tui`
         self.source = source
         self.strict = strict
+        self.reasoning = reasoning
         self.target = target
         self.browse = browse
-        self.open_gallery = source is None and browse is None if gallery is None else gallery
+        self.open_gallery = source is None and browse is None and doctor is None if gallery is None else gallery
+
+    def action_save(self) -> None:
+        """ctrl+s: the screen's own save (see :mod:`inspector.tui.keys`)."""
+        save = getattr(self.screen, "action_save", None)
+        if callable(save):
+            save()
+        else:
+            self.notify("Nothing to save on this screen.", title="Save")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands, with a Screenshot that says where it saved, or why it could not."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":
+                yield SystemCommand("Screenshot", "Save an SVG screenshot of the screen (in the Downloads "
+                                    "folder when there is one, else the current folder)",
+                                    lambda: self.set_timer(0.1, self.save_screenshot_here))
+            else:
+                yield command
+
+    def save_screenshot_here(self) -> str | None:
+        """Save a screenshot (a download in served mode) and say where, or why it failed; the path."""
+        if confine.of(self) is not None:
+            self.deliver_screenshot()
+            return None
+        folder = screenshot_folder()
+        try:
+            path = self.save_screenshot(path=folder)
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}.",
+                        title="Screenshot", severity="error", markup=False)
+            return None
+        self.notify(f"Saved the screenshot to {path}.", title="Screenshot", markup=False)
+        return path
 
     @property
     def main(self) -> MainScreen:
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(PlaygroundScreen(strict=self.strict, target=self.target, watch_file=self.watch), "main")
+        self.install_screen(PlaygroundScreen(strict=self.strict, target=self.target, reasoning=self.reasoning,
+                                             watch_file=self.watch), "main")
         self.push_screen("main")
-        if self.browse is not None:
+        if self.doctor is not None:
+            self.main.action_doctor(*self.doctor)
+        elif self.browse is not None:
             self.main.browse_root = self.browse
             self.main.action_browse()
         elif self.source is not None:  # after the first paint, so the screen is there while it loads
@@ -52,17 +95,27 @@ class InspectorApp(App[int]):
             self.exit()
 
 
+def screenshot_folder() -> str:
+    """Where a screenshot goes: the Downloads folder when it exists, else the current folder."""
+    from platformdirs import user_downloads_path
+
+    downloads = user_downloads_path()
+    return str(downloads) if downloads.is_dir() else os.getcwd()
+
+
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
              gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
-             session: str | None = None, target: str = "auto", watch: bool = False) -> InspectorApp:
+             session: str | None = None, target: str = "auto", reasoning: str = "keep",
+             watch: bool = False) -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
     ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
     ``session`` picks one session of a file that holds several (``--session ID``; without it
     such a file opens on a picker of its sessions); ``target`` the provider whose verdict the
     screen shows (``auto``: the one the format speaks; none for a flat history, which shows
-    every provider's); a folder opens a browser of its history and session files; ``watch``
-    reads the file again whenever it changes on disk (``--watch``)."""
+    every provider's); ``reasoning`` the ``--reasoning`` policy exports run with (R switches
+    it); a folder opens a browser of its history and session files; ``watch`` reads the file
+    again whenever it changes on disk (``--watch``)."""
     browse = None
     if stdin_data is not None:
         source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
@@ -72,7 +125,29 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
         source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
-    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, watch=watch)
+    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning,
+                        watch=watch)
+
+
+def make_doctor_app(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
+                    cwd: str | os.PathLike | None = None) -> InspectorApp:
+    """``inspector doctor --tui``: the folder browser on the files the doctor's scan finds (the
+    agents' homes, or ``paths``), each with the doctor's verdict."""
+    from .. import doctor
+
+    files, homes, _ = doctor.found(paths, env, cwd)
+    items = list(files)
+    if paths:
+        heading = "inspector doctor " + " ".join(paths)
+    else:
+        there = sum(1 for h in homes if h["exists"])
+        heading = f"Agent homes ({there} of {len(homes)} places found)"
+    return InspectorApp(None, gallery=False, doctor=(items, heading))
+
+
+def run_doctor(paths: list[str] | None = None) -> int:
+    result = make_doctor_app(paths).run()
+    return result if isinstance(result, int) else 0
 
 
 def reattach_terminal() -> None:
@@ -85,7 +160,7 @@ def reattach_terminal() -> None:
 
 
 def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None,
-        target: str = "auto", watch: bool = False) -> int:
+        target: str = "auto", reasoning: str = "keep", watch: bool = False) -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -96,9 +171,11 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
                 print(f"error: <stdin>: no terminal to run the interactive app on ({exc.strerror}); "
                       "use 'inspector normalize -' or 'inspector explain -' in a pipeline", file=sys.stderr)
                 return 2
-        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target)
+        app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target,
+                       reasoning=reasoning)
     else:
-        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, watch=watch)
+        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning,
+                       watch=watch)
     result = app.run()
     return result if isinstance(result, int) else 0
 
@@ -115,4 +192,4 @@ def run_lessons() -> int:
     return result if isinstance(result, int) else 0
 
 
-__all__ = ["InspectorApp", "make_app", "make_lessons_app", "run", "run_lessons"]
+__all__ = ["InspectorApp", "make_app", "make_doctor_app", "make_lessons_app", "run", "run_doctor", "run_lessons"]

@@ -22,7 +22,7 @@ class Entry(NamedTuple):
 
 
 def entries(main: MainScreen) -> list[Entry]:
-    out = [Entry("export: repaired JSON", "Write the repaired history atomically, in the input's format or "
+    out = [Entry("export: repaired history", "Write the repaired history atomically, in the input's format or "
                  "another provider's (e)", main.action_export)]
     for view, name in enumerate(main.views):
         kind = " (Inspector's extension beyond MEM-5)" if view and is_extension(name) else ""
@@ -31,10 +31,19 @@ def entries(main: MainScreen) -> list[Entry]:
     out += [
         Entry("strict: toggle", "Add or remove the strict stage, Inspector's extension beyond MEM-5: "
               + ", ".join(extension_clauses()) + " (t)", main.action_strict),
+        Entry(f"reasoning: {'strip' if main.reasoning == 'keep' else 'keep'} (now {main.reasoning})",
+              "--reasoning keep or strip: strip removes every reasoning block, signature and encrypted item on "
+              "export, so the history can go to another model; runs the pipeline again (R)", main.action_reasoning),
         Entry("view: split / unified", "Side by side before | after, or one column (s)", main.action_split),
         Entry("filter: only changed rows", "Toggle hiding unchanged rows (d)", main.action_changed_only),
         Entry("filter: search", "Search text or a tool call id (/)", main.action_search),
         Entry("filter: clear", "Show every row again (esc)", main.clear_filters),
+        Entry("search: next match", "The next row the search matches; none here: the nearest stage with one (n)",
+              lambda: main.action_match(1)),
+        Entry("search: previous match", "The previous row the search matches (N)", lambda: main.action_match(-1)),
+        Entry("row: next change", "The next changed row, every row still shown (])", lambda: main.action_change(1)),
+        Entry("row: previous change", "The previous changed row, every row still shown ([)",
+              lambda: main.action_change(-1)),
     ]
     if main.doc is not None:
         for kind in main.doc.model.kind_counts:

@@ -62,6 +62,8 @@ class Confinement:
         if text == "-":
             raise Refused("<stdin>", "standard input is not read in served mode: open a file "
                                      "from the served folder")
+        if text.startswith("~"):  # the server account's home: refused as typed, never expanded
+            raise Refused(text, "outside the served folder: only files under it can be opened here")
         if not self.inside(text):
             raise Refused(text, "outside the served folder: only files under it can be opened "
                                 "here (symlinks that lead out of it are not followed)")
@@ -177,6 +179,27 @@ def of(app: Any) -> Confinement | None:
 
 
 # Hooks, called from the screens; each does nothing outside served mode.
+
+def shown(app: Any, path: str | os.PathLike) -> str:
+    """A path as a screen shows it: as it is in a terminal; in served mode relative to the
+    served folder, named by its own name (``served/sub/a.json``), so the browser's user never reads where the
+    folder is on the server."""
+    confinement = of(app)
+    text = os.fspath(path)
+    if confinement is None:
+        return text
+    p = Path(text)
+    rel = os.path.relpath(p if p.is_absolute() else confinement.root / p, confinement.root)
+    if rel == ".":
+        return confinement.root.name
+    return f"{confinement.root.name}/{rel}" if not rel.startswith("..") else p.name
+
+
+def expand(app: Any, typed: str) -> str:
+    """A typed path with ``~`` expanded in a terminal; as typed in served mode (the server's
+    home is not the browser user's, and is refused as typed)."""
+    return typed if of(app) is not None else os.path.expanduser(typed)
+
 
 def refusal(app: Any, path: str | None) -> str | None:
     """Why ``path`` must not be opened (one line for an error dialog), or None to go ahead."""

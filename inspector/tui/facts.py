@@ -15,7 +15,7 @@ from ..formats import SessionInfo
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 
 __all__ = ["SessionInfo", "chosen_session", "files_under", "is_session_format", "openable_suffixes",
-           "provider_of", "session_entries"]
+           "provider_of", "session_entries", "written_suffix"]
 
 
 def provider_of(fmt: str) -> str | None:
@@ -31,6 +31,11 @@ def is_session_format(fmt: str) -> bool:
 def openable_suffixes() -> tuple[str, ...]:
     """Every file suffix some registered format reads."""
     return formats.suffixes()
+
+
+def written_suffix(fmt: str) -> str:
+    """The file suffix a format writes (``.json``, ``.jsonl``, ``.db``): its first declared one."""
+    return formats.get(fmt).suffixes[0]
 
 
 def session_entries(document: Any) -> list[SessionInfo]:

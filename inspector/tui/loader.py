@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker, get_current_worker
 
 from .. import pipeline
-from ..engine import Result, gc_paused
+from ..engine import Event, Result, gc_paused
 from ..formats import Imported
 from ..io import InputError, describe_error, read_bytes
 from ..pipeline import Exported
@@ -78,6 +78,11 @@ class Document:
     imported: Imported  # the parsed document and its format: the seam for exports
     notes: list[str] = field(default_factory=list)
     strict: bool = False  # normalized with the strict stage (an extension beyond MEM-5)
+    reasoning: str = "keep"  # the --reasoning policy the export runs with (keep | strip)
+    # What the export (in the input's format, under that policy) reports on its own: the
+    # signed-turn notes and each block strip removes. Worked out only for a history that holds
+    # reasoning, or under strip; empty otherwise (the export dialog works out its own).
+    export_events: list[Event] = field(default_factory=list)
 
 
 def _read(path: str, name: str, progress: ReportProgress) -> bytes:
@@ -102,13 +107,13 @@ def _read(path: str, name: str, progress: ReportProgress) -> bytes:
 
 
 def load_document(source: Source, progress: ReportProgress = lambda phase, fraction: None,
-                  strict: bool = False) -> Document:
+                  strict: bool = False, reasoning: str = "keep") -> Document:
     """Read, load and repair ``source`` through the pipeline's steps. Millions of small
     acyclic objects are born here: the cyclic collector pauses (the engine's ``gc_paused``),
     and the document is frozen out of every later collection before it resumes (see
     :func:`_frozen`)."""
     with gc_paused():
-        return _frozen(_load(source, progress, strict))
+        return _frozen(_load(source, progress, strict, reasoning))
 
 
 def _frozen(doc: Document) -> Document:
@@ -120,7 +125,7 @@ def _frozen(doc: Document) -> Document:
     return doc
 
 
-def _load(source: Source, progress: ReportProgress, strict: bool) -> Document:
+def _load(source: Source, progress: ReportProgress, strict: bool, reasoning: str = "keep") -> Document:
     name = source.name
     if source.data is not None:
         data = source.data
@@ -134,36 +139,51 @@ def _load(source: Source, progress: ReportProgress, strict: bool) -> Document:
     if source.session is None and (offered := facts.session_entries(document)):
         raise ChooseSession(source, offered)             # the screen offers them (a picker)
     imported = pipeline.read(document, name, source.fmt, source.session)
-    return _repaired(source, imported, progress, strict)
+    return _repaired(source, imported, progress, strict, reasoning)
 
 
-def renormalize(doc: Document, strict: bool, progress: ReportProgress = lambda phase, fraction: None) -> Document:
-    """The same imported history, repaired again with or without the strict stage."""
+def renormalize(doc: Document, strict: bool, progress: ReportProgress = lambda phase, fraction: None,
+                reasoning: str | None = None) -> Document:
+    """The same imported history, repaired again with or without the strict stage, exported
+    under ``reasoning`` (None: the document's policy)."""
     with gc_paused():
-        return _frozen(_repaired(doc.source, doc.imported, progress, strict))
+        return _frozen(_repaired(doc.source, doc.imported, progress, strict,
+                                 doc.reasoning if reasoning is None else reasoning))
 
 
 def reread(doc: Document, imported: Imported, progress: ReportProgress = lambda phase, fraction: None) -> Document:
-    """An edited history's new import (the playground's), repaired as ``doc`` was (strict or not)."""
-    return _repaired(doc.source, imported, progress, doc.strict)
+    """An edited history's new import (the playground's), repaired as ``doc`` was (strict or
+    not, its reasoning policy)."""
+    return _repaired(doc.source, imported, progress, doc.strict, doc.reasoning)
 
 
-def _repaired(source: Source, imported: Imported, progress: ReportProgress, strict: bool) -> Document:
+def _repaired(source: Source, imported: Imported, progress: ReportProgress, strict: bool,
+              reasoning: str = "keep") -> Document:
     raw = imported.messages
     progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
     # Owned: the TUI edits neither the import nor the result, and exports from both.
     result = pipeline.repair(imported, (STRICT,) if strict else (), owned=True)
+    events: list[Event] = []
+    if imported.reasoning or reasoning != "keep":   # what the export says of the reasoning, under the policy
+        progress("Exporting the reasoning" + (" (--reasoning strip)" if reasoning != "keep" else ""), 0.8)
+        try:
+            events = pipeline.export(imported, result, "same", reasoning=reasoning).events
+        except Exception:  # noqa: BLE001 - the export dialog says why, when the user exports
+            events = []
     progress("Preparing the view", 0.9)
-    return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict)
+    return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict,
+                    reasoning, events)
 
 
 def export(doc: Document, to: str = "same") -> Exported:
     """The open history's repair written in format ``to``: the bytes ``inspector normalize
-    FILE --to TO`` writes (the pipeline's own step), with the export's events and entry count."""
-    return pipeline.export(doc.imported, doc.result, to)
+    FILE --to TO --reasoning POLICY`` writes (the pipeline's own step), with the export's events
+    and entry count."""
+    return pipeline.export(doc.imported, doc.result, to, reasoning=doc.reasoning)
 
 
-def start(node: DOMNode, source: Source, strict: bool, again: Document | None = None) -> Worker[None]:
+def start(node: DOMNode, source: Source, strict: bool, again: Document | None = None,
+          reasoning: str = "keep") -> Worker[None]:
     """Load ``source`` (or, given ``again``, repair that document's import again: the strict
     toggle) in a thread worker of ``node``; one load at a time, a new one cancels the last.
     The worker posts :class:`LoadProgress`, then :class:`DocumentLoaded` or
@@ -180,7 +200,8 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
         try:
             if again is None:
                 source = confine.opened(node.app, source)  # served mode: read what was checked, by descriptor
-            doc = renormalize(again, strict, progress) if again is not None else load_document(source, progress, strict)
+            doc = (renormalize(again, strict, progress, reasoning) if again is not None
+                   else load_document(source, progress, strict, reasoning))
         except ChooseSession as choice:
             if not worker.is_cancelled:
                 node.post_message(SessionsOffered(choice.source, choice.sessions))

@@ -253,8 +253,9 @@ def tag_text(events: Sequence[Event], view: int, full: bool = True) -> str:
         if e.kind not in kinds:
             kinds.append(e.kind)
     first = events[0]  # events are in the order the stage acted: the cause comes first
-    # A MEM-5 event names its clause; a strict one's kind already says strict (its clause is in the details).
-    head = f"({first.clause}) " if first.clause in CLAUSES else ""
+    # Every event names its clause: a MEM-5 one its number, a strict one the clause the rule
+    # panel names (`(strict:adjacent) strict-moved`).
+    head = f"({first.clause}) "
     if full or len(kinds) == 1:
         return head + ", ".join(kinds) + jump
     return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"

@@ -61,7 +61,7 @@ def test_export_downloads_what_normalize_writes(tab, folder):
     open_sample(tab, folder)
     before = sorted(os.listdir(folder["root"]))
     tab.press("e")
-    tab.wait_text("Export repaired JSON")
+    tab.wait_text("Export the repaired history as .json")
     tab.press("Enter")
     tab.wait(lambda: tab.downloads, "the download")
     download = tab.downloads[0]

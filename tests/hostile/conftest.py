@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import RUNS, private_device
+from .harness import RUNS, TALLIES, private_device
 
 
 @pytest.fixture
@@ -20,3 +20,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG0
         for suite, count in sorted(RUNS.items()):
             terminalreporter.write_line(f"{suite}: {count:,} runs")
         terminalreporter.write_line(f"total: {sum(RUNS.values()):,} runs")
+        for what, count in sorted(TALLIES.items()):
+            terminalreporter.write_line(f"{what}: {count:,}")

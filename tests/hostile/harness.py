@@ -23,6 +23,7 @@ from inspector.io import InputError
 from inspector.pipeline import run_file
 
 RUNS: Counter = Counter()  # command runs per suite, reported at the end of the session
+TALLIES: Counter = Counter()  # other counts a suite reports (rows written meanwhile, how kills ended)
 
 # Every command and option set a script would use. ``--to`` each format, ``same`` too.
 NORMALIZE = [[], ["--strict"], *(["--to", fmt] for fmt in FORMATS), ["--compact", "--strict", "--to", "same"]]

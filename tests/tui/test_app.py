@@ -233,7 +233,7 @@ async def test_help_lists_keys_and_every_clause(broken_file):
             assert clause.title in text and clause.summary in text
         for kind in KINDS:
             assert f"`{kind}`" in text
-        assert RULE_SOURCE in text and "`e`" in text and "Export the repaired JSON" in text
+        assert RULE_SOURCE in text and "`e`" in text and "Export the repaired history" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("f1")
@@ -260,7 +260,7 @@ async def test_command_palette_entries(broken_file):
 
     async with opened(broken_file) as (app, pilot):
         titles = [e.title for e in entries(app.main)]
-        for title in ("export: repaired JSON", "stage: repair", "stage: input", "open: samples gallery",
+        for title in ("export: repaired history", "stage: repair", "stage: input", "open: samples gallery",
                       "filter: kind result-orphan", "help: keys and MEM-5", "row: go to cause"):
             assert title in titles
         next(e for e in entries(app.main) if e.title == "stage: strip").run()
@@ -268,7 +268,7 @@ async def test_command_palette_entries(broken_file):
 
 
 async def test_palette_ranks_the_stage_first_for_a_stage_name(broken_file):
-    # "repair" also matches "export: repaired JSON": the stage must win.
+    # "repair" also matches "export: repaired history": the stage must win.
     async with opened(broken_file) as (app, pilot):
         await pilot.press("ctrl+p")
         await pilot.pause()

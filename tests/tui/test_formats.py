@@ -225,7 +225,7 @@ async def test_strict_toggle_adds_the_strict_stage_as_an_extension(request_file,
         row = next(r for r in rows if r.origin == moved[0].origin)
         assert row.mark == MOVE and [e.kind for e in row.events] == ["strict-moved"]
         line = next(ln for ln in row_lines(app)[1:] if ln.split()[:2] == [MOVE, f"#{row.origin}"])
-        assert "strict-moved" in line
+        assert f"({moved[0].clause}) strict-moved" in line   # the clause the rule panel names, and the kind
         assert "strict on" in widget_text(app, "#status")
         # Export now equals `normalize --strict`.
         expected = _cli_bytes(tmp_path, str(request_file), "--strict")
@@ -272,17 +272,19 @@ def test_rows_of_a_restored_result():
 def test_tui_command_line_passes_format_and_strict(monkeypatch):
     seen = {}
 
-    def fake_run(path, fmt="auto", strict=False, session=None, target="auto"):
-        seen.update(path=path, fmt=fmt, strict=strict, session=session, target=target)
+    def fake_run(path, fmt="auto", strict=False, session=None, target="auto", reasoning="keep"):
+        seen.update(path=path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning)
         return 0
 
     import inspector.tui.app as tui_app
 
     monkeypatch.setattr(tui_app, "run", fake_run)
     assert cli.main(["--from", "anthropic", "--strict", "x.json"]) == 0
-    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None, "target": "auto"}
-    assert cli.main(["y.json", "--session", "s1", "--target", "groq"]) == 0
-    assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1", "target": "groq"}
+    assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None, "target": "auto",
+                    "reasoning": "keep"}
+    assert cli.main(["y.json", "--session", "s1", "--target", "groq", "--reasoning", "strip"]) == 0
+    assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1", "target": "groq",
+                    "reasoning": "strip"}
 
 
 async def test_help_explains_the_import_step_and_the_strict_extension(request_file):

@@ -10,6 +10,7 @@ from textual.widgets import Input, OptionList, TextArea
 
 from inspector.bundled import samples_dir
 from inspector.tui.screens.editor import EditorDialog, TemplatePicker
+from inspector.tui.screens.export import ExportDialog
 from inspector.tui.screens.save_edits import ConfirmDialog, SaveEditsDialog
 from inspector.tui.widgets.diff_table import DiffTable
 from inspector.tui.widgets.title_bar import TitleBar
@@ -156,9 +157,11 @@ async def test_save_writes_a_new_file_asks_before_replacing_and_never_the_input(
     before = clean.read_bytes()
     target = clean.with_name("12-clean-history.edited.json")
     async with opened(clean) as (app, pilot):
-        await pilot.press("ctrl+s")  # no edits: not ours, nothing opens
+        await pilot.press("ctrl+s")  # no edits: the main screen's save, the export
         await pilot.pause()
-        assert not isinstance(app.screen, SaveEditsDialog)
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("escape")
+        await pilot.pause()
         select(app, "tool")
         await pilot.press("delete")
         await settled(app, pilot)

@@ -73,11 +73,17 @@ async def test_a_folder_lists_session_files_in_subfolders_with_their_verdicts(tr
             await pilot.pause(0.02)
         by_name = {str(Path(p).relative_to(tree)): v for p, v in screen.verdicts.items()}
         assert by_name["notes.json"].status == "unreadable"
-        assert by_name["a/b/session.jsonl"].status == "would change"   # as `inspector check DIR` says
+        from inspector.doctor import scan
+        from inspector.tui.screens.browser import LABELS
+
+        doctor_says = {str(Path(r.path).relative_to(tree)): r for r in scan([str(tree)]).rows}
+        session = doctor_says["a/b/session.jsonl"]
+        assert by_name["a/b/session.jsonl"].status == LABELS[session.status]   # as `inspector doctor DIR` says
+        assert session.verdict.sentence in by_name["a/b/session.jsonl"].detail
         assert by_name["a/h.json"].status == "ok"
         await pilot.press("v")
         table = screen.query_one(DataTable)
-        assert table.get_row_at(0)[0].plain == "unreadable"
+        assert table.get_row_at(0)[0].plain == "would fail"   # worst first, in the doctor's order of statuses
         target = str(tree / "a" / "b" / "session.jsonl")
         table.move_cursor(row=table.get_row_index(target))
         await pilot.pause()

@@ -1,5 +1,7 @@
-"""``inspector DIR``: every history and session file under a folder, with what ``inspector
-check DIR`` would say of each, worked out in the background one file at a time.
+"""``inspector DIR`` and ``inspector doctor --tui``: every history and session file under a
+folder (or in every agent's home), with the verdict ``inspector doctor`` gives each, worked
+out in the background one file at a time. The verdict is the doctor's own
+(:func:`inspector.doctor.rows_of`, the step its scan takes per file); this screen renders it.
 
 Enter opens the selected file (a file that holds several sessions then offers them), escape
 goes back; ``v`` sorts by verdict, ``m`` by time, ``n`` by name. The verdicts outlive the
@@ -22,13 +24,17 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
-from ... import pipeline, sessions, targets
+from ... import doctor
+from ...doctor import Found
 from ...io import describe_error, read_bytes
 from .. import confine, facts
 from ..text import inert
 
-OK, CHANGE, UNREADABLE, PENDING = "ok", "would change", "unreadable", "…"
-ORDER = {UNREADABLE: 0, CHANGE: 1, OK: 2, PENDING: 3}   # sorted by verdict: worst first
+# The doctor's statuses in the browser's words, worst first (the order v sorts by).
+LABELS = {doctor.FAILS: "would fail", doctor.UNREADABLE: "unreadable", doctor.AGENT_REPAIRS: "agent repairs",
+          doctor.CHANGES: "would change", doctor.OK: "ok"}
+OK, CHANGE, UNREADABLE, FAILS, PENDING = "ok", "would change", "unreadable", "would fail", "…"
+ORDER = {**{LABELS[s]: i for i, s in enumerate(doctor.STATUSES)}, PENDING: len(doctor.STATUSES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,45 +45,27 @@ class FileVerdict:
     detail: str = ""
 
 
-def check_file(path: str, read: Callable[[str], bytes] = read_bytes) -> FileVerdict:
-    """The pipeline's outcome of one file, in ``inspector check``'s words, with what the
-    provider its format speaks would still reject after the repair (``read``: how its bytes
-    are read; in served mode, through the confinement)."""
+def check_file(path: str, read: Callable[[str], bytes] = read_bytes, item: Found | None = None) -> FileVerdict:
+    """The doctor's verdict on one file (``item``: where it was found, under which agent's
+    home; ``read``: how its bytes are read, in served mode through the confinement)."""
     name = os.path.basename(path)
+    item = item or Found(Path(path), Path(path).parent, None, name)
     try:
-        document = pipeline.parse(read(path), name)
-        held = facts.session_entries(document)
-        if held:   # as `inspector check` does: each session on its own
-            verdicts = [(s.id, _verdict(pipeline.outcome(pipeline.read(document, name, session=s.id), name)))
-                        for s in held]
-            worst = min((v.status for _, v in verdicts), key=ORDER.__getitem__)
-            return FileVerdict(worst, f"{len(held)} sessions (enter lists them): "
-                               + "; ".join(f"{sid} {v.status}" for sid, v in verdicts))
-        return _verdict(pipeline.outcome(pipeline.read(document, name), name, owned=True))
+        return verdict_of(doctor.rows_of(item, read))
     except Exception as exc:  # noqa: BLE001 - one bad file is a row that says so, not a crash
         return FileVerdict(UNREADABLE, describe_error(exc, name).removeprefix(f"{name}: "))
 
 
-def _verdict(outcome: pipeline.Outcome) -> FileVerdict:
-    """One history's line: what the provider would reject as it is (a session's resume), what
-    the repair does, and whether the provider would take the repaired history."""
-    result = outcome.result
-    words = [outcome.format]
-    why = sessions.why(outcome.imported, result).strip(" ()") if outcome.changed else ""
-    if why:
-        words.append(why)
-    elif outcome.changed:
-        events = len(result.events) + len(outcome.export_events)
-        words.append(f"{result.summary()}, {events} events")
-    provider = facts.provider_of(outcome.format)
-    if provider is not None:
-        problems = targets.check(outcome, provider)
-        errors = [p for p in problems if p.severity == targets.ERROR]
-        words.append(f"after repair {provider} still rejects {', '.join(dict.fromkeys(p.rule for p in errors))}"
-                     if errors else f"after repair {provider} accepts it")
-    if not outcome.changed:
-        return FileVerdict(OK, " · ".join([*words, "nothing to change"]))
-    return FileVerdict(CHANGE, " · ".join(words))
+def verdict_of(rows: list[doctor.Row]) -> FileVerdict:
+    """The doctor's rows of one file as one line: its verdict and sentence; a file holding
+    several sessions, the worst of them and each session's."""
+    if len(rows) == 1 and rows[0].session is None:
+        row = rows[0]
+        sentence = row.verdict.sentence.removeprefix("unreadable: ")
+        return FileVerdict(LABELS[row.status], f"{row.format} · {sentence}" if row.format else sentence)
+    worst = min((r.status for r in rows), key=doctor.STATUSES.index)
+    return FileVerdict(LABELS[worst], f"{len(rows)} sessions (enter lists them): "
+                       + "; ".join(f"{r.session} {LABELS[r.status]}" for r in rows))
 
 
 class BrowserScreen(Screen[str | None]):
@@ -97,10 +85,16 @@ class BrowserScreen(Screen[str | None]):
             self.path = path
             self.verdict = verdict
 
-    def __init__(self, root: str | os.PathLike, cache: MutableMapping[tuple[str, float], FileVerdict]) -> None:
+    def __init__(self, root: str | os.PathLike, cache: MutableMapping[tuple[str, float], FileVerdict],
+                 found: list[Found] | None = None, heading: str | None = None) -> None:
+        """``found`` (``inspector doctor --tui``): the files of the agents' homes, as the doctor
+        found them, listed under ``heading``; otherwise every file under ``root``."""
         super().__init__()
         self.root = Path(root)
         self.cache = cache
+        self.found = found
+        self.heading = heading
+        self.items: dict[str, Found] = {}
         self.files: list[str] = []
         self.mtimes: dict[str, float] = {}
         self.verdicts: dict[str, FileVerdict] = {}
@@ -112,8 +106,12 @@ class BrowserScreen(Screen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        found = [p for p in facts.files_under(self.root)
-                 if confine.refusal(self.app, p) is None]  # served mode: nothing that leads out
+        if self.found is None:
+            items = [Found(Path(p), self.root, None, os.path.relpath(p, self.root)) for p in facts.files_under(self.root)]
+        else:
+            items = list(self.found)
+        self.items = {str(i.path): i for i in items if confine.refusal(self.app, str(i.path)) is None}
+        found = list(self.items)  # served mode: nothing that leads out
         self.files = found
         for p in found:
             try:
@@ -123,14 +121,14 @@ class BrowserScreen(Screen[str | None]):
             cached = self.cache.get((p, self.mtimes[p]))
             self.verdicts[p] = cached if cached is not None else FileVerdict(PENDING)
         table = self.query_one(DataTable)
-        widest = max((len(os.path.relpath(p, self.root)) for p in found), default=10)
+        widest = max((len(self.items[p].label) for p in found), default=10)
         name_width = min(widest, max(self.app.size.width // 3, 20))
-        table.add_column("verdict", key="verdict", width=12)
+        table.add_column("verdict", key="verdict", width=13)
         table.add_column("file", key="file", width=name_width)
         when = 16 if self.app.size.width >= 120 else 11
         table.add_column("changed", key="time", width=when)
-        table.add_column("what check says", key="detail",
-                         width=max(self.app.size.width - name_width - when - 22, 20))
+        table.add_column("what doctor says", key="detail",
+                         width=max(self.app.size.width - name_width - when - 23, 20))
         for p in found:
             table.add_row(*self._cells(p), key=p)
         self._title()
@@ -140,13 +138,18 @@ class BrowserScreen(Screen[str | None]):
 
     def _title(self) -> None:
         done = sum(v.status != PENDING for v in self.verdicts.values())
-        counts = {s: sum(v.status == s for v in self.verdicts.values()) for s in (OK, CHANGE, UNREADABLE)}
+        counts = {s: sum(v.status == s for v in self.verdicts.values()) for s in LABELS.values()}
         title = Text()
-        title.append(f"{inert(str(self.root))}/", "bold")
-        title.append(f"  {len(self.files)} history and session files (recursively)")
+        if self.heading is not None:
+            title.append(inert(self.heading), "bold")
+            title.append(f"  {len(self.files)} session files")
+        else:
+            title.append(f"{inert(confine.shown(self.app, self.root))}/", "bold")
+            title.append(f"  {len(self.files)} history and session files (recursively)")
         if done < len(self.files):
             title.append(f" · checking {done} of {len(self.files)}…", "dim")
-        title.append(f" · ok {counts[OK]} · would change {counts[CHANGE]} · unreadable {counts[UNREADABLE]}")
+        title.append(" · " + " · ".join(f"{label} {counts[label]}" for label in LABELS.values()
+                                        if counts[label] or label in (OK, UNREADABLE)))
         title.append(f"\nenter opens · v/m/n sort by verdict, time, name (now: {self.sorted_by}) · esc back",
                      "dim")
         if not self.files:
@@ -155,11 +158,11 @@ class BrowserScreen(Screen[str | None]):
 
     def _cells(self, path: str) -> tuple[Text, Text, Text, Text]:
         v = self.verdicts[path]
-        style = {OK: "", CHANGE: "bold", UNREADABLE: "bold reverse"}.get(v.status, "dim")
+        style = {OK: "", CHANGE: "bold", LABELS[doctor.AGENT_REPAIRS]: "", FAILS: "bold reverse",
+                 UNREADABLE: "bold reverse"}.get(v.status, "dim")
         shape = "%Y-%m-%d %H:%M" if self.app.size.width >= 120 else "%m-%d %H:%M"
         when = time.strftime(shape, time.localtime(self.mtimes[path])) if self.mtimes[path] else ""
-        rel = os.path.relpath(path, self.root)
-        return Text(v.status, style), Text(inert(rel)), Text(when, "dim"), Text(inert(v.detail))
+        return Text(v.status, style), Text(inert(self.items[path].label)), Text(when, "dim"), Text(inert(v.detail))
 
     def _check_all(self, paths: list[str]) -> None:
         def run() -> None:
@@ -169,7 +172,7 @@ class BrowserScreen(Screen[str | None]):
             for p in paths:
                 if worker.is_cancelled:
                     return
-                self.post_message(self.Checked(p, check_file(p, read)))
+                self.post_message(self.Checked(p, check_file(p, read, self.items[p])))
 
         self.run_worker(run, thread=True, exclusive=True, group="browse", description="check the folder's files")
 

@@ -47,8 +47,8 @@ class EditorDialog(ModalScreen[Any]):
     EditorDialog #editor-buttons { height: auto; }
     """
 
+    # ctrl+s is the app's one binding (inspector.tui.keys): it calls action_save, which applies.
     BINDINGS = [
-        Binding("ctrl+s", "apply", "Apply", id="editor.apply", tooltip="Apply the edit (invalid JSON is not applied)"),
         # priority: the text area would take escape to leave itself, and the dialog would stay
         Binding("escape", "cancel", "Cancel", priority=True, id="editor.cancel", tooltip="Close without applying"),
     ]
@@ -86,6 +86,10 @@ class EditorDialog(ModalScreen[Any]):
         if self.error is not None:  # an old error would point at text that has moved
             self.error = None
             self.query_one("#editor-error", Static).update("")
+
+    def action_save(self) -> None:
+        """ctrl+s: apply the edit."""
+        self.action_apply()
 
     def action_apply(self) -> None:
         area = self.query_one(TextArea)

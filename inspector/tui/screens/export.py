@@ -63,7 +63,8 @@ class ExportDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Close", id="export.cancel", tooltip="Close without writing")]
 
     def __init__(self, result: Result, default: str, inputs: tuple[str, ...], to: str = "same", *,
-                 imported: Imported, strict: bool = False, source: str | None = None) -> None:
+                 imported: Imported, strict: bool = False, source: str | None = None,
+                 reasoning: str = "keep") -> None:
         """``default`` is the path for ``same``; ``source`` is what it derives from (None for
         standard input), so the path follows the chosen format until the user edits it."""
         super().__init__()
@@ -74,6 +75,7 @@ class ExportDialog(ModalScreen[str | None]):
         self.imported = imported
         self.strict = strict
         self.source = source
+        self.reasoning = reasoning  # --reasoning: keep, or strip every reasoning block on export
         self._confirm: str | None = None  # the existing path the user was asked about
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
@@ -83,19 +85,29 @@ class ExportDialog(ModalScreen[str | None]):
         text = Text(f"The repaired history ({len(self.result.messages):,} flat messages), as {label}", "dim")
         if self.strict:
             text.append(", with the strict stage (beyond MEM-5)", "dim")
+        if self.reasoning != "keep":
+            text.append(f", --reasoning {self.reasoning}", "dim")
         text.append(".", "dim")
         return text
 
+    def _title(self) -> Text:
+        """Named by what the chosen format writes (its file suffix), not always JSON."""
+        fmt = self.imported.format if self.to == "same" else self.to
+        return Text(f"Export the repaired history as {facts.written_suffix(fmt)}")
+
     def compose(self) -> ComposeResult:
+        served = confine.of(self.app) is not None
         with Vertical(id="dialog", classes="dialog"):
-            yield Static("Export repaired JSON", id="dialog-title")
+            yield Static(self._title(), id="dialog-title")
             yield Label("Format", classes="field-label")
             yield Select([(f"{name}: {label}", name) for name, label in exporters().items()], value=self.to,
                          allow_blank=False, id="export-format")
             yield Static(self._describe(), id="export-what")
             yield Static(Text("Working out what the export changes…", "dim"), id="export-preview")
-            yield Label("Write to (a new file; the input is never replaced)", classes="field-label")
-            yield Input(self.default, id="export-path", placeholder="path to write")
+            yield Label("Download as (saved by the browser, not on the server)" if served
+                        else "Write to (a new file; the input is never replaced)", classes="field-label")
+            yield Input(self._path_for(self.to), id="export-path",
+                        placeholder="file name of the download" if served else "path to write")
             yield Static("", id="export-note")
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export")
@@ -112,7 +124,7 @@ class ExportDialog(ModalScreen[str | None]):
         """Off the UI thread: the export's own events for the chosen format, before writing."""
         to = self.to
         try:
-            events = export_outcome(self.imported, self.result, to).events
+            events = export_outcome(self.imported, self.result, to, reasoning=self.reasoning).events
         except Exception as exc:  # noqa: BLE001 - the write will say it again, in its error dialog
             text = Text(inert(describe_error(exc, "export")), "bold")
         else:
@@ -131,13 +143,17 @@ class ExportDialog(ModalScreen[str | None]):
         follow = field.value == self._path_for(self.to)  # the user has not typed a path of their own
         self.to = str(event.value)
         self.query_one("#export-what", Static).update(self._describe())
+        self.query_one("#dialog-title", Static).update(self._title())
         self.query_one("#export-preview", Static).update(Text("Working out what the export changes…", "dim"))
         self.preview()
         if follow:
             field.value = self._path_for(self.to)
 
     def _path_for(self, to: str) -> str:
-        return self.default if to == "same" else default_export_path(self.source, to)
+        """The path proposed for format ``to``; in served mode the download's file name only
+        (a folder of the server means nothing to the browser)."""
+        path = self.default if to == "same" else default_export_path(self.source, to)
+        return Path(path).name if confine.of(self.app) is not None else path
 
     def _note(self, message: str, error: bool = True) -> None:
         note = self.query_one("#export-note", Static)
@@ -160,6 +176,10 @@ class ExportDialog(ModalScreen[str | None]):
             self.attempt()
         else:
             self.action_cancel()
+
+    def action_save(self) -> None:
+        """ctrl+s (:mod:`inspector.tui.keys`): write, as enter does."""
+        self.attempt()
 
     def attempt(self) -> None:
         if self.writing is not None:
@@ -197,7 +217,7 @@ class ExportDialog(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def write(self, path: str) -> str:
         """Off the UI thread: build the document, serialize it, write it atomically."""
-        exported = export_outcome(self.imported, self.result, self.to)
+        exported = export_outcome(self.imported, self.result, self.to, reasoning=self.reasoning)
         data, fmt, count = exported.data, exported.format, exported.entries
         changes = len(exported.events)
         try:

@@ -33,7 +33,10 @@ def help_markdown(bindings: Iterable[Binding]) -> str:
              "event kind that explains it, then its cause: `→ #1` names the input message that made the "
              "change necessary (the first declaration of a redeclared id, the first result of a duplicate, "
              "the turn a synthesized result answers), and `f` goes there. On the input view the tag says "
-             "where the entry ends up. The summary (`u`) counts every kind with what it means.", "",
+             "where the entry ends up. The summary (`u`) counts every kind with what it means. A row whose "
+             "text starts `«signed»` belongs to a turn carrying reasoning its provider signed or encrypted "
+             "(`«reasoning»`: readable reasoning only); its details list each block, and `R` switches "
+             "`--reasoning keep` (written back as read) or `strip` (removed on export, for another model).", "",
              "## Keys", "", "| key | does |", "|---|---|"]
     for b in bindings:
         lines.append(f"| {_key(b)} | {_cell(b.tooltip or b.description)} |")

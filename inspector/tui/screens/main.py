@@ -29,11 +29,12 @@ from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, T
 from textual.worker import get_current_worker
 
 from ...engine import KINDS
-from .. import confine, loader
+from .. import confine, keys, loader
+from .. import reasoning as thinking
 from ..adapter import STRICT, is_extension
 from ..loader import Document, Source
 from ..messages import DocumentLoaded, LoadFailed, LoadProgress, SessionsOffered, StagesPrepared
-from .. import causes, facts, verdict
+from .. import causes, facts, search as finding, verdict
 from ..rows import VIEWS, Row, first_cause
 from ..text import inert
 from ..widgets.details import Details
@@ -93,11 +94,23 @@ class MainScreen(Screen[None]):
     ESCAPE_TO_MINIMIZE = False  # escape also returns focus to the table: action_back does both
 
     BINDINGS = [
+        # While a search is on, n and N go to its next and previous match (else n is the next stage).
+        Binding("n", "match(1)", "Match", show=False, id="search.next",
+                tooltip="Next match of the search (wrapping); with none in this stage, the nearest stage with one"),
+        Binding("N", "match(-1)", "Prev match", show=False, id="search.previous",
+                tooltip="Previous match of the search (wrapping)"),
+        Binding("right_square_bracket", "change(1)", "Next change", key_display="]", show=False,
+                id="row.next_change", tooltip="Next changed row, without filtering the others out"),
+        Binding("left_square_bracket", "change(-1)", "Prev change", key_display="[", show=False,
+                id="row.previous_change", tooltip="Previous changed row, without filtering the others out"),
         Binding("n,right", "step(1)", "Next", key_display="n/→", id="stage.next", tooltip="Next stage"),
         Binding("p,left", "step(-1)", "Prev", key_display="p/←", id="stage.previous", tooltip="Previous stage"),
         *[_stage_binding(v) for v in range(len(VIEWS))],
         Binding("5", "stage(5)", "strict", show=False, id="stage.strict",
                 tooltip="Jump to stage 5: strict (Inspector's extension beyond MEM-5; on with t)"),
+        Binding("R", "reasoning", "Reasoning", show=False, id="view.reasoning",
+                tooltip="--reasoning keep or strip: strip removes every reasoning block, signature and encrypted "
+                        "item on export, so the history can go to another model (runs the pipeline again)"),
         Binding("t", "strict", "Strict", show=False, id="view.strict",
                 tooltip="Strict on/off: add the strict stage, an extension beyond MEM-5 (normalizes again)"),
         Binding("enter", "details", "Details", id="row.details",
@@ -112,7 +125,7 @@ class MainScreen(Screen[None]):
                 tooltip="Search message text or a tool call id"),
         Binding("j", "journey", "Journey", id="row.journey",
                 tooltip="The selected message's path through all four stages"),
-        Binding("e", "export", "Export", id="file.export", tooltip="Export the repaired JSON"),
+        Binding("e", "export", "Export", id="file.export", tooltip="Export the repaired history (ctrl+s too)"),
         Binding("v", "providers", "Provider", id="provider.pick",
                 tooltip="Which provider to check against: every provider's verdict, enter picks one"),
         Binding("x", "next_problem", "Problem", show=False, id="provider.next",
@@ -139,8 +152,9 @@ class MainScreen(Screen[None]):
     kind: reactive[str | None] = reactive(None, init=False, repaint=False)
     query_text: reactive[str] = reactive("", init=False, repaint=False)
 
-    def __init__(self, strict: bool = False, target: str = "auto") -> None:
+    def __init__(self, strict: bool = False, target: str = "auto", reasoning: str = "keep") -> None:
         super().__init__()
+        self.reasoning = reasoning  # the --reasoning policy (keep | strip) every export of this screen runs with
         self.doc: Document | None = None
         self.target_option = target  # --target: a target name, or auto (the provider the format speaks)
         self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
@@ -151,6 +165,7 @@ class MainScreen(Screen[None]):
         self.strict = strict  # the strict stage (beyond MEM-5) on every history this screen loads
         self.kind_keys: set[Any] | None = None
         self.searching = False
+        self._elsewhere: tuple[Any, list[tuple[int, int]]] | None = None  # (search asked, where else it matches)
         self.loading_source: Source | None = None
         self._loading_timer = None
         self._pane_timer = None
@@ -250,6 +265,9 @@ class MainScreen(Screen[None]):
         return self.doc.model.views if self.doc is not None else VIEWS
 
     def _show_rule(self) -> None:
+        if self.doc is None and self.loading_source is None:
+            self.query_one(RulePanel).show_empty()
+            return
         self.query_one(RulePanel).show(self.view, brief=self.app.size.width < WIDE,
                                        name=self.views[self.view] if self.view < len(self.views) else None,
                                        imported=self.doc.model.imported if self.doc is not None else None)
@@ -264,8 +282,10 @@ class MainScreen(Screen[None]):
         if (refused := confine.refusal(self.app, source.path)) is not None:  # served mode: stay inside
             self.app.push_screen(ErrorDialog(f"Cannot open {source.name}", refused))
             return
+        if confine.of(self.app) is not None and not source.sample:  # served: named from the folder, everywhere
+            source = replace(source, name=confine.shown(self.app, source.name))
         self._begin_loading(source)
-        loader.start(self, source, self.strict)
+        loader.start(self, source, self.strict, reasoning=self.reasoning)
 
     def _begin_loading(self, source: Source) -> None:
         self.loading_source = source
@@ -362,7 +382,9 @@ class MainScreen(Screen[None]):
 
     def _install(self, doc: Document) -> None:
         reload = self.doc is not None and self.doc.source == doc.source
-        toggled = reload and self.doc.imported is doc.imported  # the strict toggle: same history
+        toggled = reload and self.doc.imported is doc.imported  # the strict or reasoning toggle: same history
+        policy = toggled and self.doc.reasoning != doc.reasoning  # the reasoning toggle (R)
+        toggled = toggled and not policy
         keep = self.current_key() if reload else None
         self._done_loading()
         self.doc = doc
@@ -380,6 +402,7 @@ class MainScreen(Screen[None]):
         self.caused = causes.caused(doc.result.events)
         table = self.query_one(DiffTable)
         table.later = {o: causes.tag(evs) for o, evs in self.caused.items()}
+        table.reasoning = thinking.markers(doc.imported)
         self.verdicts = None
         if not reload or self.target is None and self.target_option == "auto":
             self.target = (facts.provider_of(doc.imported.format) if self.target_option == "auto"
@@ -392,9 +415,11 @@ class MainScreen(Screen[None]):
                             f"after strip ({_count(len(doc.result.stages[-1].events), 'event')}).", title="Strict")
             else:
                 self.notify("Strict off: the four MEM-5 stages only.", title="Strict")
+        elif policy:
+            self.notify(thinking.toggled_text(doc.imported, doc.reasoning, doc.export_events), title="Reasoning")
         elif reload:
             self.notify(f"Reloaded {doc.source.name}: {len(doc.raw):,} messages.", title="Reload")
-        if not toggled:
+        if not toggled and not policy:
             for note in doc.notes:
                 self.notify(note)
         self._warm(doc)
@@ -439,7 +464,8 @@ class MainScreen(Screen[None]):
             self._status()
             return
         doc = self.doc
-        title.show(doc.source.name, len(doc.raw), doc.result)
+        title.show(doc.source.name, len(doc.raw), doc.result,
+                   f"reasoning {doc.reasoning}" if doc.imported.reasoning or doc.reasoning != "keep" else "")
         bar.set_counts([doc.model.stage_counts(v) for v in range(len(doc.model.views))], doc.model.views)
         table.empty_text = "No rows: the history is empty." if not doc.raw else "No rows match the filters."
         self.query_one(Summary).show(doc.model.kind_counts)
@@ -478,6 +504,9 @@ class MainScreen(Screen[None]):
     def _apply_view(self, rows: Any, visible: list[int] | None, keep: Any) -> None:
         self.searching = False
         table = self.query_one(DiffTable)
+        table.search_text = self.query_text
+        if self.doc is not None and self.doc.raw:
+            table.empty_text = "No rows match the filters."
         table.show(rows, visible, split=self.split, keep=keep)
         if self._pane_key(table.current) != self._shown:  # a filter or the split keeps the row: no new layout
             self._show_row(table.current)  # in this frame, not one message later
@@ -496,7 +525,93 @@ class MainScreen(Screen[None]):
         self._show_verdict()
         self._status()
         if self.query_text and table.row_count == 0:
-            self.notify(f"No row in {views[self.view]} matches {self.query_text!r}.", severity="warning")
+            self._nowhere_here()
+
+    def _where_else(self) -> list[tuple[int, int]]:
+        """Other views where the search (with the other filters) finds rows, nearest first; the
+        answer the empty view already worked out when it is for the same search (a big history's
+        count ran in a worker: n must not run it again on the UI thread)."""
+        assert self.doc is not None
+        asked = (id(self.doc), self.view, self.query_text, self.changed_only, id(self.kind_keys))
+        if self._elsewhere is not None and self._elsewhere[0] == asked:
+            return self._elsewhere[1]
+        where = finding.elsewhere(self.doc.model, self.view, self.query_text, changed_only=self.changed_only,
+                                  keys=self.kind_keys)
+        self._elsewhere = (asked, where)
+        return where
+
+    def _nowhere_here(self) -> None:
+        """Nothing matches here: say where it does (other stages, how many rows) and that n goes there."""
+        if self.doc is not None and len(self.doc.model.rows(self.view)) > BACKGROUND_SEARCH:
+            self._nowhere_worker(self.doc, self.view, self.query_text, self.changed_only, self.kind_keys)
+            return
+        self._say_nowhere(self._where_else() if self.doc is not None else [])
+
+    @work(thread=True, exclusive=True, group="filter", description="search the other stages")
+    def _nowhere_worker(self, doc: Document, view: int, query: str, changed_only: bool,
+                        keys: set[Any] | None) -> None:
+        where = finding.elsewhere(doc.model, view, query, changed_only=changed_only, keys=keys)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(
+                lambda: self._say_nowhere(where) if (self.doc is doc and self.view == view
+                                                     and self.query_text == query) else None)
+
+    def _say_nowhere(self, where: list[tuple[int, int]]) -> None:
+        if self.doc is not None:
+            self._elsewhere = ((id(self.doc), self.view, self.query_text, self.changed_only, id(self.kind_keys)),
+                               where)
+        sentence = finding.nowhere_here(self.views, self.view, self.query_text, where)
+        table = self.query_one(DiffTable)
+        table.empty_text = finding.nowhere_short(self.views, self.view, self.query_text, where)
+        table.refresh()
+        self.notify(sentence, severity="warning")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n is the next match only while a search is on; otherwise the next stage's binding takes it."""
+        if action == "match" and parameters == (1,) and not self.query_text:
+            return False
+        return True
+
+    def action_match(self, delta: int) -> None:
+        """The next (1) or previous (-1) match, wrapping; none in this stage: the nearest stage with one."""
+        if self.doc is None or not self.query_text:
+            self.notify("No search: / searches, then n and N go from match to match.")
+            return
+        table = self.query_one(DiffTable)
+        if self.searching:
+            return
+        if table.row_count == 0:
+            where = self._where_else()
+            if not where:
+                self.notify(finding.nowhere_here(self.views, self.view, self.query_text, []), severity="warning")
+                return
+            self.view = where[0][0]
+            table.cursor = 0 if delta > 0 else table.row_count - 1
+        else:
+            position = table.cursor + delta
+            if not 0 <= position < table.row_count:
+                position %= table.row_count
+                self.notify(f"Search wrapped to the {'first' if delta > 0 else 'last'} match "
+                            f"({table.row_count:,} in {self.views[self.view]}).")
+            table.cursor = position
+        table.focus()
+        self.minimize()
+
+    def action_change(self, delta: int) -> None:
+        """The next (1) or previous (-1) changed row, the others still shown, wrapping."""
+        table = self.query_one(DiffTable)
+        if self.doc is None or table.rows is None:
+            return
+        position, wrapped = finding.next_change(finding.changed_rows(table.rows), table.order, table.cursor, delta)
+        if position is None:
+            self.notify(f"No changed row in {self.views[self.view]}" +
+                        (" among the rows shown." if table.order is not None else "."))
+            return
+        if wrapped:
+            self.notify(f"Wrapped to the {'first' if delta > 0 else 'last'} change of {self.views[self.view]}.")
+        table.cursor = position
+        table.focus()
+        self.minimize()
 
     def _status(self) -> None:
         table = self.query_one(DiffTable)
@@ -508,6 +623,8 @@ class MainScreen(Screen[None]):
             parts.append(f"{name}: {shown:,} of {total:,} rows" if shown != total else f"{name}: {total:,} rows")
             if self.doc.strict:
                 parts.append("strict on (beyond MEM-5)")
+            if said := thinking.status_text(self.doc.imported, self.doc.reasoning, self.doc.export_events):
+                parts.append(said)
             if self.changed_only:
                 parts.append("only changed")
             if self.kind:
@@ -561,7 +678,10 @@ class MainScreen(Screen[None]):
             later = self.caused.get(row.origin, []) if row is not None and row.origin is not None and not self.view else []
             self.query_one(Details).show(row, self.view, self.views[self.view] if self.view < len(self.views) else None,
                                          model.imported if model is not None else None,
-                                         model.import_at if model is not None else None, later)
+                                         model.import_at if model is not None else None, later,
+                                         extra=thinking.details_lines(self.doc.imported, row.origin, self.doc.reasoning,
+                                                                      self.doc.export_events)
+                                         if row is not None and self.doc is not None else ())
         elif tab == "tab-journey":
             steps = model.journey(row.key) if (row is not None and model is not None) else []
             where = None
@@ -736,7 +856,11 @@ class MainScreen(Screen[None]):
                 self.notify(message, title="Exported")
 
         self.app.push_screen(ExportDialog(self.doc.result, default, inputs, imported=self.doc.imported,
-                                          strict=self.doc.strict, source=base), done)
+                                          strict=self.doc.strict, source=base, reasoning=self.doc.reasoning), done)
+
+    def action_save(self) -> None:
+        """ctrl+s (:mod:`inspector.tui.keys`): on this screen, saving is exporting the repair."""
+        self.action_export()
 
     def action_open(self) -> None:
         def chosen(path: str | None) -> None:
@@ -752,8 +876,16 @@ class MainScreen(Screen[None]):
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.load(Source.file(path, sample=True))
+            else:
+                self._back_to_nothing()
 
         self.app.push_screen(GalleryScreen(), chosen)
+
+    def _back_to_nothing(self) -> None:
+        """Escape from the gallery goes back to the history open; with none open (nor loading)
+        there is nothing to go back to, so the app quits rather than show an empty screen."""
+        if self.doc is None and self.loading_source is None:
+            self.app.exit()
 
     def action_reload(self) -> None:
         if self.doc is None:
@@ -791,7 +923,19 @@ class MainScreen(Screen[None]):
                         title="Strict")
             return
         self._begin_loading(self.doc.source)
-        loader.start(self, self.doc.source, self.strict, self.doc)
+        loader.start(self, self.doc.source, self.strict, self.doc, reasoning=self.reasoning)
+
+    def action_reasoning(self) -> None:
+        """Switch --reasoning (keep or strip) and run the repair and export again, in the worker."""
+        if self.loading_source is not None:
+            self.notify("Still loading: press R again once the history is open.", severity="warning")
+            return
+        self.reasoning = thinking.other(self.reasoning)
+        if self.doc is None:
+            self.notify(f"--reasoning {self.reasoning}: it applies to the next history opened.", title="Reasoning")
+            return
+        self._begin_loading(self.doc.source)
+        loader.start(self, self.doc.source, self.strict, self.doc, reasoning=self.reasoning)
 
     def action_providers(self) -> None:
         """Every provider's verdict for the view shown; enter checks against the one picked."""
@@ -831,7 +975,11 @@ class MainScreen(Screen[None]):
         self.minimize()
 
     def action_browse(self) -> None:
-        """The folder's files (the one `inspector DIR` named, else the open file's)."""
+        """The folder's files (the one `inspector DIR` named, else the open file's); under
+        `inspector doctor --tui`, the doctor's list again."""
+        if getattr(self.app, "doctor", None) is not None:
+            self.action_doctor(*self.app.doctor)
+            return
         root = self.browse_root
         if root is None and self.doc is not None and self.doc.source.path and not self.doc.source.sample:
             root = str(Path(self.doc.source.path).resolve().parent)
@@ -841,10 +989,20 @@ class MainScreen(Screen[None]):
         def chosen(path: str | None) -> None:
             if path:
                 self.load(Source.file(path))
-            elif self.doc is None:
+            elif self.doc is None:  # the empty screen, from which o and g open something
                 self._show_document()
 
         self.app.push_screen(BrowserScreen(root, self._browse_cache), chosen)
+
+    def action_doctor(self, found: list[Any], heading: str) -> None:
+        """``inspector doctor --tui``: the browser on the files the doctor found, its verdicts."""
+        def chosen(path: str | None) -> None:
+            if path:
+                self.load(Source.file(path))
+            elif self.doc is None:
+                self.app.exit()   # back from the doctor's list with nothing open: done
+
+        self.app.push_screen(BrowserScreen(os.getcwd(), self._browse_cache, found=found, heading=heading), chosen)
 
     def on_paste(self, event: events.Paste) -> None:
         """A path pasted on the screen (a bracketed paste) opens that file, or lists that folder."""
@@ -853,7 +1011,7 @@ class MainScreen(Screen[None]):
         text = event.text.strip().strip("'\"")
         if not text or "\n" in text:
             return
-        path = os.path.expanduser(text)
+        path = confine.expand(self.app, text)
         if os.path.isdir(path):
             event.stop()
             self.browse_root = path
@@ -863,4 +1021,4 @@ class MainScreen(Screen[None]):
             self.load(Source.file(path))
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS]))
+        self.app.push_screen(HelpScreen([*self.BINDINGS, *DiffTable.BINDINGS, keys.SAVE]))

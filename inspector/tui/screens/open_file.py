@@ -22,6 +22,10 @@ from .. import confine, facts
 class HistoryTree(DirectoryTree):
     """Folders, and the files some registered format reads (histories, sessions, databases)."""
 
+    def on_mount(self) -> None:
+        if confine.of(self.app) is not None:  # a browser may have no emoji font: marks every font has
+            self.ICON_NODE, self.ICON_NODE_EXPANDED, self.ICON_FILE = "▸ ", "▾ ", "  "
+
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         paths = confine.visible(self.app, paths)  # served mode: nothing that leads out of the folder
         suffixes = facts.openable_suffixes()
@@ -38,7 +42,7 @@ class PathSuggester(Suggester):
     async def get_suggestion(self, value: str) -> str | None:
         if not value:
             return None
-        typed = os.path.expanduser(value)
+        typed = confine.expand(self.dialog.app, value)
         folder, _, stem = typed.rpartition("/")
         base = Path(folder or ".") if folder or not typed.startswith("/") else Path("/")
         if not Path(typed).is_absolute():
@@ -81,18 +85,20 @@ class OpenFileDialog(ModalScreen[str | None]):
 
     def _show_folder(self, folder: Path) -> None:
         if confine.refusal(self.app, str(folder)) is not None:
-            self.notify(f"{folder}: outside the served folder", severity="warning", markup=False)
+            self.notify(f"{confine.shown(self.app, folder)}: outside the served folder", severity="warning",
+                        markup=False)
             return
         self.start = str(folder)
         self.query_one(HistoryTree).path = folder
-        self.query_one("#dialog-title", Static).update(Text(f"Open a history or session file: {folder}"))
+        self.query_one("#dialog-title", Static).update(
+            Text(f"Open a history or session file: {confine.shown(self.app, folder)}"))
 
     def action_up(self) -> None:
         self._show_folder(Path(self.start).resolve().parent)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        value = os.path.expanduser(event.value.strip())
+        value = confine.expand(self.app, event.value.strip())
         if not value:
             return
         path = Path(value) if Path(value).is_absolute() else Path(self.start) / value
@@ -103,7 +109,9 @@ class OpenFileDialog(ModalScreen[str | None]):
             self.query_one(Input).value = ""
             self._show_folder(path.resolve())
         else:
-            self.dismiss(str(path) if not Path(value).is_absolute() and self.start != os.getcwd() else value)
+            # As typed when it names the current folder's file, or the home (refused as typed when served).
+            relative = not Path(value).is_absolute() and not value.startswith("~")
+            self.dismiss(str(path) if relative and self.start != os.getcwd() else value)
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()

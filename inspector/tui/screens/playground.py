@@ -7,10 +7,12 @@ never the objects the open result shares); the edited document is read again by 
 format's own importer and repaired in a thread worker, then shown as a reload that keeps
 the view, the filters and the cursor on the edited entry.
 
-Which key does what is decided in one place, :meth:`PlaygroundScreen.check_action`: the
-edit keys act on view 0 (``delete`` deletes there; ``x`` stays the next problem everywhere);
-``ctrl+s`` saves when the history has edits and view 0 is shown, and otherwise falls
-through to whatever else binds it (the app, another screen binding).
+Which key does what is decided in one place each: the edit keys act on view 0
+(:meth:`PlaygroundScreen.check_action`; ``delete`` deletes there, ``x`` stays the next
+problem everywhere); ``ctrl+s`` is the app's one binding (:mod:`inspector.tui.keys`), which
+calls the screen's ``action_save``: here it saves the edits on view 0 of an edited history
+(:meth:`PlaygroundScreen.owns_save_key`) and exports the repair otherwise, as the main
+screen does.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from ..widgets.diff_table import DiffTable
 from ..widgets.title_bar import TitleBar
 from .editor import NOTHING, EditorDialog, TemplatePicker
 from .error import ErrorDialog
-from .help import HelpScreen
 from .main import MainScreen
 from .save_edits import ConfirmDialog, SaveEditsDialog, edited_path
 
@@ -60,8 +61,6 @@ EDIT_BINDINGS = [
             tooltip="Move the selected entry down (view 0)"),
     Binding("ctrl+z", "undo_edit", "Undo", show=False, id="edit.undo", tooltip="Undo the last edit"),
     Binding("ctrl+y", "redo_edit", "Redo", show=False, id="edit.redo", tooltip="Redo the edit undone"),
-    Binding("ctrl+s", "save_edits", "Save", show=False, id="edit.save",
-            tooltip="Save the edited history as a new file (NAME.edited.json; the input is never written)"),
     Binding("L", "learn", "Lessons", show=False, id="app.learn",
             tooltip="Lessons: predict what each stage does to the bundled samples, then see"),
 ]
@@ -95,10 +94,11 @@ class Timing:
 
 
 class PlaygroundScreen(MainScreen):
-    BINDINGS = [*EDIT_BINDINGS, *MainScreen.BINDINGS]  # edit keys first: check_action lets x fall through
+    BINDINGS = [*MainScreen.BINDINGS, *EDIT_BINDINGS]  # no key of the main screen's: the help lists these after
 
-    def __init__(self, strict: bool = False, target: str = "auto", watch_file: bool = False) -> None:
-        super().__init__(strict=strict, target=target)
+    def __init__(self, strict: bool = False, target: str = "auto", reasoning: str = "keep",
+                 watch_file: bool = False) -> None:
+        super().__init__(strict=strict, target=target, reasoning=reasoning)
         self.edits: EditHistory | None = None
         self.watch_file = watch_file
         self.timing = Timing()
@@ -113,13 +113,19 @@ class PlaygroundScreen(MainScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "delete_entry":
             return self.doc is not None and self.view == 0  # elsewhere the key is not ours
-        if action == "save_edits":
-            return self.owns_save_key()
         return super().check_action(action, parameters)
 
     def owns_save_key(self) -> bool:
-        """``ctrl+s`` saves the edits on view 0 of an edited history; otherwise it is not ours."""
+        """``ctrl+s`` saves the edits on view 0 of an edited history; otherwise it exports."""
         return self.doc is not None and self.view == 0 and self.edits is not None and self.edits.edited
+
+    def action_save(self) -> None:
+        """ctrl+s (the app's binding, :mod:`inspector.tui.keys`): the edits on view 0 of an edited
+        history, else the main screen's save (the export)."""
+        if self.owns_save_key():
+            self.action_save_edits()
+        else:
+            super().action_save()
 
     # -- the edit model of the open document --------------------------------------------
     def _history(self) -> EditHistory | None:
@@ -442,11 +448,6 @@ class PlaygroundScreen(MainScreen):
             return
         self._watch_previous = self.doc
         MainScreen.load(self, self.doc.source)
-
-    def action_help(self) -> None:
-        """The main screen's keys first, then the playground's (BINDINGS lists them first only so
-        that they are tried first for a key they share)."""
-        self.app.push_screen(HelpScreen([*MainScreen.BINDINGS, *EDIT_BINDINGS, *DiffTable.BINDINGS]))
 
     # -- lessons -----------------------------------------------------------------------------
     def action_learn(self) -> None:

@@ -147,5 +147,9 @@ class SaveEditsDialog(ModalScreen[str | None]):
             return
         self.dismiss(path)
 
+    def action_save(self) -> None:
+        """ctrl+s (the app's binding) in this dialog: save."""
+        self.attempt()
+
     def action_cancel(self) -> None:
         self.dismiss(None)

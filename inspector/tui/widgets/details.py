@@ -126,6 +126,12 @@ class Details(VerticalScroll, can_focus=True):
         yield Static(id="details-body")
 
     def show(self, row: Row | None, view: int, name: str | None = None, imported: Any = None,
-             import_at: Mapping[int, list[Event]] | None = None, later: Sequence[Event] = ()) -> None:
-        self.query_one("#details-body", Static).update(details_text(row, view, name, imported, import_at, later))
+             import_at: Mapping[int, list[Event]] | None = None, later: Sequence[Event] = (),
+             extra: Sequence[RenderableType] = ()) -> None:
+        """``extra`` (the reasoning of the row's turn) goes right after the row's title line."""
+        body = details_text(row, view, name, imported, import_at, later)
+        if extra:
+            parts = list(body.renderables)
+            body = Group(*parts[:1], *extra, *parts[1:])
+        self.query_one("#details-body", Static).update(body)
         self.scroll_home(animate=False)

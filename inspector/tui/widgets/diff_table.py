@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .. import facts, layout
+from .. import facts, layout, search
 from ..adapter import describe_block
 from ..layout import ROLE_WIDTH
 from ..rows import ADD, CHANGE, DROP, MOVE, Row, StageRows, call_ids, import_tag, original_part, role_of, tag_text
@@ -123,6 +123,7 @@ class DiffTable(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "diff-table--header", "diff-table--cursor", "diff-table--drop", "diff-table--add",
         "diff-table--move", "diff-table--change", "diff-table--dim", "diff-table--gone",
+        "diff-table--match", "diff-table--reasoning",
     }
 
     # watch_cursor refreshes the lines that change (or all of them when the table scrolls).
@@ -153,6 +154,8 @@ class DiffTable(ScrollView, can_focus=True):
         self._base: Style | None = None  # the widget's style during one paint (see render_lines)
         self.flags: dict[int, str] = {}  # row number -> severity of the chosen provider's problem on it
         self.later: dict[int, str] = {}  # input entry -> what it causes later (the input view's fate)
+        self.search_text = ""  # the search shown: its matches in a row's text and ids are highlighted
+        self.reasoning: dict[int, str] = {}  # input entry -> its reasoning marker (tui.reasoning.markers)
 
     # -- data ---------------------------------------------------------------------
     @property
@@ -422,8 +425,26 @@ class DiffTable(ScrollView, can_focus=True):
             return [(" " * width, None)]
         ident, call = ids[0]
         gone = call is not None and any(e.drop and e.call == call for e in row.events)
-        piece = set_cell_size(shorten(inert(ident), width), width)
-        return [(piece, self._style("diff-table--gone") if gone else None)]
+        short = shorten(inert(ident), width)
+        pad = " " * max(width - cell_len(short), 0)  # only the id is struck out, not the padding after it
+        return [*self._found(short, self._style("diff-table--gone") if gone else None), (pad, None)]
+
+    def _content(self, row: Row, text: str, width: int) -> list[tuple[str, Style | None]]:
+        """A content cell ``width`` wide: the row's reasoning marker (``«signed» ``) first when its
+        turn carries reasoning and the cell has room for more than the marker, then the text."""
+        mark = self.reasoning.get(row.origin) if row.origin is not None else None
+        if not mark or width < 2 * cell_len(mark):
+            return self._found(fit(text, width))
+        return [(mark, self._style("diff-table--reasoning")), *self._found(fit(text, width - cell_len(mark)))]
+
+    def _found(self, text: str, extra: Style | None = None) -> list[tuple[str, Style | None]]:
+        """``text`` as cells, the search's matches in it styled as matches (spans over the
+        text as data, :func:`inspector.tui.search.pieces`)."""
+        if not self.search_text:
+            return [(text, extra)]
+        match = self._style("diff-table--match")
+        return [(piece, (extra + match if extra is not None else match) if hit else extra)
+                for piece, hit in search.pieces(text, self.search_text)]
 
     def _mark_cells(self, row: Row) -> list[tuple[str, Style | None]]:
         """The row's mark, then ``!`` when the chosen provider has a problem with it."""
@@ -467,10 +488,10 @@ class DiffTable(ScrollView, can_focus=True):
         where = self._where_width(width)
         if where and row.origin is not None:
             imported = self.rows.imported
-            cells += [(" ", None), (fit(inert(imported.where(row.origin)), where), dim),
-                      (" ", None), (fit(self._original(row), text), None)]
+            cells += [(" ", None), *self._found(fit(inert(imported.where(row.origin)), where), dim),
+                      (" ", None), *self._content(row, self._original(row), text)]
         else:
-            cells += [(" ", None), (fit(self._preview(message), text), None)]
+            cells += [(" ", None), *self._content(row, self._preview(message), text)]
         if ids:
             cells.append((" ", None))
             cells.extend(self._ids_cells(row, ids))
@@ -511,12 +532,12 @@ class DiffTable(ScrollView, can_focus=True):
             if not present:
                 return [(fit(note, room), dim)]
             head = f"{self._index_text(row)} {inert(role_of(message))[:ROLE_WIDTH]}: "
-            return [(fit(head + self._preview(message), room), None)]
+            return self._found(fit(head + self._preview(message), room))
 
         if view == 0 and self.importing and row.origin is not None:
             imported = self.rows.imported
             head = inert(imported.where(row.origin)) + ": "
-            left = [(fit(head + self._original(row), half), None)]
+            left = self._found(fit(head + self._original(row), half))
             right = side(row.after, True, "", right_width)
         elif view == 0:
             left = side(row.after, True, "", half)

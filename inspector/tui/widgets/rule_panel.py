@@ -86,6 +86,16 @@ class RulePanel(VerticalScroll, can_focus=False):
         self.imported: Any = None
         self._shown: tuple[Any, ...] | None = None
 
+    def show_empty(self) -> None:
+        """No history open: nothing to step through yet, so no talk of keys that do nothing."""
+        if self._shown == ("empty",):
+            return
+        self._shown = ("empty",)
+        self.border_title = f"{RULE_ID}: {RULE_TITLE}"
+        self.update(Text.assemble(("No history open. ", "bold"),
+                                  "Open one (o, or g for the bundled samples) and each stage's clause shows "
+                                  "here as you step through it."))
+
     def show(self, view: int, brief: bool | None = None, name: str | None = None, imported: Any = None) -> None:
         """``brief`` (a narrow screen) leaves out the longer asides; nothing is ever cut."""
         shown = (view, name, imported, self.brief if brief is None else brief)

@@ -11,8 +11,12 @@ from ..text import inert
 
 
 def title_summary(count_in: int, result: Result) -> str:
-    """Counts in and out, then the engine's one wording of what changed."""
-    return f"{count_in:,} in → {len(result.messages):,} out · {result.summary(' · ')}"
+    """Counts in and out, then the engine's counts of what changed. Drops are counted as the
+    engine counts them, one per drop event (a dropped call is one, as a dropped message is),
+    so the title says events: `3 in → 1 out · 3 drops (events)` is not read as 3 messages."""
+    drops = result.dropped
+    return (f"{count_in:,} in → {len(result.messages):,} out · {drops:,} drop{'' if drops == 1 else 's'} "
+            f"(event{'' if drops == 1 else 's'}) · synthesized {result.synthesized:,} · moved {result.moved:,}")
 
 
 class TitleBar(Widget):
@@ -25,9 +29,12 @@ class TitleBar(Widget):
         self.name_text: str | None = None
         self.summary = ""
 
-    def show(self, name: str | None, count_in: int = 0, result: Result | None = None) -> None:
+    def show(self, name: str | None, count_in: int = 0, result: Result | None = None, note: str = "") -> None:
+        """``note`` ends the summary: the --reasoning policy, for a history that holds reasoning."""
         self.name_text = inert(name) if name is not None else None  # a file name is data too
         self.summary = title_summary(count_in, result) if result is not None else ""
+        if note and self.summary:
+            self.summary += f" · {note}"
         self.refresh()
 
     def render(self) -> Text:
