@@ -48,6 +48,8 @@ SHOTS = [
     ("verdict-narrow", "11-known-limit-separated-result.json", (80, 24), ["x"], {"target": "openai-chat"}),
     ("verdict-picker", "11-known-limit-separated-result.json", (100, 30), ["v"]),
     ("verdict-problems", "11-known-limit-separated-result.json", (100, 30), ["v", "enter"]),
+    ("playground-editor", "12-clean-history.json", (120, 36), ["down", "down", "E"]),
+    ("playground-repair", "12-clean-history.json", (120, 36), ["down", "down", "down", "delete", "3", "up"]),
 ]
 THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
     {"role": "user", "content": "What is 17 * 23?"},
@@ -119,10 +121,26 @@ def _folder_shots() -> dict[str, str]:
     return shots
 
 
+def _lesson_shots() -> dict[str, str]:
+    """A lesson (``inspector learn``) before and after it reveals."""
+    from inspector.tui.app import make_lessons_app
+
+    async def lesson(keys):
+        app = make_lessons_app()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(app, pilot)
+            for key in keys:
+                await pilot.press(key)
+                await settle(app, pilot)
+            return app.export_screenshot(title="Inspector")
+
+    return {"lesson-revealed": asyncio.run(lesson(["down", "d", "down", "d", "enter"]))}
+
+
 def main() -> None:
     shots = [(name, asyncio.run(screenshot(sample, size, keys, **(options[0] if options else {}))))
              for name, sample, size, keys, *options in SHOTS]
-    for name, svg in [*shots, *_folder_shots().items()]:
+    for name, svg in [*shots, *_folder_shots().items(), *_lesson_shots().items()]:
         path = DOCS / f"{name}.svg"
         path.write_text(svg, "utf-8")
         print(path.relative_to(DOCS.parent))

@@ -32,7 +32,7 @@ from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
 from .targets import load_template
 
-COMMANDS = ("normalize", "explain", "check", "doctor", "batch", "serve")
+COMMANDS = ("normalize", "explain", "check", "doctor", "batch", "serve", "learn")
 
 __all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "entry", "main"]
 
@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .serve import add_parser as add_serve_parser
 
     add_serve_parser(sub)
+    sub.add_parser("learn", help="lessons in the TUI: predict what each MEM-5 stage does to the bundled "
+                                 "samples, then see what it did")
     return parser
 
 
@@ -357,8 +359,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_learn(args: argparse.Namespace) -> int:
+    from .tui.app import run_lessons  # textual is imported only for the TUI
+
+    return run_lessons()
+
+
 HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "doctor": cmd_doctor,
-            "batch": cmd_batch, "serve": cmd_serve}
+            "batch": cmd_batch, "serve": cmd_serve, "learn": cmd_learn}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -406,11 +414,14 @@ def run_tui(argv: list[str]) -> int:
     parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
                         help="the provider whose verdict the TUI shows (default auto: the one the format "
                              "speaks; a flat history shows every provider's); v picks another in the TUI")
+    parser.add_argument("--watch", action="store_true",
+                        help="read FILE again whenever it changes on disk (an agent writing its session), "
+                             "keeping the stage, filters and selection, and say what changed")
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 
     try:
         return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
-                   reasoning=args.reasoning)
+                   reasoning=args.reasoning, **({"watch": True} if args.watch else {}))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -13,6 +13,7 @@ from . import confine, keys
 from .commands import InspectorCommands
 from .loader import Source
 from .screens.main import MainScreen
+from .screens.playground import PlaygroundScreen, ask_before_quit
 
 
 class InspectorApp(App[int]):
@@ -23,8 +24,10 @@ class InspectorApp(App[int]):
 
     def __init__(self, source: Source | None = None, *, gallery: bool | None = None, strict: bool = False,
                  target: str = "auto", browse: str | None = None, reasoning: str = "keep",
-                 doctor: tuple[list, str] | None = None) -> None:
+                 doctor: tuple[list, str] | None = None, watch: bool = False) -> None:
         super().__init__()
+        self.watch = watch  # --watch: read the file again when it changes on disk
+        self.lessons = False  # inspector learn: open on the lessons
         self.doctor = doctor  # (files found, heading): `inspector doctor --tui`
         self.source = source
         self.strict = strict
@@ -71,7 +74,8 @@ class InspectorApp(App[int]):
         return self.get_screen("main")  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        self.install_screen(MainScreen(strict=self.strict, target=self.target, reasoning=self.reasoning), "main")
+        self.install_screen(PlaygroundScreen(strict=self.strict, target=self.target, reasoning=self.reasoning,
+                                             watch_file=self.watch), "main")
         self.push_screen("main")
         if self.doctor is not None:
             self.main.action_doctor(*self.doctor)
@@ -82,6 +86,13 @@ class InspectorApp(App[int]):
             self.call_after_refresh(self.main.load, self.source)
         elif self.open_gallery:
             self.main.action_gallery()
+        if self.lessons:  # inspector learn
+            self.main.action_learn()
+
+    async def action_quit(self) -> None:
+        """Quit; unsaved edits (the playground's) ask first."""
+        if not ask_before_quit(self):
+            self.exit()
 
 
 def screenshot_folder() -> str:
@@ -94,7 +105,8 @@ def screenshot_folder() -> str:
 
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
              gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
-             session: str | None = None, target: str = "auto", reasoning: str = "keep") -> InspectorApp:
+             session: str | None = None, target: str = "auto", reasoning: str = "keep",
+             watch: bool = False) -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
     ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
@@ -102,7 +114,8 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
     such a file opens on a picker of its sessions); ``target`` the provider whose verdict the
     screen shows (``auto``: the one the format speaks; none for a flat history, which shows
     every provider's); ``reasoning`` the ``--reasoning`` policy exports run with (R switches
-    it); a folder opens a browser of its history and session files."""
+    it); a folder opens a browser of its history and session files; ``watch`` reads the file
+    again whenever it changes on disk (``--watch``)."""
     browse = None
     if stdin_data is not None:
         source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
@@ -112,7 +125,8 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
         source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
-    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning)
+    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning,
+                        watch=watch)
 
 
 def make_doctor_app(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
@@ -146,7 +160,7 @@ def reattach_terminal() -> None:
 
 
 def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None,
-        target: str = "auto", reasoning: str = "keep") -> int:
+        target: str = "auto", reasoning: str = "keep", watch: bool = False) -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -160,9 +174,22 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
         app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target,
                        reasoning=reasoning)
     else:
-        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning)
+        app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning,
+                       watch=watch)
     result = app.run()
     return result if isinstance(result, int) else 0
 
 
-__all__ = ["InspectorApp", "make_app", "make_doctor_app", "run", "run_doctor"]
+def make_lessons_app() -> InspectorApp:
+    """``inspector learn``: the app, opened on the lessons."""
+    app = InspectorApp(None, gallery=False)
+    app.lessons = True
+    return app
+
+
+def run_lessons() -> int:
+    result = make_lessons_app().run()
+    return result if isinstance(result, int) else 0
+
+
+__all__ = ["InspectorApp", "make_app", "make_doctor_app", "make_lessons_app", "run", "run_doctor", "run_lessons"]

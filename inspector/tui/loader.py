@@ -151,6 +151,12 @@ def renormalize(doc: Document, strict: bool, progress: ReportProgress = lambda p
                                  doc.reasoning if reasoning is None else reasoning))
 
 
+def reread(doc: Document, imported: Imported, progress: ReportProgress = lambda phase, fraction: None) -> Document:
+    """An edited history's new import (the playground's), repaired as ``doc`` was (strict or
+    not, its reasoning policy)."""
+    return _repaired(doc.source, imported, progress, doc.strict, doc.reasoning)
+
+
 def _repaired(source: Source, imported: Imported, progress: ReportProgress, strict: bool,
               reasoning: str = "keep") -> Document:
     raw = imported.messages

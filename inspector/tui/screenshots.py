@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from ..bundled import samples_dir
 from .app import InspectorApp
@@ -26,12 +26,14 @@ async def settle(app, pilot, tries: int = 300) -> None:
     """Until no load is running and the screen has painted twice."""
     for _ in range(tries):
         main = app.main
-        busy = ("load", "filter", "export", "verdict", "preview", "browse")
+        busy = ("load", "filter", "export", "verdict", "preview", "browse", "edit")
         if main.loading_source is None and not any(w.group in busy for w in app.workers if w.is_running):
             break
         await pilot.pause(0.02)
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
+    for area in app.screen.query(TextArea):  # the playground's editor
+        area.cursor_blink = False
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()

@@ -421,7 +421,7 @@ class MainScreen(Screen[None]):
             self.target = (facts.provider_of(doc.imported.format) if self.target_option == "auto"
                            else self.target_option)
         self._show_document(keep)
-        self.query_one(VerdictBar).compute(doc, self.target)
+        self._check_providers(doc)
         if toggled:
             if doc.strict:
                 self.notify("Strict on: the strict stage, Inspector's extension beyond MEM-5, now runs "
@@ -436,6 +436,10 @@ class MainScreen(Screen[None]):
             for note in doc.notes:
                 self.notify(note)
         self._warm(doc)
+
+    def _check_providers(self, doc: Document) -> None:
+        """Every provider's verdict on the history just shown, in the verdict bar's worker."""
+        self.query_one(VerdictBar).compute(doc, self.target)
 
     @work(thread=True, exclusive=True, group="warm", description="prepare stage rows")
     def _warm(self, doc: Document) -> None:
