@@ -50,6 +50,7 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, Kind, Result, declare
@@ -368,7 +369,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
 
 SCHEMA = """
 CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
-INSERT INTO schema_version (version) VALUES (9);
+INSERT INTO schema_version (version, applied_at) VALUES (9, '1970-01-01 00:00:00');
 CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
   user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL,
   created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
@@ -406,6 +407,13 @@ def _content(m: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _clock(t: int) -> str:
+    """The t-th second after the epoch, as SQLite's CURRENT_TIMESTAMP spells it: a new
+    database is the same bytes on every run, and Goose's order by timestamp is the order
+    written, however many messages there are."""
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def export_new(im: Imported, result: Result, notes: Exported) -> RowsDB:
     """Another format's repaired history as a Goose database holding one session (results are
     user messages holding tool responses, as Goose keeps them)."""
@@ -420,7 +428,7 @@ def export_new(im: Imported, result: Result, notes: Exported) -> RowsDB:
             conn.execute("INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, "
                          "timestamp, metadata_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (f"msg_{sid}_{t:06d}", sid, role, message_rows.compact_json(_content(m)), t,
-                          f"1970-01-01 00:{t // 60 % 60:02d}:{t % 60:02d}", VISIBLE))
+                          _clock(t), VISIBLE))
         conn.commit()
         data = conn.serialize()
     finally:

@@ -7,6 +7,7 @@ rows and lines keep their bytes; the original is never written."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
@@ -147,6 +148,24 @@ def test_another_format_becomes_a_goose_database_goose_resumes(tmp_path):
     path.write_bytes(export(im, repair(im), to="goose").data)
     body = sim.resume_db(path)
     assert sim.problems(body) == [] and [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
+
+
+def test_a_new_goose_database_is_the_same_bytes_every_run_and_keeps_order_past_an_hour(tmp_path):
+    """No clock in a written database (SQLite's CURRENT_TIMESTAMP defaults included), and the
+    timestamps Goose orders by keep the written order past 3,600 messages."""
+    turns = []
+    for i in range(1900):
+        turns += [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"}]
+    im = load(json.dumps(turns).encode(), "h.json")
+    first = export(im, repair(im), to="goose").data
+    path = tmp_path / "new.db"
+    path.write_bytes(export(im, repair(im), to="goose").data)
+    assert path.read_bytes() == first
+    with sqlite3.connect(path) as conn:
+        sent = [r[0] for r in conn.execute("SELECT content_json FROM messages ORDER BY timestamp, rowid")]
+        applied = conn.execute("SELECT applied_at FROM schema_version").fetchone()[0]
+    assert [json.loads(c)[0]["text"] for c in sent] == [t["content"] for t in turns]
+    assert applied == "1970-01-01 00:00:00"
 
 
 def test_in_place_writes_the_repair_into_the_database_itself(tmp_path):
