@@ -112,7 +112,7 @@ def _read(conn: sqlite3.Connection, name: str) -> tuple[dict[str, list[Row]], di
             facts[str(sid)] = {"title": title or "", "summary": summ, "updated": upd, "parent": par}
     names = [c[0] for c in message_rows.columns(conn, "messages")]
     sessions: dict[str, list[Row]] = {sid: [] for sid in facts}
-    cur = conn.execute(f"SELECT rowid, * FROM messages ORDER BY created_at, rowid")
+    cur = conn.execute("SELECT rowid, * FROM messages ORDER BY created_at, rowid")
     for values in cur:
         row = dict(zip(names, values[1:]))
         sid = str(row["session_id"])
@@ -124,19 +124,7 @@ def _read(conn: sqlite3.Connection, name: str) -> tuple[dict[str, list[Row]], di
 
 
 def parse(data: bytes, name: str = "<input>", **options: Any) -> RowsDB:
-    image, original = message_rows.image(data, name, NAME)
-    conn = message_rows.connect(image, name, NAME)
-    try:
-        sessions, facts = _read(conn, name)
-        data_out = conn.serialize()
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
-    finally:
-        conn.close()
-    db = RowsDB(NAME, data_out, sessions, facts, original, bytes(data[18:20]))
-    if len(sessions) == 1:
-        db.session = next(iter(sessions))
-    return db
+    return message_rows.parse_store(data, name, NAME, _read)
 
 
 def _typed(part: Any) -> tuple[str | None, Mapping]:

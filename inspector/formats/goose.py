@@ -131,19 +131,7 @@ def _read(conn: sqlite3.Connection, name: str) -> tuple[dict[str, list[Row]], di
 
 
 def parse(data: bytes, name: str = "<input>", **options: Any) -> RowsDB:
-    image, original = message_rows.image(data, name, NAME)
-    conn = message_rows.connect(image, name, NAME)
-    try:
-        sessions, facts = _read(conn, name)
-        out = conn.serialize()
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
-    finally:
-        conn.close()
-    db = RowsDB(NAME, out, sessions, facts, original, bytes(data[18:20]))
-    if len(sessions) == 1:
-        db.session = next(iter(sessions))
-    return db
+    return message_rows.parse_store(data, name, NAME, _read)
 
 
 def _metadata(row: Row) -> Mapping:

@@ -37,7 +37,7 @@ from . import anthropic, reasoning
 from .codex_rollout import EMITS as CODEX_KINDS
 from .opencode import EMITS as OPENCODE_KINDS
 from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
-from .sqlite_file import HEADER, in_memory, quoted, with_mode
+from .sqlite_file import HEADER, copied, in_memory, quoted, with_mode
 
 # Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
 EMITS = declare(
@@ -155,34 +155,6 @@ class RowsDB:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _stable_copy(name: str, fmt: str) -> dict[str, bytes]:
-    """The database file and its sidecars, read until two reads agree on every size and time
-    (a checkpoint by the running agent cannot tear the copy)."""
-    paths = [name, f"{name}-wal", f"{name}-shm"]
-
-    def stamp() -> list[tuple[int, int] | None]:
-        out = []
-        for p in paths:
-            try:
-                st = os.stat(p)
-                out.append((st.st_size, st.st_mtime_ns))
-            except FileNotFoundError:
-                out.append(None)
-        return out
-
-    for _ in range(5):
-        before = stamp()
-        copies = {}
-        for p, s in zip(paths, before):
-            if s is not None:
-                with open(p, "rb") as handle:
-                    copies[p[len(name):]] = handle.read()
-        if stamp() == before:
-            return copies
-    raise InputError(name, f"{fmt}: the database kept changing while it was copied (the agent is writing to it); "
-                           "try again")
-
-
 def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
     """(the database image, the file's own bytes or None when a ``-wal`` held newer commits).
     A ``-wal`` is read from a private copy of the three files: even a read-only open of the live
@@ -190,7 +162,7 @@ def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
     wal = f"{name}-wal"
     if name == "<input>" or not (os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0):
         return data, data
-    copies = _stable_copy(name, fmt)
+    copies = copied(name, fmt)
     with tempfile.TemporaryDirectory(prefix="inspector-sqlite-") as tmp:
         target = os.path.join(tmp, "store.db")
         for suffix, blob in copies.items():
@@ -205,6 +177,24 @@ def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
                 conn.close()
         except sqlite3.Error as exc:
             raise InputError(name, f"{fmt}: cannot read the database with its -wal ({exc})") from None
+
+
+def parse_store(data: bytes, name: str, fmt: str, read: Callable[[sqlite3.Connection, str], tuple]) -> "RowsDB":
+    """A store's database read by its own ``read(conn, name)`` (its sessions and their facts),
+    on a checked in-memory image; the one session is chosen when there is only one."""
+    image_, original = image(data, name, fmt)
+    conn = connect(image_, name, fmt)
+    try:
+        sessions, facts = read(conn, name)
+        out = conn.serialize()
+    except sqlite3.Error as exc:
+        raise InputError(name, f"{fmt}: cannot read the database ({exc})") from None
+    finally:
+        conn.close()
+    db = RowsDB(fmt, out, sessions, facts, original, bytes(data[18:20]))
+    if len(sessions) == 1:
+        db.session = next(iter(sessions))
+    return db
 
 
 def connect(data: bytes, name: str, fmt: str) -> sqlite3.Connection:

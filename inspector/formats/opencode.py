@@ -65,7 +65,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import open_image, replace_rows
+from .sqlite_file import copied, open_image, replace_rows
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -191,38 +191,11 @@ class OpenCodeExport:
 
 # -- reading the database -------------------------------------------------------------------
 
-def _stable_copy(name: str) -> dict[str, bytes]:
-    """The database file and its sidecars, read until two reads agree on every size and time."""
-    paths = [name, f"{name}-wal", f"{name}-shm"]
-
-    def stamp() -> list[tuple[int, int] | None]:
-        out = []
-        for p in paths:
-            try:
-                st = os.stat(p)
-                out.append((st.st_size, st.st_mtime_ns))
-            except FileNotFoundError:
-                out.append(None)
-        return out
-
-    for _ in range(5):
-        before = stamp()
-        copies = {}
-        for p, s in zip(paths, before):
-            if s is not None:
-                with open(p, "rb") as handle:
-                    copies[p[len(name):]] = handle.read()
-        if stamp() == before:
-            return copies
-    raise InputError(name, f"{NAME}: the database kept changing while it was copied (OpenCode is writing "
-                           f"to it); try again")
-
-
 def _image(data: bytes, name: str) -> tuple[bytes, bool]:
     """A consistent database image (journal mode DELETE) and whether a WAL was applied."""
     wal = f"{name}-wal"
     if os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0:
-        copies = _stable_copy(name)
+        copies = copied(name, NAME)
         with tempfile.TemporaryDirectory() as tmp:
             copy = os.path.join(tmp, "opencode.db")
             for suffix, blob in copies.items():

@@ -63,13 +63,13 @@ def snapshot(path: str) -> bytes | None:
         pass
     with tempfile.TemporaryDirectory(prefix="inspector-sqlite-") as tmp:
         copy = os.path.join(tmp, "copy.db")
-        for suffix, data in _stable_copy(path).items():
+        for suffix, data in stable_copy(path).items():
             with open(copy + suffix, "wb") as handle:
                 handle.write(data)
         return _read(copy)
 
 
-def _stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
+def stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
     """The main file and its sidecars as bytes, read until two looks at their sizes and
     times agree (a writer that commits meanwhile would tear a single read)."""
     names = ["", *SIDECARS]
@@ -97,6 +97,14 @@ def _stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
         if look() == before and "" in copies:
             return copies
     raise sqlite3.OperationalError("the database kept changing while it was copied (is the agent writing it?)")
+
+
+def copied(name: str, fmt: str) -> dict[str, bytes]:
+    """The database and its sidecars, copied whole while the agent may be writing them."""
+    try:
+        return stable_copy(name)
+    except sqlite3.OperationalError as exc:
+        raise InputError(name, f"{fmt}: {exc}; try again") from None
 
 
 def whole_database(path: str, data: bytes) -> bytes:
