@@ -27,9 +27,9 @@ from textual.worker import Worker, WorkerState
 from ... import pipeline
 from ...engine import KINDS, Event, Result
 from ...formats import Imported, whole_file_suffixes
-from ...io import InputError, atomic_write, describe_error, same_file
+from ...io import InputError, atomic_write, describe_error
 from ...sessions import repaired_name
-from .. import adapter, confine, facts
+from .. import adapter, confine, destination, facts
 from ..text import inert
 from .error import ErrorDialog
 
@@ -192,16 +192,15 @@ class ExportDialog(ModalScreen[str | None]):
             self._busy(path)
             self.write(path)
             return
-        if any(same_file(source, path) for source in self.inputs):
-            self._note(f"{path} is the input file: choose another path (the input is never overwritten).")
+        problem = destination.refusal(path, self.inputs)
+        if problem:
+            self._note(problem)
             return
-        if Path(path).is_dir():
-            self._note(f"{path} is a folder: give a file name.")
-            return
-        if Path(path).exists() and self._confirm != path:
+        question = destination.replace_question(path, self._confirm)
+        if question:
             self._confirm = path
             self.query_one("#export", Button).label = "Replace"
-            self._note(f"{path} exists. Press enter (or Replace) again to replace it, or change the path.")
+            self._note(question)
             return
         self._busy(path)
         self.write(path)

@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from ...io import InputError, atomic_write, same_file
-from .. import confine
+from ...io import InputError, atomic_write
+from .. import confine, destination
 from ..text import inert
 
 
@@ -120,16 +120,15 @@ class SaveEditsDialog(ModalScreen[str | None]):
             return
         served = confine.of(self.app) is not None
         if not served:
-            if any(same_file(source, path) for source in self.inputs):
-                self._note(f"{path} is the input file: choose another path (the input is never overwritten).")
+            problem = destination.refusal(path, self.inputs)
+            if problem:
+                self._note(problem)
                 return
-            if Path(path).is_dir():
-                self._note(f"{path} is a folder: give a file name.")
-                return
-            if Path(path).exists() and self._confirm != path:
+            question = destination.replace_question(path, self._confirm)
+            if question:
                 self._confirm = path
                 self.query_one("#save", Button).label = "Replace"
-                self._note(f"{path} exists. Press enter (or Replace) again to replace it, or change the path.")
+                self._note(question)
                 return
         try:
             data = self.data()
