@@ -333,17 +333,12 @@ def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     conn = _open(db.data, "<memory>")
     try:
         plan = _plan(conn, db, state, out, session.origins(state.sent, out), notes)
-        _apply(conn, plan)
-        _intact(conn, "<repaired>", "the repaired database does not pass SQLite's check")
-        conn.commit()
-        data = conn.serialize()
+        data = _written(conn, plan, "<repaired>", "the repaired database does not pass SQLite's check")
     except sqlite3.Error as exc:
         raise InputError("<repaired>", f"{NAME}: cannot write the repaired rows ({exc})") from None
     finally:
         conn.close()
-    repaired = parse(data, "<repaired>").select(db.session)
-    repaired.mode, repaired.plan, repaired.original, repaired.source = db.mode, plan, None, db.data
-    return repaired
+    return _reread(data, "<repaired>", db, plan, db.data)
 
 
 def _reasoning_item(data: Any) -> str | None:
@@ -393,16 +388,27 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
         if len(kept) == len(plan.rows):
             return document
         plan = dataclasses.replace(plan, rows=tuple(kept), places=tuple(kept_places) if plan.places else ())
-        _apply(conn, plan)
-        _intact(conn, "<stripped>", "the database without its reasoning rows does not pass SQLite's check")
-        conn.commit()
-        data = conn.serialize()
+        data = _written(conn, plan, "<stripped>", "the database without its reasoning rows does not pass SQLite's check")
     except sqlite3.Error as exc:
         raise InputError("<stripped>", f"{NAME}: cannot write the rows without their reasoning ({exc})") from None
     finally:
         conn.close()
-    out = parse(data, "<stripped>").select(document.session)
-    out.mode, out.plan, out.original, out.source = document.mode, plan, None, base
+    return _reread(data, "<stripped>", document, plan, base)
+
+
+def _written(conn: sqlite3.Connection, plan: Any, where: str, broken: str) -> bytes:
+    """The plan applied, the result checked whole, and the database's new image."""
+    _apply(conn, plan)
+    _intact(conn, where, broken)
+    conn.commit()
+    return conn.serialize()
+
+
+def _reread(data: bytes, where: str, before: Any, plan: Any, source: bytes) -> Any:
+    """The written image read back as the same session, remembering what it was made from
+    (``--in-place`` replays ``plan`` on the live file; ``source`` is the image it came from)."""
+    out = parse(data, where).select(before.session)
+    out.mode, out.plan, out.original, out.source = before.mode, plan, None, source
     return out
 
 
