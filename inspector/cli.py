@@ -374,7 +374,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         return run_tui(argv)
     mend_closed_streams()
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt as exc:      # interrupted while the commands' modules load
+        return print_error(exc, "-")
     try:
         # One history per process: its millions of acyclic objects need no cyclic collector
         # (each collection would walk them all again, about a sixth of the run).

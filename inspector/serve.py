@@ -18,7 +18,6 @@ the command runs.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
 import json
 import os
@@ -210,6 +209,8 @@ async def _ended(app_service: Any, grace: float = 2.0) -> None:
     """Wait for a session's app process to end (its tab is gone: nothing is left to save);
     one still running after ``grace`` seconds (still starting, stuck, or deaf to the quit)
     is terminated, then killed."""
+    import asyncio  # only a running server needs it; every command's parser imports this module
+
     process = getattr(app_service, "_process", None)
     if process is None:
         return
@@ -229,6 +230,8 @@ async def _ended(app_service: Any, grace: float = 2.0) -> None:
 def make_server(command: str, host: str, port: int) -> Any:
     """A textual-serve Server that also checks ``Host`` and ``Origin`` on every request, and
     bounds the sessions open at once (``max_sessions``, set on it) and their terminal size."""
+    import asyncio
+
     from aiohttp import web
     from textual_serve.server import Server
 
