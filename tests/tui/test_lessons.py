@@ -127,3 +127,30 @@ async def test_the_last_lesson_is_a_blank_history_built_with_the_editor():
         await pilot.pause()
         assert isinstance(app.screen, LearnScreen)
         assert f"{len(BLANK_KINDS)} of {len(BLANK_KINDS)} goals" in str(app.screen.query_one("#learn-why-text").render())
+
+
+def test_a_move_adds_no_row_so_predicting_only_the_move_scores_full_marks():
+    """Issue 35 item 1: the ghost row of a move ("moved from here") is not a row the stage
+    made. Lesson 2 (hoist), predicting only that the system message moves, scores 6 of 6."""
+    lesson = next(lesson for lesson in LESSONS if "hoist" in lesson.stages)
+    imported = pipeline.load((samples_dir() / lesson.sample).read_bytes(), lesson.sample)
+    model = Model(imported.messages, pipeline.repair(imported), imported)
+    rows = model.rows(model.views.index("hoist"))
+    system = next(i for i, m in enumerate(rows.before) if m.get("role") == "system" and i > 0)
+    verdicts = judge(rows, {system: Guess(MOVE)})
+    assert [v.reasons for v in verdicts if not v.right] == []
+    assert score(verdicts) == (len(rows.before), len(rows.before))
+
+
+def test_every_lesson_adds_only_rows_the_stage_wrote():
+    """The added rows the lesson expects are the stage's output rows that no input row became
+    (counted from the stage's input and output, not from the lesson's own reading)."""
+    for lesson in LESSONS:
+        imported = pipeline.load((samples_dir() / lesson.sample).read_bytes(), lesson.sample)
+        model = Model(imported.messages, pipeline.repair(imported), imported)
+        for name in lesson.stages:
+            rows = model.rows(model.views.index(name))
+            truth = entering(rows)
+            made = len(rows.after) - sum(e.mark != DROP for e in truth)
+            assert sum(e.adds_after for e in truth) <= made, (lesson.sample, name)
+            assert made > 0 or not any(e.adds_after for e in truth), (lesson.sample, name)
