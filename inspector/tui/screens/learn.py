@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Static
 from ... import pipeline
 from ...bundled import samples_dir
 from ...engine import CLAUSES
-from ..lessons import BLANK_GOAL, BLANK_KINDS, LESSONS
+from ..lessons import BLANK_GOAL, BLANK_KINDS, LESSONS, Lesson
 from ..lessons.score import Guess, Verdict, entering, judge, score
 from ..loader import Source
 from ..rows import CHANGE, DROP, MOVE, SAME, Model, call_ids, role_of
@@ -65,25 +65,31 @@ class LearnScreen(Screen[None]):
     LearnScreen #learn-prompt { height: auto; padding: 0 1; color: $text-warning; }
     LearnScreen #learn-table { height: 1fr; min-height: 5; }
     LearnScreen #learn-why { height: auto; max-height: 10; padding: 0 1; }
+    LearnScreen.-blank #learn-table { display: none; }
+    LearnScreen.-blank #learn-why { height: 1fr; max-height: 100%; }
     """
 
     BINDINGS = [
         Binding("d", "guess('d')", "Drop", id="learn.drop", tooltip="Predict: the clause drops this message"),
         Binding("m", "guess('m')", "Move", id="learn.move", tooltip="Predict: the clause moves this message"),
         Binding("c", "guess('c')", "Change", id="learn.change", tooltip="Predict: the clause changes this message"),
-        Binding("plus,a", "guess_add", "Adds after", key_display="+", id="learn.add",
+        Binding("plus,a", "guess_add", "Adds", key_display="+", id="learn.add",
                 tooltip="Predict: the clause adds a row right after this message"),
         Binding("space", "guess_clear", "Keep", priority=True, id="learn.keep",
                 tooltip="Predict: the message goes through unchanged (clears the marks)"),
-        Binding("enter", "go", "Reveal / next", priority=True, id="learn.go",
+        Binding("enter", "go", "Reveal", priority=True, id="learn.go",
                 tooltip="Reveal what the engine did; again: the next stage or lesson"),
-        Binding("escape", "close", "Close", id="learn.close", tooltip="Back to the main screen (L comes back here)"),
+        Binding("h", "hint", "Hint", show=False, id="learn.hint", tooltip="A hint for this level"),
+        Binding("escape", "close", "Close", id="learn.close", tooltip="Back (L on the main screen comes back here)"),
         Binding("q", "app.quit", "Quit", id="learn.quit", tooltip="Quit Inspector"),
     ]
 
-    def __init__(self, state: LessonState | None = None) -> None:
+    def __init__(self, state: LessonState | None = None, level: Any = None, levels: Any = None) -> None:
         super().__init__()
         self.state = state or LessonState()
+        self.level = level  # a stage level (screens/levels.py) played alone; None: the lessons in order
+        self.levels = levels  # the levels' state, where a level's score is kept
+        self.hints = 0
         self.model: Model | None = None
         self.verdicts: list[Verdict] = []
 
@@ -96,7 +102,7 @@ class LearnScreen(Screen[None]):
             yield DataTable(id="learn-table", cursor_type="row", zebra_stripes=False)
             with VerticalScroll(id="learn-why"):
                 yield Static(id="learn-why-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.show()
@@ -104,11 +110,15 @@ class LearnScreen(Screen[None]):
     # -- the lesson shown -------------------------------------------------------------------
     @property
     def lesson(self) -> Any:
+        if self.level is not None:
+            level = self.level
+            return Lesson(level.start["sample"], level.title, level.about, level.stages) if self.state.lesson == 0 \
+                else None
         return LESSONS[self.state.lesson] if self.state.lesson < len(LESSONS) else None
 
     @property
     def total(self) -> int:
-        return len(LESSONS) + 1  # the blank one last
+        return 1 if self.level is not None else len(LESSONS) + 1  # the blank one last
 
     def _model(self) -> Model:
         if self.model is None:
@@ -119,6 +129,7 @@ class LearnScreen(Screen[None]):
         return self.model
 
     def show(self) -> None:
+        self.set_class(self.lesson is None, "-blank")
         if self.lesson is None:
             self._show_blank()
             return
@@ -128,11 +139,13 @@ class LearnScreen(Screen[None]):
         model = self._model()
         rows = model.rows(model.views.index(name))
         self.query_one("#learn-head", Static).update(Text(inert(
-            f"Lesson {state.lesson + 1} of {self.total}: {lesson.title} ({lesson.sample}) · stage {name} "
+            f"{self._heading()}: {lesson.title} ({lesson.sample}) · stage {name} "
             f"({state.stage + 1} of {len(lesson.stages)})")))
+        hints = self.level.hints[:self.hints] if self.level is not None else ()
         self.query_one("#learn-clause-text", Static).update(Text.assemble(
             (f"Clause {clause.number} ({clause.stage}): {clause.title}\n", "bold"), inert(clause.summary, False),
-            ("\n" + inert(lesson.about), "italic")))
+            ("\n" + inert(lesson.about), "italic"),
+            *(("\n" + inert(f"Hint {n}: {hint}"), "italic") for n, hint in enumerate(hints, 1))))
         table = self.query_one(DataTable)
         cursor = table.cursor_row if table.row_count else 0
         table.clear(columns=True)
@@ -151,7 +164,8 @@ class LearnScreen(Screen[None]):
             last = state.stage == len(lesson.stages) - 1
             if last:
                 got = sum(r for r, _ in state.points.get(state.lesson, [])), sum(t for _, t in state.points.get(state.lesson, []))
-                lines.append(Text(f"Lesson score: {got[0]} of {got[1]}. Enter: the next lesson.", style="bold"))
+                after = "the levels" if self.level is not None else "the next lesson"
+                lines.append(Text(f"Lesson score: {got[0]} of {got[1]}. Enter: {after}.", style="bold"))
             else:
                 lines.append(Text("Enter: the next stage.", style="italic"))
             self.query_one("#learn-why-text", Static).update(Text("\n").join(lines))
@@ -188,9 +202,8 @@ class LearnScreen(Screen[None]):
         self.query_one("#learn-head", Static).update(Text(
             f"Lesson {self.total} of {self.total}: a history of your own"))
         self.query_one("#learn-clause-text", Static).update(Text(inert(BLANK_GOAL)))
-        lines = [Text(f"Lesson {i + 1}: {sum(r for r, _ in p)} of {sum(t for _, t in p)}")
-                 for i, p in sorted(state.points.items())]
-        if state.blank_started:
+        lines = []
+        if state.blank_started:  # first: the line a learner comes back for stays in sight on a short screen
             done = self._blank_kinds()
             lines.append(Text(f"Your history: {len(done)} of {len(BLANK_KINDS)} goals: " + ", ".join(
                 f"{'✓' if k in done else '✗'} {k}" for k in BLANK_KINDS), style="bold"))
@@ -199,6 +212,8 @@ class LearnScreen(Screen[None]):
         else:
             self.query_one("#learn-prompt", Static).update(Text(
                 "Enter opens a blank history on the main screen; L comes back here to check it."))
+        lines += [Text(f"Lesson {i + 1}: {sum(r for r, _ in p)} of {sum(t for _, t in p)}")
+                  for i, p in sorted(state.points.items())]
         self.query_one("#learn-why-text", Static).update(Text("\n").join(lines) if lines else Text(""))
 
     def _blank_kinds(self) -> set[str]:
@@ -256,9 +271,27 @@ class LearnScreen(Screen[None]):
         if state.stage + 1 < len(self.lesson.stages):
             state.stage += 1
         else:
+            if self.level is not None and self.levels is not None:  # a level played alone: kept, then the list
+                points = state.points.get(state.lesson, [])
+                self.levels.record(self.level, sum(r for r, _ in points), sum(t for _, t in points))
+                self.app.pop_screen()
+                return
             state.lesson += 1
             state.stage = 0
             self.model = None
+        self.show()
+
+    def _heading(self) -> str:
+        if self.level is not None and self.levels is not None:
+            return f"Level {(self.levels.current or 0) + 1} of {len(self.levels.levels)}"
+        return f"Lesson {self.state.lesson + 1} of {self.total}"
+
+    def action_hint(self) -> None:
+        if self.level is None or self.hints >= len(self.level.hints):
+            self.notify("No more hints for this level." if self.level is not None else "Lessons have no hints; "
+                        "the levels (L) do.", title="Hint")
+            return
+        self.hints += 1
         self.show()
 
     def _build_blank(self) -> None:
