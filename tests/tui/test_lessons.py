@@ -8,11 +8,12 @@ from textual.widgets import DataTable
 from inspector import pipeline
 from inspector.bundled import samples_dir
 from inspector.tui.app import make_lessons_app
-from inspector.tui.lessons import BLANK_KINDS, LESSONS
+from inspector.tui.lessons import LESSONS
+from inspector.tui.lessons.levels import load_progress
 from inspector.tui.lessons.score import Guess, entering, judge, score
 from inspector.tui.rows import DROP, MOVE, SAME, Model
-from inspector.tui.screens.learn import BLANK_NAME, LearnScreen
-from inspector.tui.screens.editor import TemplatePicker
+from inspector.tui.screens.learn import LearnScreen
+from inspector.tui.screens.levels import LevelsScreen
 
 from .helpers import BROKEN
 
@@ -64,9 +65,13 @@ def test_every_lesson_asks_about_stages_its_sample_has():
         assert any(pipeline.repair(imported).stages[names.index(n)].events for n in lesson.stages), lesson.sample
 
 
-async def test_a_lesson_asks_before_it_reveals_and_scores():
+async def test_a_lesson_asks_before_it_reveals_and_scores(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     app = make_lessons_app()
     async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, LevelsScreen)
+        await pilot.press("enter")  # the first level: a stage level
         await pilot.pause(0.2)
         screen = app.screen
         assert isinstance(screen, LearnScreen)
@@ -85,48 +90,12 @@ async def test_a_lesson_asks_before_it_reveals_and_scores():
         right, total = screen.state.points[0][0]
         assert total == len(truth)
         assert right == sum(1 for e in truth if e.mark in (SAME, DROP) and not e.adds_after)
-        await pilot.press("enter")  # the next lesson
+        await pilot.press("enter")  # the level's end: its score is kept, and the list shows it
         await pilot.pause()
-        assert screen.state.lesson == 1 and not screen.state.revealed
-
-
-async def test_the_last_lesson_is_a_blank_history_built_with_the_editor():
-    app = make_lessons_app()
-    async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause(0.2)
-        app.screen.state.lesson = len(LESSONS)
-        app.screen.show()
-        await pilot.press("enter")  # opens a blank history on the main screen
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.main.doc is not None and app.main.doc.source.name == BLANK_NAME:
-                break
-        main = app.main
-        assert app.screen is main and main.doc.raw == []
-
-        async def add(name):
-            await pilot.press("a")
-            await pilot.pause()
-            picker = app.screen
-            assert isinstance(picker, TemplatePicker)
-            from textual.widgets import OptionList
-
-            options = picker.query_one(OptionList)
-            options.highlighted = [options.get_option_at_index(i).id for i in range(options.option_count)].index(name)
-            await pilot.press("enter")
-            for _ in range(100):
-                await pilot.pause(0.01)
-                if main._pending is None:
-                    break
-
-        await add("user")
-        await add("system")
-        await add("call")
-        assert {e.kind for e in main.doc.result.events} >= set(BLANK_KINDS)
-        await pilot.press("L")
-        await pilot.pause()
-        assert isinstance(app.screen, LearnScreen)
-        assert f"{len(BLANK_KINDS)} of {len(BLANK_KINDS)} goals" in str(app.screen.query_one("#learn-why-text").render())
+        assert isinstance(app.screen, LevelsScreen)
+        assert load_progress(tmp_path / "inspector" / "learn-progress.json")[app.screen.state.levels[0].ident] == {
+            "got": right, "of": total}
+        assert f"{right}/{total}" in str(app.screen.query_one(DataTable).get_row_at(0)[1])
 
 
 def test_a_move_adds_no_row_so_predicting_only_the_move_scores_full_marks():

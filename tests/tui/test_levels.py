@@ -15,7 +15,7 @@ from inspector.tui.lessons import levels as L
 from inspector.tui.lessons.inject import INJECTIONS, inject
 from inspector.tui.lessons.judge import judge_goal, judge_prediction, verdicts
 from inspector.tui.lessons.score import Guess, entering, judge, score
-from inspector.tui.rows import SAME, Model, call_ids
+from inspector.tui.rows import Model, call_ids
 
 LEVELS = L.builtins()
 BY_KIND = {kind: [lv for lv in LEVELS if lv.kind == kind] for kind in L.KINDS}
@@ -162,10 +162,3 @@ def test_progress_lives_in_the_state_folder_and_keeps_the_best(tmp_path):
     assert L.load_progress(path) == {"a": {"got": 1, "of": 2}}
     L.record("a", 2, 2, path)
     assert L.load_progress(path)["a"] == {"got": 2, "of": 2}
-
-
-def test_the_stage_levels_are_the_lessons():
-    from inspector.tui.lessons import LESSONS
-
-    assert [(lv.start["sample"], lv.stages) for lv in BY_KIND["stage"]] == [(le.sample, le.stages) for le in LESSONS]
-    assert all(lv.stages and all(m == SAME or m for m in lv.stages) for lv in BY_KIND["stage"])

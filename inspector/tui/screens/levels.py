@@ -153,7 +153,7 @@ def play(app: Any, state: LevelsState, index: int) -> None:
     if level.kind == "stage":
         from .learn import LearnScreen, LessonState
 
-        app.push_screen(LearnScreen(LessonState(), level=level, levels=state))
+        app.push_screen(LearnScreen(level, state, LessonState()))
     else:
         app.push_screen(LevelScreen(state))
 
@@ -274,10 +274,8 @@ class LevelScreen(Screen[None]):
         when = level.ask.get("when", lv.AS_GIVEN)
         lines = []
         if level.kind == "inject":
-            what = INJECTIONS[level.inject or ""][0]
-            lines.append(Text(inert(f"The failure: {what}. Say which providers refuse the broken history {when}.")))
-        else:
-            lines.append(Text(inert(f"Say which providers refuse this history {when}.")))
+            lines.append(Text(inert(f"The failure: {INJECTIONS[level.inject or ''][0]} (enter applies it).")))
+        lines.append(Text(inert(f"Mark each provider that refuses the history {when} (space), then enter.")))
         if level.ident in state.revealed and isinstance(self.result, Prediction):
             result = self.result
             lines.append(Text(f"{result.right} of {result.total} right.", style="bold"))
