@@ -162,3 +162,11 @@ def test_progress_lives_in_the_state_folder_and_keeps_the_best(tmp_path):
     assert L.load_progress(path) == {"a": {"got": 1, "of": 2}}
     L.record("a", 2, 2, path)
     assert L.load_progress(path)["a"] == {"got": 2, "of": 2}
+
+
+def test_a_block_move_op_is_the_playground_s_block_move():
+    level = next(lv for lv in BY_KIND["goal"] if "5750" in lv.title)
+    moved = L.apply_solution(native_of(level), [{"op": "move", "at": 1, "block": ["content", 2], "by": -1}])
+    assert moved.document() == L.apply_solution(native_of(level), level.solution).document()
+    with pytest.raises(ValueError, match="past the edge"):
+        L.apply_solution(native_of(level), [{"op": "move", "at": 0, "by": -1}])
