@@ -102,29 +102,34 @@ class LevelsScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.refresh_levels()
-
-    def on_screen_resume(self) -> None:
-        self.refresh_levels()  # back from a level: its score shows
-
-    def refresh_levels(self) -> None:
         state = self.state
         if not state.progress:
             state.progress = lv.load_progress(state.progress_path)
-        done = sum(1 for level in state.levels if best(state, level).startswith("✓"))
-        self.query_one("#levels-head", Static).update(Text(
-            f"Levels: {done} of {len(state.levels)} with full marks · progress in "
-            f"{lv.progress_path() if state.progress_path is None else state.progress_path}"))
         table = self.query_one(DataTable)
-        table.clear(columns=True)
-        table.add_columns("#", "best", "kind", "level")
+        self._best = table.add_columns("#", "best", "kind", "level")[1]
         for k, level in enumerate(state.levels):
             table.add_row(Text(str(k + 1)), Text(best(state, level)), Text(KIND_WORDS[level.kind]),
-                          Text(inert(level.title)))
+                          Text(inert(level.title)), key=str(k))
         if state.current is not None and table.row_count:
             table.move_cursor(row=min(state.current, table.row_count - 1))
         table.focus()
+        self._head()
         self._about()
+
+    def on_screen_resume(self) -> None:
+        """Back from a level: its score shows (the cells change, the table stays)."""
+        table = self.query_one(DataTable)
+        for k, level in enumerate(self.state.levels):
+            if table.row_count > k:
+                table.update_cell(str(k), self._best, Text(best(self.state, level)), update_width=True)
+        self._head()
+
+    def _head(self) -> None:
+        state = self.state
+        done = sum(1 for level in state.levels if best(state, level).startswith("✓"))
+        self.query_one("#levels-head", Static).update(Text(
+            f"Levels: {done} of {len(state.levels)} with full marks · progress in "
+            f"{_home_tilde(lv.progress_path() if state.progress_path is None else state.progress_path)}"))
 
     def on_data_table_row_highlighted(self, _: Any) -> None:
         self._about()
@@ -144,6 +149,12 @@ class LevelsScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+
+def _home_tilde(path: Path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + "/") else text
 
 
 def play(app: Any, state: LevelsState, index: int) -> None:
