@@ -20,6 +20,7 @@ A stage level opens the lesson screen (:mod:`.learn`) on that sample; the others
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ... import formats, pipeline
 from ...io import InputError, atomic_write, parse_json
-from .. import edits
+from .. import confine, edits
 from ..lessons import levels as lv
 from ..lessons.inject import INJECTIONS, inject
 from ..lessons.judge import GoalResult, Prediction, changes, judge_goal, judge_prediction, verdicts
@@ -503,6 +504,11 @@ def export_level(app: Any) -> Path | None:
         return None
     folder = lv.state_dir() / "levels"
     path = folder / f"{Path(doc.source.name).stem}-level.json"
+    if confine.of(app) is not None:  # served: the learner's browser gets the file, not the server's disk
+        app.deliver_binary(io.BytesIO(level.to_bytes()), save_filename=path.name, mime_type="application/json")
+        app.notify(f"Sent {path.name} to the browser as a download; inspector learn FILE plays it.",
+                   title="Export level")
+        return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(path, level.to_bytes())
