@@ -194,7 +194,7 @@ def make_lessons_app(level: Any = None) -> InspectorApp:
     """``inspector learn``: the app, opened on the levels (``level``: the one level file given)."""
     app = InspectorApp(None, gallery=False)
     app.lessons = True
-    app.level = level
+    app.learn_level = level  # inspector learn FILE: the one level played
     return app
 
 

@@ -419,12 +419,12 @@ def open_levels(main: Any) -> None:
     app = main.app
     first = not isinstance(main.lessons, LevelsState)
     if first:
-        one = getattr(app, "level", None)
+        one = getattr(app, "learn_level", None)
         main.lessons = LevelsState([one] if one is not None else lv.builtins())
     state = main.lessons
     app.push_screen(LevelsScreen(state))
     level = state.level
-    if first and getattr(app, "level", None) is not None:
+    if first and getattr(app, "learn_level", None) is not None:
         play(app, state, 0)
     elif level is not None and level.kind == "goal" and playground_history(app, level) is not None:
         app.push_screen(LevelScreen(state))
