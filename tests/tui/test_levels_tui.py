@@ -212,3 +212,38 @@ async def test_every_learn_screen_keeps_close_and_quit_in_its_footer_at_80x24(tm
         for name, svg in seen.items():
             assert "Quit" in svg, name
             assert "Close" in svg or "Levels" in svg, name
+
+
+async def test_served_a_goal_level_is_judged_the_same_and_its_export_is_a_download(tmp_path, monkeypatch):
+    """Under inspector serve (the app confined to a folder) the level's history keeps its name,
+    so the goal is judged as in a terminal; the export goes to the browser, not the server's disk."""
+    from inspector.tui import confine
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "served").mkdir()
+    k = index_of("goal", lambda lv: "529" in lv.title)
+    app = make_lessons_app()
+    confine.attach(app, tmp_path / "served")
+    sent = []
+    monkeypatch.setattr(app, "deliver_binary", lambda data, **kw: sent.append((data.read(), kw)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_level(app, pilot, k)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        table = app.main.query_one("DiffTable")
+        table.cursor = table.position_of(2)  # the cancelled call
+        await pilot.press("a")
+        await pilot.pause()
+        picker = app.screen
+        options = picker.query_one(OptionList)
+        options.highlighted = [options.get_option_at_index(i).id for i in range(options.option_count)].index("result")
+        await pilot.press("enter")
+        await edited(app, pilot)
+        await pilot.press("L")
+        await settle(app, pilot)
+        assert isinstance(app.screen, LevelScreen) and "Goal met in 1 edit(s) (2 of 2" in body(app)
+        await pilot.press("L")
+        await settle(app, pilot)
+    assert len(sent) == 1 and sent[0][1]["save_filename"].endswith("-level.json")
+    assert L.parse(sent[0][0], "sent.json").kind == "providers"
+    assert not (tmp_path / "state" / "inspector" / "levels").exists()

@@ -362,7 +362,7 @@ class LevelScreen(Screen[None]):
             return
         if level.kind == "inject" and self.broken is not None:
             name = f"{Path(level.name).stem}-{level.inject}{Path(level.name).suffix or '.json'}"
-            self.app.get_screen("main").load(Source(name, None, self.broken))
+            self.app.get_screen("main").load(Source(name, None, self.broken, sample=True))
             self.app.pop_screen()
             while not isinstance(self.app.screen, type(self.app.get_screen("main"))) and len(self.app.screen_stack) > 1:
                 self.app.pop_screen()
@@ -463,7 +463,7 @@ def open_in_playground(app: Any, level: lv.Level, restart: bool) -> None:
     main = app.get_screen("main")
     if restart or playground_history(app, level) is None:
         main.edits = None  # a level starts again from its start history
-        main.load(Source(level.name, None, level.start_bytes()))
+        main.load(Source(level.name, None, level.start_bytes(), sample=True))  # bundled: named as is, served too
     while len(app.screen_stack) > 1 and app.screen is not main:
         app.pop_screen()
     main.notify("Edit on view 0 (E edit, del delete, a add, alt+↑↓ move, ctrl+z undo); L checks the goal.",
