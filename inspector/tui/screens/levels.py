@@ -198,7 +198,8 @@ class LevelScreen(Screen[None]):
         super().__init__()
         self.state = state
         self.result: GoalResult | Prediction | None = None
-        self.broken: bytes | None = None
+        self.broken: bytes | None = None   # an injection level's history once the failure is applied
+        self.before: Any = None            # the checker's answer on the valid history, before it
 
     @property
     def level(self) -> lv.Level:
@@ -307,8 +308,6 @@ class LevelScreen(Screen[None]):
                 (" (and applies the failure)" if level.kind == "inject" else "")))
         return lines
 
-    before: Any = None
-
     def _solution_lines(self) -> list[Text]:
         level = self.level
         if level.kind == "goal":
@@ -362,9 +361,9 @@ class LevelScreen(Screen[None]):
             return
         if level.kind == "inject" and self.broken is not None:
             name = f"{Path(level.name).stem}-{level.inject}{Path(level.name).suffix or '.json'}"
-            self.app.get_screen("main").load(Source(name, None, self.broken, sample=True))
-            self.app.pop_screen()
-            while not isinstance(self.app.screen, type(self.app.get_screen("main"))) and len(self.app.screen_stack) > 1:
+            main = self.app.get_screen("main")
+            main.load(Source(name, None, self.broken, sample=True))
+            while len(self.app.screen_stack) > 1 and self.app.screen is not main:
                 self.app.pop_screen()
 
     def reveal(self) -> None:
