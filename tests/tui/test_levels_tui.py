@@ -247,3 +247,11 @@ async def test_served_a_goal_level_is_judged_the_same_and_its_export_is_a_downlo
     assert len(sent) == 1 and sent[0][1]["save_filename"].endswith("-level.json")
     assert L.parse(sent[0][0], "sent.json").kind == "providers"
     assert not (tmp_path / "state" / "inspector" / "levels").exists()
+
+
+async def test_the_palette_offers_the_level_export():
+    app = make_lessons_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Learn: export the playground as a level" in titles

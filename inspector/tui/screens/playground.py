@@ -61,7 +61,7 @@ EDIT_BINDINGS = [
             tooltip="Move the selected entry down (view 0)"),
     Binding("ctrl+z", "undo_edit", "Undo", show=False, id="edit.undo", tooltip="Undo the last edit"),
     Binding("ctrl+y", "redo_edit", "Redo", show=False, id="edit.redo", tooltip="Redo the edit undone"),
-    Binding("L", "learn", "Lessons", show=False, id="app.learn",
+    Binding("L", "learn", "Levels", show=False, id="app.learn",
             tooltip="Levels: predict what a stage or a provider does, reach a goal, break a session and see"),
 ]
 
