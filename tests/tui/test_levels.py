@@ -85,6 +85,13 @@ def test_deleting_every_result_is_a_named_miss(level):
     assert not result.met and any("real result is lost" in m for m in result.misses)
 
 
+def data_of(level, native):
+    from inspector import formats
+
+    fmt = pipeline.load(level.start_bytes(), level.name).format
+    return native.data(lambda d: formats.REGISTRY[fmt].dump(d, False))
+
+
 def broken_of(level):
     native = native_of(level)
     return inject(native, level.inject).apply(native) if level.kind == "inject" else native
@@ -93,7 +100,7 @@ def broken_of(level):
 @pytest.mark.parametrize("level", BY_KIND["providers"] + BY_KIND["inject"], ids=lambda lv: lv.ident)
 def test_a_provider_prediction_scores_the_solution_full_and_names_a_wrong_provider(level):
     broken = broken_of(level)
-    data = broken.data() if level.kind == "inject" else level.start_bytes()
+    data = data_of(level, broken) if level.kind == "inject" else level.start_bytes()
     refuse = level.solution["refuse"]
     right = judge_prediction(level, data, refuse)
     assert (right.right, right.total) == (len(level.ask["targets"]),) * 2 and not right.misses
@@ -107,12 +114,14 @@ def test_a_provider_prediction_scores_the_solution_full_and_names_a_wrong_provid
 @pytest.mark.parametrize("level", BY_KIND["inject"], ids=lambda lv: lv.ident)
 def test_an_injection_breaks_a_valid_history_and_undo_gives_it_back(level):
     native = native_of(level)
-    assert not any(s.refuses for s in verdicts(level.start_bytes(), level.name, L.AS_GIVEN,
+    when = level.ask.get("when", L.AS_GIVEN)
+    assert not any(s.refuses for s in verdicts(level.start_bytes(), level.name, when,
                                                level.ask["targets"]).said.values())
     edit = inject(native, level.inject)
     broken = edit.apply(native)
-    assert any(s.refuses for s in verdicts(broken.data(), level.name, L.AS_GIVEN, level.ask["targets"]).said.values())
-    assert edit.inverse().apply(broken).data() == native.data()
+    assert any(s.refuses for s in verdicts(data_of(level, broken), level.name, when,
+                                           level.ask["targets"]).said.values())
+    assert data_of(level, edit.inverse().apply(broken)) == data_of(level, native)
 
 
 def test_each_injection_does_what_its_name_says():
@@ -134,8 +143,14 @@ def test_each_injection_does_what_its_name_says():
     assert before[0] not in ids(compacted)
     reused = ids(inject(native, "reuse-id").apply(native))
     assert reused.count((before[0][0], False)) == 2 and reused.count((before[0][0], True)) == 2
+    with pytest.raises(ValueError, match="names no model"):
+        inject(native, "switch-model")  # a message list has no request model to switch
+    signed = next(lv for lv in BY_KIND["inject"] if lv.inject == "switch-model")
+    body = native_of(signed)
+    switched = inject(body, "switch-model").apply(body)
+    assert switched.body["model"] != body.body["model"] and switched.items == body.items
     assert set(INJECTIONS) == {"cut-mid-call", "drop-parallel-result", "duplicate-result", "compact-between",
-                               "reuse-id"}
+                               "reuse-id", "switch-model"}
 
 
 def test_a_level_file_round_trips_and_a_bad_one_names_file_and_place(tmp_path):

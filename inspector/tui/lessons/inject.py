@@ -15,6 +15,8 @@ valid one. What each does, in the project's words:
   kept its answer: the answer now follows a summary, its call gone.
 - ``reuse-id``: a restarted agent numbered its calls from the start again: a later call
   (and its answer) carry the id an earlier call already used.
+- ``switch-model``: the session goes on with another model while its history holds
+  thinking the first model signed: the request body's ``model`` changes (a field edit).
 """
 
 from __future__ import annotations
@@ -100,12 +102,23 @@ def _renamed(entry: Mapping[str, Any], new: str, old: str) -> dict[str, Any]:
     return {**entry, "tool_calls": calls}
 
 
+OTHER_MODEL = {"claude-opus-4-1": "claude-sonnet-4-5"}  # the model a switch goes to (default: claude-opus-4-1)
+
+
+def switch_model(native: edits.Native) -> edits.Edit:
+    if native.body is None or not isinstance(native.body.get("model"), str):
+        raise ValueError("the history names no model to switch from")
+    model = native.body["model"]
+    return edits.replace_edit(native, edits.Target("field", name="model"), OTHER_MODEL.get(model, "claude-opus-4-1"))
+
+
 INJECTIONS: dict[str, tuple[str, Callable[[edits.Native], edits.Edit]]] = {
     "cut-mid-call": ("the session is cut right after a call", cut_mid_call),
     "drop-parallel-result": ("one of two parallel results is lost", drop_parallel_result),
     "duplicate-result": ("a retry writes a result twice", duplicate_result),
     "compact-between": ("a compaction cuts a call from its result", compact_between),
     "reuse-id": ("a restarted agent reuses a call id", reuse_id),
+    "switch-model": ("the session switches model under signed thinking", switch_model),
 }
 
 
