@@ -1,5 +1,6 @@
-"""Lessons: a prediction judged against the engine's events, and the lesson screen through the
-app's factory (it asks before it reveals; the last lesson is built with the editor)."""
+"""Stage levels: a prediction judged against the engine's events (a move's ghost row is no row
+the stage made), and the lesson screen reached from the level list (it asks before it
+reveals, and the score is kept in the state folder)."""
 
 from __future__ import annotations
 
