@@ -122,7 +122,7 @@ def _folder_shots() -> dict[str, str]:
 
 
 def _lesson_shots() -> dict[str, str]:
-    """A lesson (``inspector learn``) before and after it reveals."""
+    """``inspector learn``: the level list, a stage level revealed, and a goal level with its hints."""
     from inspector.tui.app import make_lessons_app
 
     async def lesson(keys):
@@ -134,7 +134,9 @@ def _lesson_shots() -> dict[str, str]:
                 await settle(app, pilot)
             return app.export_screenshot(title="Inspector")
 
-    return {"lesson-revealed": asyncio.run(lesson(["down", "d", "down", "d", "enter"]))}
+    goal = ["down"] * 11 + ["enter", "h", "h", "h", "s"]  # level 12, from a cited issue report, hints shown
+    return {"lesson-revealed": asyncio.run(lesson(["enter", "down", "d", "down", "d", "enter"])),
+            "levels": asyncio.run(lesson([])), "level-goal": asyncio.run(lesson(goal))}
 
 
 def main() -> None:

@@ -88,8 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .serve import add_parser as add_serve_parser
 
     add_serve_parser(sub)
-    sub.add_parser("learn", help="lessons in the TUI: predict what each MEM-5 stage does to the bundled "
-                                 "samples, then see what it did")
+    learn = sub.add_parser("learn", help="levels in the TUI: predict what a MEM-5 stage or a provider does, reach "
+                                         "a goal the checker judges, break a valid session and see",
+                           description="Open the levels (the built-in ones, with your progress), or play one "
+                                       "level FILE (a level exported with L). Example: inspector learn "
+                                       "my-level.json")
+    learn.add_argument("file", nargs="?", metavar="FILE", help="a level file (JSON) to play")
     return parser
 
 
@@ -360,9 +364,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
+    level = None
+    if args.file:  # read before the TUI starts: a bad file is an error with its place, exit 2
+        from .tui.lessons.levels import read
+
+        level = read(args.file)
     from .tui.app import run_lessons  # textual is imported only for the TUI
 
-    return run_lessons()
+    return run_lessons(level)
 
 
 HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "doctor": cmd_doctor,

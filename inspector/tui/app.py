@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -48,6 +49,9 @@ class InspectorApp(App[int]):
         """Textual's palette commands, with a Screenshot that says where it saved, or why it could not."""
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot":
+                yield SystemCommand("Learn: export the playground as a level", "Write the playground's history as "
+                                    "a level file in the state folder; inspector learn FILE plays it (L on the "
+                                    "levels)", lambda: _export_level(self))
                 yield SystemCommand("Screenshot", "Save an SVG screenshot of the screen (in the Downloads "
                                     "folder when there is one, else the current folder)",
                                     lambda: self.set_timer(0.1, self.save_screenshot_here))
@@ -180,15 +184,22 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
     return result if isinstance(result, int) else 0
 
 
-def make_lessons_app() -> InspectorApp:
-    """``inspector learn``: the app, opened on the lessons."""
+def _export_level(app: InspectorApp) -> None:
+    from .screens.levels import export_level
+
+    export_level(app)
+
+
+def make_lessons_app(level: Any = None) -> InspectorApp:
+    """``inspector learn``: the app, opened on the levels (``level``: the one level file given)."""
     app = InspectorApp(None, gallery=False)
     app.lessons = True
+    app.learn_level = level  # inspector learn FILE: the one level played
     return app
 
 
-def run_lessons() -> int:
-    result = make_lessons_app().run()
+def run_lessons(level: Any = None) -> int:
+    result = make_lessons_app(level).run()
     return result if isinstance(result, int) else 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import shutil
 
@@ -311,8 +313,10 @@ def test_the_command_line_passes_watch_and_has_learn(monkeypatch):
     monkeypatch.setattr(tui_app, "run", lambda path, **options: seen.update(path=path, **options) or 0)
     assert cli.main(["x.json", "--watch"]) == 0
     assert seen["path"] == "x.json" and seen["watch"] is True
-    monkeypatch.setattr(tui_app, "run_lessons", lambda: 7)
-    assert cli.main(["learn"]) == 7
+    monkeypatch.setattr(tui_app, "run_lessons", lambda level=None: seen.update(level=level) or 7)
+    assert cli.main(["learn"]) == 7 and seen["level"] is None
+    level = sorted((Path(__file__).parents[2] / "inspector" / "lessons").glob("*.json"))[0]
+    assert cli.main(["learn", str(level)]) == 7 and seen["level"].title
 
 
 def test_what_changed_is_told_from_the_two_loads_counts():

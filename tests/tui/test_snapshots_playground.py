@@ -29,9 +29,10 @@ async def test_editor_and_an_edit_followed_by_every_stage(size, svg):  # noqa: F
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_a_lesson_asks_then_reveals(size, svg):  # noqa: F811
+async def test_a_lesson_asks_then_reveals(size, svg, monkeypatch, tmp_path):  # noqa: F811
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     shots = await _shots(make_lessons_app(), SIZES[size], [
-        ("lesson-predict", ["down", "d", "down", "d"]),
+        ("lesson-predict", ["enter", "down", "d", "down", "d"]),
         ("lesson-revealed", ["enter"]),
     ])
     for name, shot in shots.items():

@@ -54,6 +54,8 @@ def entering(rows: StageRows) -> list[Entering]:
     last = -1
     for r in range(len(rows)):
         s = rows.src[r]
+        if r in rows.ghosts:  # a moved message's old place ("moved from here"): the move is its real row's
+            continue
         if s >= 0:
             at[s] = r
             origins[s] = rows.origins[r]

@@ -1,12 +1,11 @@
-"""Lessons (``inspector learn``, or ``L`` in the app, served too): predict, then see.
+"""A stage level of ``inspector learn`` (the list is :mod:`.levels`): predict, then see.
 
 Before each stage the screen shows the clause in this project's words (the text
 ``inspector explain --rule`` prints, from the engine's clause table) and the messages
 entering the stage; the learner marks what the clause will drop, move or change, and where
 it adds a row, and only then does enter reveal the engine's answer beside the marks, with
-one line for each difference (:mod:`inspector.tui.lessons.score`). Each lesson ends with
-its score. The last lesson is a blank history the learner builds with the playground's
-editor on the main screen; coming back (``L``) checks it against its goal.
+one line for each difference (:mod:`inspector.tui.lessons.score`). The level ends with its
+score, kept with the learner's progress; ``h`` shows the level's hints one at a time.
 """
 
 from __future__ import annotations
@@ -22,28 +21,24 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ... import pipeline
-from ...bundled import samples_dir
 from ...engine import CLAUSES
-from ..lessons import BLANK_GOAL, BLANK_KINDS, LESSONS
+from ..lessons import Lesson
 from ..lessons.score import Guess, Verdict, entering, judge, score
-from ..loader import Source
 from ..rows import CHANGE, DROP, MOVE, SAME, Model, call_ids, role_of
 from ..text import inert, preview
 
-BLANK_NAME = "lesson-blank.json"
 GUESS_KEYS = {"d": DROP, "m": MOVE, "c": CHANGE}
 
 
 @dataclass(slots=True)
 class LessonState:
-    """Where the learner is, kept by the main screen while the lessons are closed."""
+    """Where the learner is in the level."""
 
     lesson: int = 0
     stage: int = 0
     guesses: dict[int, Guess] = field(default_factory=dict)
     revealed: bool = False
     points: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # lesson -> (right, total) per stage
-    blank_started: bool = False
 
 
 def _stage_clause(name: str) -> Any:
@@ -71,19 +66,23 @@ class LearnScreen(Screen[None]):
         Binding("d", "guess('d')", "Drop", id="learn.drop", tooltip="Predict: the clause drops this message"),
         Binding("m", "guess('m')", "Move", id="learn.move", tooltip="Predict: the clause moves this message"),
         Binding("c", "guess('c')", "Change", id="learn.change", tooltip="Predict: the clause changes this message"),
-        Binding("plus,a", "guess_add", "Adds after", key_display="+", id="learn.add",
+        Binding("plus,a", "guess_add", "Adds", key_display="+", id="learn.add",
                 tooltip="Predict: the clause adds a row right after this message"),
         Binding("space", "guess_clear", "Keep", priority=True, id="learn.keep",
                 tooltip="Predict: the message goes through unchanged (clears the marks)"),
-        Binding("enter", "go", "Reveal / next", priority=True, id="learn.go",
+        Binding("enter", "go", "Reveal", priority=True, id="learn.go",
                 tooltip="Reveal what the engine did; again: the next stage or lesson"),
-        Binding("escape", "close", "Close", id="learn.close", tooltip="Back to the main screen (L comes back here)"),
+        Binding("h", "hint", "Hint", show=False, id="learn.hint", tooltip="A hint for this level"),
+        Binding("escape", "close", "Close", id="learn.close", tooltip="Back (L on the main screen comes back here)"),
         Binding("q", "app.quit", "Quit", id="learn.quit", tooltip="Quit Inspector"),
     ]
 
-    def __init__(self, state: LessonState | None = None) -> None:
+    def __init__(self, level: Any, levels: Any = None, state: LessonState | None = None) -> None:
         super().__init__()
         self.state = state or LessonState()
+        self.level = level  # the stage level (inspector.tui.lessons.levels.Level)
+        self.levels = levels  # the levels' state (screens/levels.py), where the score is kept
+        self.hints = 0
         self.model: Model | None = None
         self.verdicts: list[Verdict] = []
 
@@ -96,43 +95,38 @@ class LearnScreen(Screen[None]):
             yield DataTable(id="learn-table", cursor_type="row", zebra_stripes=False)
             with VerticalScroll(id="learn-why"):
                 yield Static(id="learn-why-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.show()
 
     # -- the lesson shown -------------------------------------------------------------------
     @property
-    def lesson(self) -> Any:
-        return LESSONS[self.state.lesson] if self.state.lesson < len(LESSONS) else None
-
-    @property
-    def total(self) -> int:
-        return len(LESSONS) + 1  # the blank one last
+    def lesson(self) -> Lesson:
+        level = self.level
+        return Lesson(level.name, level.title, level.about, level.stages)
 
     def _model(self) -> Model:
         if self.model is None:
-            data = (samples_dir() / self.lesson.sample).read_bytes()
-            imported = pipeline.load(data, self.lesson.sample)
+            imported = pipeline.load(self.level.start_bytes(), self.level.name)
             result = pipeline.repair(imported)
             self.model = Model(imported.messages, result, imported)
         return self.model
 
     def show(self) -> None:
-        if self.lesson is None:
-            self._show_blank()
-            return
         lesson, state = self.lesson, self.state
         name = lesson.stages[state.stage]
         clause = _stage_clause(name)
         model = self._model()
         rows = model.rows(model.views.index(name))
         self.query_one("#learn-head", Static).update(Text(inert(
-            f"Lesson {state.lesson + 1} of {self.total}: {lesson.title} ({lesson.sample}) · stage {name} "
+            f"{self._heading()}: {lesson.title} ({lesson.sample}) · stage {name} "
             f"({state.stage + 1} of {len(lesson.stages)})")))
+        hints = self.level.hints[:self.hints]
         self.query_one("#learn-clause-text", Static).update(Text.assemble(
             (f"Clause {clause.number} ({clause.stage}): {clause.title}\n", "bold"), inert(clause.summary, False),
-            ("\n" + inert(lesson.about), "italic")))
+            ("\n" + inert(lesson.about), "italic"),
+            *(("\n" + inert(f"Hint {n}: {hint}"), "italic") for n, hint in enumerate(hints, 1))))
         table = self.query_one(DataTable)
         cursor = table.cursor_row if table.row_count else 0
         table.clear(columns=True)
@@ -151,7 +145,7 @@ class LearnScreen(Screen[None]):
             last = state.stage == len(lesson.stages) - 1
             if last:
                 got = sum(r for r, _ in state.points.get(state.lesson, [])), sum(t for _, t in state.points.get(state.lesson, []))
-                lines.append(Text(f"Lesson score: {got[0]} of {got[1]}. Enter: the next lesson.", style="bold"))
+                lines.append(Text(f"Level score: {got[0]} of {got[1]}. Enter: the levels.", style="bold"))
             else:
                 lines.append(Text("Enter: the next stage.", style="italic"))
             self.query_one("#learn-why-text", Static).update(Text("\n").join(lines))
@@ -180,38 +174,10 @@ class LearnScreen(Screen[None]):
         origin = f"#{item.origin}" if item.origin is not None else "new"
         return [Text(origin), Text(inert(role_of(item.message))), Text(_content(item.message)), Text(inert(ids))]
 
-    # -- the blank lesson ----------------------------------------------------------------------
-    def _show_blank(self) -> None:
-        state = self.state
-        table = self.query_one(DataTable)
-        table.clear(columns=True)
-        self.query_one("#learn-head", Static).update(Text(
-            f"Lesson {self.total} of {self.total}: a history of your own"))
-        self.query_one("#learn-clause-text", Static).update(Text(inert(BLANK_GOAL)))
-        lines = [Text(f"Lesson {i + 1}: {sum(r for r, _ in p)} of {sum(t for _, t in p)}")
-                 for i, p in sorted(state.points.items())]
-        if state.blank_started:
-            done = self._blank_kinds()
-            lines.append(Text(f"Your history: {len(done)} of {len(BLANK_KINDS)} goals: " + ", ".join(
-                f"{'✓' if k in done else '✗'} {k}" for k in BLANK_KINDS), style="bold"))
-            self.query_one("#learn-prompt", Static).update(Text(
-                "Enter goes back to your history to keep editing; escape closes the lessons."))
-        else:
-            self.query_one("#learn-prompt", Static).update(Text(
-                "Enter opens a blank history on the main screen; L comes back here to check it."))
-        self.query_one("#learn-why-text", Static).update(Text("\n").join(lines) if lines else Text(""))
-
-    def _blank_kinds(self) -> set[str]:
-        main = self.app.get_screen("main")
-        doc = getattr(main, "doc", None)
-        if doc is None or doc.source.name != BLANK_NAME:
-            return set()
-        return {e.kind for e in doc.result.events} & set(BLANK_KINDS)
-
     # -- keys ------------------------------------------------------------------------------
     def _position(self) -> int | None:
         table = self.query_one(DataTable)
-        return table.cursor_row if table.row_count and self.lesson is not None else None
+        return table.cursor_row if table.row_count else None
 
     def action_guess(self, key: str) -> None:
         position = self._position()
@@ -241,9 +207,6 @@ class LearnScreen(Screen[None]):
 
     def action_go(self) -> None:
         state = self.state
-        if self.lesson is None:
-            self._build_blank()
-            return
         if not state.revealed:
             model = self._model()
             rows = model.rows(model.views.index(self.lesson.stages[state.stage]))
@@ -256,23 +219,27 @@ class LearnScreen(Screen[None]):
         if state.stage + 1 < len(self.lesson.stages):
             state.stage += 1
         else:
-            state.lesson += 1
-            state.stage = 0
-            self.model = None
+            points = state.points.get(state.lesson, [])
+            if self.levels is not None:  # the score is kept, then the list
+                self.levels.record(self.level, sum(r for r, _ in points), sum(t for _, t in points))
+            self.app.pop_screen()
+            return
         self.show()
 
-    def _build_blank(self) -> None:
-        main = self.app.get_screen("main")
-        if not self.state.blank_started or getattr(main, "doc", None) is None \
-                or main.doc.source.name != BLANK_NAME:
-            self.state.blank_started = True
-            main.load(Source(BLANK_NAME, None, b"[]"))
-        self.app.pop_screen()
-        main.notify("A blank history: a adds an entry (a template), E edits it, delete removes it; L checks the lesson's "
-                    "goal.", title="Lesson")
+    def _heading(self) -> str:
+        if self.levels is not None:
+            return f"Level {(self.levels.current or 0) + 1} of {len(self.levels.levels)}"
+        return "Level"
+
+    def action_hint(self) -> None:
+        if self.hints >= len(self.level.hints):
+            self.notify("No more hints for this level.", title="Hint")
+            return
+        self.hints += 1
+        self.show()
 
     def action_close(self) -> None:
         self.app.pop_screen()
 
 
-__all__ = ["BLANK_NAME", "LearnScreen", "LessonState"]
+__all__ = ["LearnScreen", "LessonState"]

@@ -61,8 +61,8 @@ EDIT_BINDINGS = [
             tooltip="Move the selected entry down (view 0)"),
     Binding("ctrl+z", "undo_edit", "Undo", show=False, id="edit.undo", tooltip="Undo the last edit"),
     Binding("ctrl+y", "redo_edit", "Redo", show=False, id="edit.redo", tooltip="Redo the edit undone"),
-    Binding("L", "learn", "Lessons", show=False, id="app.learn",
-            tooltip="Lessons: predict what each stage does to the bundled samples, then see"),
+    Binding("L", "learn", "Levels", show=False, id="app.learn",
+            tooltip="Levels: predict what a stage or a provider does, reach a goal, break a session and see"),
 ]
 
 
@@ -451,11 +451,9 @@ class PlaygroundScreen(MainScreen):
 
     # -- lessons -----------------------------------------------------------------------------
     def action_learn(self) -> None:
-        from .learn import LearnScreen, LessonState
+        from .levels import open_levels  # the levels' state is kept in self.lessons: L comes back to it
 
-        if self.lessons is None:
-            self.lessons = LessonState()  # kept while the lessons are closed: L comes back to the same place
-        self.app.push_screen(LearnScreen(self.lessons))
+        open_levels(self)
 
 
 def _call_name(message: Any) -> str | None:
