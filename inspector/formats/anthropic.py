@@ -95,7 +95,18 @@ class Anthropic(BlockSpec):
 
     def arrange(self, im, origin, blocks, kept, strict, notes):
         """Anthropic rejects anything but more ``tool_use`` after a message's first ``tool_use``.
-        With ``--strict`` the blocks that follow it move ahead of it, in their order."""
+        With ``--strict`` the blocks that follow it move ahead of it, in their order.
+
+        Signed thinking (issue 31, item 8): Anthropic verifies each thinking block of the
+        latest assistant message against the place it had in the response; moving one is
+        refused as "`thinking` or `redacted_thinking` blocks in the latest assistant message
+        cannot be modified" (observed: NousResearch/hermes-agent #35975, where a replay put
+        every thinking block first; BerriAI/litellm #23047, thinking moved ahead of
+        server_tool_use). Only the thinking is signed, so when every signed block sits before
+        the first ``tool_use`` the move touches unsigned blocks only: each signed block keeps
+        its index, its bytes and everything before it, and the message, refused as it is, is
+        reordered. A signed block after the first ``tool_use`` would have to move itself: that
+        turn is written as it was, with a note (which changes nothing)."""
         if not strict:
             return kept
         uses = {k for k in kept if isinstance(blocks[k], Mapping) and blocks[k].get("type") == "tool_use"}
@@ -106,17 +117,20 @@ class Anthropic(BlockSpec):
         if not late:
             return kept
         signed = [k for k in kept if (self.reasoning_of(blocks[k]) or ("", False))[1]]
-        if signed:
+        if any(k in kept[first:] for k in signed):
             where = f"{im.container or 'messages'}[{im.sources[origin].message}]"
+            moved = next(k for k in signed if k in kept[first:])
             notes.note("signed-kept-in-place", f"{where} has blocks after its first tool_use, which Anthropic rejects, "
-                           f"but it carries signed thinking ({where}.content[{signed[0]}]): Inspector never reorders "
-                           "what a provider signed, so it is written as it was. Send it with --reasoning strip "
-                           "(which removes the thinking) if the provider refuses it.",
+                           f"but signed thinking ({where}.content[{moved}]) is among them: reordering would move the "
+                           "signed block itself, which Anthropic refuses as modified, so it is written as it was. "
+                           "Send it with --reasoning strip (which removes the thinking) if the provider refuses it.",
                        origin=origin)
             return kept
         where = ", ".join(f"{im.container or 'messages'}[{im.sources[origin].message}].content[{k}]" for k in late)
+        kept_signed = (" The signed thinking before it keeps its place and bytes: only unsigned blocks move."
+                       if signed else "")
         notes.note("text-after-tool-use", f"{where} followed the first tool_use block of the message; "
-                       "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks.",
+                       "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks." + kept_signed,
                        origin=origin)
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
 
