@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Kind, declare
-from . import base, blocks, reasoning
+from . import base, blocks, reasoning, surrogates
 from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
 from .format import Format
@@ -184,6 +184,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     parts=PARTS,
     provider="anthropic",
-    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS,
+    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS + surrogates.EMITS,
     strip_reasoning=strip_reasoning,
 )

@@ -279,6 +279,8 @@ TARGET = create(NAME, [
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
          "an empty or whitespace-only text block (native)",
          "Remove the blank text block (it carries nothing the model can read)."),
-    surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199"),
+    # orjson's words for it are Anthropic's: "no low surrogate in string" (claude-code #6199, CHANGELOG 2.1.132).
+    surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199", "no low surrogate in string",
+                   repaired=True),
     signed.rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598", THINKING_KINDS),
 ])
