@@ -21,7 +21,15 @@ EMITS = declare(
     Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
          "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
          "(strict, beyond MEM-5)."),
+    Kind("blank-text-dropped", "strict:blank-text", False, "empty text dropped",
+         "An empty text block beside other content was left out, as Anthropic refuses it (strict, beyond MEM-5)."),
+    Kind("blank-text-replaced", "strict:blank-text", False, "blank text replaced",
+         "A message with nothing but blank text got a placeholder text, as Anthropic refuses an empty message "
+         "(strict, beyond MEM-5)."),
 )
+
+# What a message that would otherwise be empty says (Anthropic refuses empty content).
+PLACEHOLDER = "(empty)"
 
 
 NAME = "anthropic"
@@ -133,6 +141,62 @@ class Anthropic(BlockSpec):
                        "Anthropic rejects that shape, so it is moved ahead of the tool_use blocks." + kept_signed,
                        origin=origin)
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
+
+
+    def export_same(self, im, result, notes):
+        body = super().export_same(im, result, notes)
+        if any(s.name == "strict" for s in result.stages):
+            body = blank_repair(body, im, notes)
+        return body
+
+
+def _blank(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str) \
+        and not block["text"].strip()
+
+
+def blank_repair(body: Any, im: Any, notes: Any) -> Any:
+    """``--strict``, Anthropic (issue 31, item 4): the blank text the API refuses, repaired the
+    way it accepts. The scope, from what was observed:
+
+    - an empty text block is refused anywhere ("text content blocks must be non-empty",
+      anthropics/claude-code #59812, #49171): beside other content it is left out;
+    - a message that is nothing but blank text, or an empty string or list, is refused
+      ("text content blocks must contain non-whitespace text", claude-code #23440, opencode
+      #31259; an empty user string, claude-code #6774): it gets a placeholder text;
+    - a whitespace-only text block beside other content is accepted (a recorded request
+      answered HTTP 200 by claude-haiku-4-5 holds ``" "`` before two ``tool_use`` blocks): kept.
+
+    The last message, an assistant prefill, is left as it is. Each change is an event; the
+    import's objects are never edited (changed messages are new dicts)."""
+    history = body.get("messages") if isinstance(body, Mapping) else None
+    if not isinstance(history, list):
+        return body
+    out = list(history)
+    changed = False
+    for n, message in enumerate(history):
+        if not isinstance(message, Mapping) or (n == len(history) - 1 and message.get("role") == "assistant"):
+            continue
+        content = message.get("content")
+        where = f"messages[{n}]"
+        if isinstance(content, str) and not content.strip():
+            out[n] = {**message, "content": PLACEHOLDER}
+            notes.note("blank-text-replaced", f"{where} had {'empty' if not content else 'only blank'} content, "
+                           f"which Anthropic refuses; it now reads {PLACEHOLDER!r}.")
+            changed = True
+        elif isinstance(content, list):
+            if not content or all(_blank(b) for b in content):
+                out[n] = {**message, "content": [{"type": "text", "text": PLACEHOLDER}]}
+                notes.note("blank-text-replaced", f"{where} held nothing but blank text, which Anthropic refuses; "
+                               f"it now reads {PLACEHOLDER!r}.")
+                changed = True
+            elif any(_blank(b) and not b["text"] for b in content):
+                gone = [k for k, b in enumerate(content) if _blank(b) and not b["text"]]
+                out[n] = {**message, "content": [b for k, b in enumerate(content) if k not in gone]}
+                notes.note("blank-text-dropped", f"{', '.join(f'{where}.content[{k}]' for k in gone)}: an empty "
+                               "text block, which Anthropic refuses, is left out; the message keeps its other blocks.")
+                changed = True
+    return {**body, "messages": out} if changed else body
 
 
 def _thinking(block: Any) -> str | None:

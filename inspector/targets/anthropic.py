@@ -227,17 +227,35 @@ def thinking_unsigned(view: View) -> Iterator[Hit]:
             yield Hit(rows[r.row], f"{where}: Invalid signature in thinking block", where=where)
 
 
+EMPTY_MESSAGE = "all messages must have non-empty content except for the optional final assistant message"
+
+
 def blank_text(view: View) -> Iterator[Hit]:
-    """Native: a text block whose text is empty or only whitespace, or a message whose
-    string content is only whitespace (the API reads it as one text block)."""
-    for message in view.sent(NAME) or ():
-        content = message.get("content") if is_map(message) else None
-        if isinstance(content, str) and content and not content.strip():
+    """Native: the blank text Anthropic refuses, in the scope observed (issue 31, item 4):
+    an empty text block anywhere (claude-code #59812, #49171); a message that is nothing but
+    whitespace text (claude-code #23440, opencode #31259); an empty string or list as a
+    message's content (claude-code #6774). A whitespace-only text block beside other content
+    is accepted (a recorded request, HTTP 200 from claude-haiku-4-5, holds ``" "`` before two
+    ``tool_use`` blocks) and not reported. The last message, an assistant prefill, may be
+    empty."""
+    history = view.sent(NAME) or []
+    for position, message in enumerate(history):
+        if not is_map(message) or (position == len(history) - 1 and message.get("role") == "assistant"):
+            continue
+        content = message.get("content")
+        if content == "" or content == []:
+            yield from _hit(view, message, None, f"messages.{position}: {EMPTY_MESSAGE}")
+            continue
+        if isinstance(content, str) and not content.strip():
             yield from _hit(view, message, None, "messages: text content blocks must contain non-whitespace text")
-        for block in content if isinstance(content, list) else ():
-            if _kind(block) == "text" and isinstance(block.get("text"), str) and not block["text"].strip():
-                what = "must be non-empty" if not block["text"] else "must contain non-whitespace text"
-                yield from _hit(view, message, block, f"messages: text content blocks {what}")
+            continue
+        blocks = content if isinstance(content, list) else []
+        texts = [b for b in blocks if _kind(b) == "text" and isinstance(b.get("text"), str)]
+        for block in texts:
+            if not block["text"]:
+                yield from _hit(view, message, block, "messages: text content blocks must be non-empty")
+        if blocks and len(texts) == len(blocks) and all(b["text"] and not b["text"].strip() for b in texts):
+            yield from _hit(view, message, texts[0], "messages: text content blocks must contain non-whitespace text")
 
 
 TARGET = create(NAME, [
@@ -277,8 +295,10 @@ TARGET = create(NAME, [
          "Remove the unsigned thinking block (it cannot be verified; the provider reads the turn without it), "
          "or send the history with --reasoning strip."),
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
-         "an empty or whitespace-only text block (native)",
-         "Remove the blank text block (it carries nothing the model can read)."),
+         "an empty text block, or a message of nothing but blank text or empty content, not the final assistant "
+         "message (native; a whitespace-only block beside other content is accepted)",
+         "Leave the empty block out, or give an empty message a placeholder text (--strict does both).",
+         strict=True),
     # orjson's words for it are Anthropic's: "no low surrogate in string" (claude-code #6199, CHANGELOG 2.1.132).
     surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199", "no low surrogate in string",
                    repaired=True),
