@@ -111,6 +111,9 @@ STRICT_CLAUSES = {
 STRICT_EXPORT_CLAUSES = {
     "strict:text-after-tool-use": "In a target whose provider requires it (Anthropic), nothing of an assistant "
                                   "message follows its first tool_use block.",
+    "strict:server-tools": "In a target whose provider requires it (Anthropic), a server or MCP tool call has its "
+                           "result block (unless still in flight), and a server result follows its call in the same "
+                           "turn.",
     "strict:blank-text": "In a target whose provider refuses it (Anthropic), no text block is empty and no message "
                          "is only blank text: an empty block beside other content goes, a message left with nothing "
                          "gets a placeholder text.",

@@ -21,6 +21,12 @@ EMITS = declare(
     Kind("text-after-tool-use", "strict:text-after-tool-use", False, "moved before tool_use",
          "Blocks after an assistant message's first tool_use were moved ahead of it, as Anthropic requires "
          "(strict, beyond MEM-5)."),
+    Kind("server-call-dropped", "strict:server-tools", False, "server call dropped",
+         "A server or MCP tool call whose result never came was left out, as Anthropic refuses it once the "
+         "conversation goes on (strict, beyond MEM-5)."),
+    Kind("server-result-dropped", "strict:server-tools", False, "server result dropped",
+         "A server tool result without its call earlier in the turn was left out, as Anthropic refuses it "
+         "(strict, beyond MEM-5)."),
     Kind("blank-text-dropped", "strict:blank-text", False, "empty text dropped",
          "An empty text block beside other content was left out, as Anthropic refuses it (strict, beyond MEM-5)."),
     Kind("blank-text-replaced", "strict:blank-text", False, "blank text replaced",
@@ -146,8 +152,95 @@ class Anthropic(BlockSpec):
     def export_same(self, im, result, notes):
         body = super().export_same(im, result, notes)
         if any(s.name == "strict" for s in result.stages):
+            body = server_repair(body, notes)
             body = blank_repair(body, im, notes)
         return body
+
+
+SERVER_USES = ("server_tool_use", "mcp_tool_use")
+UNCACHEABLE = ("thinking", "redacted_thinking")       # blocks that take no cache_control
+
+
+def _type(block: Any) -> Any:
+    return block.get("type") if isinstance(block, Mapping) else None
+
+
+def _server_result(block: Any) -> bool:
+    kind = _type(block)
+    return isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
+
+
+def _content(message: Any) -> list:
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return content if isinstance(content, list) else []
+
+
+def server_repair(body: Any, notes: Any) -> Any:
+    """``--strict``, Anthropic (issue 31, item 1): a ``server_tool_use`` or ``mcp_tool_use``
+    whose result block is nowhere in the request is left out, unless it is still in flight
+    (every later message a user turn of client ``tool_result`` blocks only: the one shape the
+    API accepts it in); an ``advisor_tool_result`` without its call earlier in the same
+    assistant turn is left out (refused, anthropics/claude-code #89348; other server results
+    in that place are not observed refused, and stay). A dropped block's ``cache_control`` moves to the nearest block before it
+    that can carry one, so the cache boundary stays where the user put it; a message left
+    with nothing is left out (pydantic-ai's ``_drop_unpaired_native_tool_calls`` does the
+    same, ``tests/models/anthropic/test_unpaired_native_tool_calls.py`` at 5344c9ae)."""
+    history = body.get("messages") if isinstance(body, Mapping) else None
+    if not isinstance(history, list):
+        return body
+    answered = {b.get("tool_use_id") for m in history if isinstance(m, Mapping) and m.get("role") == "assistant"
+                for b in _content(m) if _server_result(b)}
+    flight = len(history)
+    while flight > 0 and isinstance(history[flight - 1], Mapping) and history[flight - 1].get("role") == "user" \
+            and _content(history[flight - 1]) and all(_type(b) == "tool_result" for b in _content(history[flight - 1])):
+        flight -= 1
+    drop: dict[int, list[int]] = {}
+    turn: set = set()
+    for p, m in enumerate(history):
+        if not (isinstance(m, Mapping) and m.get("role") == "assistant"):
+            turn = set()
+            continue
+        for k, b in enumerate(_content(m)):
+            if _type(b) in SERVER_USES:
+                turn.add(b.get("id"))
+                if b.get("id") not in answered and p + 1 < flight:
+                    drop.setdefault(p, []).append(k)
+                    notes.note("server-call-dropped", f"messages[{p}].content[{k}] ({_type(b)} {b.get('id')}) has no "
+                                   "result block and the conversation goes on past it, which Anthropic refuses; "
+                                   "it is left out.")
+            elif _type(b) == "advisor_tool_result" and b.get("tool_use_id") not in turn:
+                # refused as observed (claude-code #89348); other server results only warn: kept
+                drop.setdefault(p, []).append(k)
+                notes.note("server-result-dropped", f"messages[{p}].content[{k}] ({_type(b)} for "
+                               f"{b.get('tool_use_id')}) has no call before it in its turn, which Anthropic "
+                               "refuses; it is left out.")
+    if not drop:
+        return body
+    out = list(history)
+    carry: list[tuple[int, int]] = []       # (message, block) of each dropped cache_control, to move back
+    for p, ks in drop.items():
+        for k in ks:
+            cache = out[p]["content"][k].get("cache_control")
+            if cache is not None:
+                carry.append((p, k))
+    for p, k in carry:
+        cache = history[p]["content"][k]["cache_control"]
+        q, j = p, k - 1
+        while q >= 0:
+            blocks = _content(out[q])
+            while j >= 0 and (j in drop.get(q, ()) or _type(blocks[j]) in UNCACHEABLE or not isinstance(blocks[j], Mapping)):
+                j -= 1
+            if j >= 0:
+                new = list(blocks)
+                new[j] = {**blocks[j], "cache_control": cache}
+                out[q] = {**out[q], "content": new}
+                break
+            q -= 1
+            j = len(_content(out[q])) - 1 if q >= 0 else -1
+    for p, ks in drop.items():
+        out[p] = {**out[p], "content": [b for k, b in enumerate(_content(out[p])) if k not in ks]}
+    out = [m for p, m in enumerate(out) if not (p in drop and not m["content"])]
+    return {**body, "messages": out}
 
 
 def _blank(block: Any) -> bool:

@@ -22,6 +22,9 @@ def T(cid, text="r"):
 THINK = {"type": "thinking", "thinking": "The user wants the weather.", "signature": "EqQBCkYIBxgCKkD"}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Paris"}}
 RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"}]}
+SERVER_USE = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "Paris weather"}}
+SEARCH_RESULT = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+ADVISOR_RESULT = {"type": "advisor_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
 ENABLED = {"type": "enabled", "budget_tokens": 2048}
 
 
@@ -237,5 +240,29 @@ CASES = [
     ("openai-responses", "encrypted-other-model", ("codex-rollout", CODEX_REASONING, "gpt-5.4"),
      "The encrypted content for item line 5 could not be verified (written by gpt-5-codex, sent to gpt-5.4).",
      "line 5"),
+    # Issue 31: what Anthropic refuses of server and MCP tools (pydantic-ai test_unpaired_native_tool_calls.py,
+    # measured on claude-sonnet-4-5; anthropics/claude-code #89348; vercel/ai #12504)
+    ("anthropic", "server-tool-without-result",
+     ("anthropic", anthropic({"role": "assistant", "content": [SERVER_USE, USE]}, RESULT,
+                             {"role": "assistant", "content": "18C."}, {"role": "user", "content": "And Rome?"})),
+     "messages.1.content.0: web_search tool use with id srvtoolu_1 was found without a corresponding "
+     "web_search_tool_result block", "messages[1].content[0]"),
+    ("anthropic", "advisor-result-without-use",
+     ("anthropic", anthropic({"role": "assistant", "content": [SERVER_USE]}, {"role": "user", "content": "hook"},
+                             {"role": "assistant", "content": [ADVISOR_RESULT, {"type": "text", "text": "Done."}]},
+                             {"role": "user", "content": "next"})),
+     "messages.3.content.0: unexpected `tool_use_id` found in `advisor_tool_result` blocks: srvtoolu_1. Each "
+     "`advisor_tool_result` block must have a corresponding `server_tool_use` block before it.",
+     "messages[3].content[0]"),
+    ("anthropic", "server-result-without-use",
+     ("anthropic", anthropic({"role": "assistant", "content": [SEARCH_RESULT, {"type": "text", "text": "18C."}]},
+                             {"role": "user", "content": "next"})),
+     "messages.1.content.0: unexpected `tool_use_id` found in `web_search_tool_result` blocks: srvtoolu_1. Each "
+     "`web_search_tool_result` block must have a corresponding `server_tool_use` block before it.",
+     "messages[1].content[0]"),
+    ("anthropic", "caller-without-server-use",
+     ("anthropic", anthropic({"role": "assistant", "content": [
+         {**USE, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_gone"}}]}, RESULT)),
+     "messages.1.content.0: tool_use toolu_1 names caller srvtoolu_gone, a server_tool_use that is not in the "
+     "request", "messages[1].content[0]"),
 ]
-
