@@ -265,4 +265,15 @@ CASES = [
          {**USE, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_gone"}}]}, RESULT)),
      "messages.1.content.0: tool_use toolu_1 names caller srvtoolu_gone, a server_tool_use that is not in the "
      "request", "messages[1].content[0]"),
+    # Issue 31 item 3: calls the client runs in Responses (openai-agents-python #1855, agent-framework #8663)
+    ("openai-responses", "client-call-without-output",
+     ("openai-responses", responses({"type": "local_shell_call", "id": "lsh_1", "call_id": "call_MEmrSaOboO5WG3MXGazSubb7",
+                                     "action": {"type": "exec", "command": ["ls"]}, "status": "completed"},
+                                    {"role": "user", "content": "and now?"})),
+     "No tool output found for local shell call call_MEmrSaOboO5WG3MXGazSubb7.", "input[1]"),
+    ("openai-responses", "other-client-call-without-output",
+     ("openai-responses", responses({"type": "computer_call", "id": "cu_1", "call_id": "call_c",
+                                     "action": {"type": "screenshot"}, "status": "completed"},
+                                    {"role": "user", "content": "and now?"})),
+     "No tool output found for computer call call_c.", "input[1]"),
 ]
