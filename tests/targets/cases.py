@@ -276,4 +276,18 @@ CASES = [
                                      "action": {"type": "screenshot"}, "status": "completed"},
                                     {"role": "user", "content": "and now?"})),
      "No tool output found for computer call call_c.", "input[1]"),
+    # Issue 31 item 5: call fields OpenAI refuses (continuedev/continue#9784, aaif-goose/goose-mobile#20), images
+    # outside user messages (All-Hands-AI/OpenHands#7700)
+    ("openai-chat", "call-fields",
+     ("openai-chat", chat({"role": "assistant", "content": " ", "tool_calls": [
+         {"id": "call_NXb8SS0nb3vaoLZyHxJB6mwJ", "type": "function",
+          "function": {"name": "", "arguments": "{\"filepath\":\"main.py\"}"}}]},
+         {"role": "tool", "tool_call_id": "call_NXb8SS0nb3vaoLZyHxJB6mwJ", "content": "print(1)"})),
+     "Invalid 'messages[1].tool_calls[0].function.name': empty string. Expected a string with minimum length 1, but "
+     "got an empty string instead.", "messages[1].tool_calls[0]"),
+    ("openai-chat", "image-outside-user",
+     ("openai-chat", chat(chat_call(), {"role": "tool", "tool_call_id": "call_1", "content": [
+         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]})),
+     "Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
+     "image URL.", "messages[2].content[0]"),
 ]
