@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Kind, declare
-from . import base, blocks, reasoning, surrogates
+from . import base, blocks, compaction, reasoning, surrogates
 from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
 from .format import Format
@@ -41,7 +41,7 @@ PLACEHOLDER = "(empty)"
 NAME = "anthropic"
 # Detection: block types only Anthropic uses. A ``thinking`` block counts only as Anthropic
 # spells it (a string ``thinking`` and a ``signature``): Mistral has a ``thinking`` part too.
-BLOCK_MARKERS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
+BLOCK_MARKERS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "compaction",
                            "web_search_tool_result", "document", "search_result", "container_upload"})
 # Block types an Anthropic message may hold that decide nothing alone.
 PARTS = frozenset({"text", "image"})
@@ -148,6 +148,11 @@ class Anthropic(BlockSpec):
                        origin=origin)
         return [*kept[:first], *late, *(k for k in kept[first:] if k in uses)]
 
+
+    def import_(self, document, name):
+        im = super().import_(document, name)
+        compaction.note(im, "content")
+        return im
 
     def export_same(self, im, result, notes):
         body = super().export_same(im, result, notes)
@@ -341,6 +346,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     parts=PARTS,
     provider="anthropic",
-    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS + surrogates.EMITS,
+    kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS + surrogates.EMITS + compaction.EMITS,
     strip_reasoning=strip_reasoning,
 )

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, INTERRUPTED, SIDE_EFFECTS_UNKNOWN, Kind, Result, declare, to_id
 from ..io import InputError
-from . import base, reasoning
+from . import base, compaction, reasoning
 from .base import (Decisions, Exported, Imported, Loc, Reasoning, args_string, as_text, call_args, call_name, describe_block,
                    kind_of, note_unconverted, rebuild)
 from .openai_chat import TEXT_PARTS, content_text
@@ -67,13 +67,13 @@ PART_MARKERS = frozenset({"input_text", "output_text", "input_image", "input_fil
 PARTS = frozenset({*PART_MARKERS, "input_audio", "refusal", "summary_text"})
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
-# Items Inspector knows; any other type (``compaction``, types added later) is carried as is.
+# Items Inspector knows; any other type (types added later) is carried as is.
 KNOWN = frozenset({"message", "reasoning", *CALLS, *OUTPUTS, "web_search_call", "file_search_call",
                    "tool_search_call", "tool_search_output", "computer_call", "computer_call_output",
                    "code_interpreter_call", "image_generation_call", "local_shell_call",
                    "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
                    "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
-                   "mcp_approval_response", "item_reference"})
+                   "mcp_approval_response", "item_reference", "compaction"})
 
 
 @dataclass(slots=True)
@@ -216,6 +216,7 @@ def import_(document: Any, name: str) -> Imported:
         else:
             im.add(dict(item), Loc(i))     # no type and no usable role: the engine says why (clause 1)
         i += 1
+    compaction.note(im, None)
     return im
 
 
@@ -414,6 +415,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("call_id", "id"), ("text", "output", "arguments", "content")),
     parts=PARTS,
     provider="openai-responses",
-    kinds=EMITS + base.EMITS + reasoning.EMITS,
+    kinds=EMITS + base.EMITS + reasoning.EMITS + compaction.EMITS,
     strip_reasoning=strip_reasoning,
 )

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from . import signed
-from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map,
+from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, after_compaction, create, is_map,
                    stray_results, unanswered)
 from .text import surrogate_rule
 
@@ -354,7 +354,7 @@ def caller_without_server_use(view: View) -> Iterator[Hit]:
                                             f"{ref}, a server_tool_use that is not in the request")
 
 
-TARGET = create(NAME, [
+TARGET = create(NAME, after_compaction([
     Rule("tool-use-without-result", tool_use_without_result, ERROR,
          "https://github.com/anthropics/claude-code/issues/1237",
          "tool_use ids of an assistant turn not answered first thing in the very next user message",
@@ -420,4 +420,4 @@ TARGET = create(NAME, [
     surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199", "no low surrogate in string",
                    repaired=True),
     signed.rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598", THINKING_KINDS),
-])
+], NAME, "content"))

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from . import signed
-from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create,
+from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, after_compaction, calls_of, cid_of, create,
                    is_map, result_id)
 from .text import surrogate_rule
 
@@ -338,7 +338,7 @@ def other_client_call_without_output(view: View) -> Iterator[Hit]:
     yield from _client_calls(view, observed=False)
 
 
-TARGET = create(NAME, [
+TARGET = create(NAME, after_compaction([
     Rule("output-without-call", output_without_call, ERROR, "https://github.com/continuedev/continue/issues/10092",
          "a function_call_output with no function_call before it (unless the request continues server-side state)"),
     Rule("call-without-output", call_without_output, ERROR, "https://github.com/tjardoo/openai-client/pull/124",
@@ -389,4 +389,4 @@ TARGET = create(NAME, [
          "a screenshot, which only the client can take)."),
     surrogate_rule(WARNING, DOCS),
     signed.rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173", frozenset({"reasoning"})),
-])
+], NAME, None))
