@@ -230,6 +230,30 @@ def thinking_unsigned(view: View) -> Iterator[Hit]:
 EMPTY_MESSAGE = "all messages must have non-empty content except for the optional final assistant message"
 
 
+MODIFIED = ("`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These "
+            "blocks must remain as they were in the original response.")
+
+
+def thinking_duplicated(view: View) -> Iterator[Hit]:
+    """Native: the latest assistant message that carries thinking holds the same signed block
+    twice (a client that both kept the block in the content and added it again from a
+    reasoning field: BerriAI/litellm #23047, #23137); the API reads the turn as modified. An
+    empty thinking text with its signature is a valid block and is not reported."""
+    for position, message in reversed(_assistants(view)):
+        blocks = _blocks(message)
+        thinking = [(k, b) for k, b in enumerate(blocks) if _kind(b) in THINKING]
+        if not thinking:
+            continue
+        seen: set = set()
+        for k, b in thinking:
+            mark = (b.get("type"), b.get("signature") if _kind(b) == "thinking" else b.get("data"))
+            if mark[1] and mark in seen:
+                yield from _hit(view, message, b, f"messages.{position}.content.{k}: {MODIFIED}")
+                return
+            seen.add(mark)
+        return
+
+
 def blank_text(view: View) -> Iterator[Hit]:
     """Native: the blank text Anthropic refuses, in the scope observed (issue 31, item 4):
     an empty text block anywhere (claude-code #59812, #49171); a message that is nothing but
@@ -390,6 +414,9 @@ TARGET = create(NAME, after_compaction([
          "a thinking block sent without its signature (native, and session stores)",
          "Remove the unsigned thinking block (it cannot be verified; the provider reads the turn without it), "
          "or send the history with --reasoning strip."),
+    Rule("thinking-duplicated", thinking_duplicated, ERROR, "https://github.com/BerriAI/litellm/issues/23047",
+         "the latest assistant message with thinking holds one signed thinking block twice (native)",
+         "Remove the second copy of the block: the turn must be sent as the response was."),
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
          "an empty text block, or a message of nothing but blank text or empty content, not the final assistant "
          "message (native; a whitespace-only block beside other content is accepted)",

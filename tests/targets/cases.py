@@ -290,4 +290,9 @@ CASES = [
          {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]})),
      "Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
      "image URL.", "messages[2].content[0]"),
+    # Issue 31 item 7: a signed thinking block sent twice (BerriAI/litellm#23047)
+    ("anthropic", "thinking-duplicated",
+     ("anthropic", anthropic({"role": "assistant", "content": [THINK, THINK, USE]}, RESULT, thinking=ENABLED)),
+     "messages.1.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+     "modified. These blocks must remain as they were in the original response.", "messages[1].content[1]"),
 ]
