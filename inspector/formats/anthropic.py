@@ -27,6 +27,9 @@ EMITS = declare(
     Kind("server-result-dropped", "strict:server-tools", False, "server result dropped",
          "A server tool result without its call earlier in the turn was left out, as Anthropic refuses it "
          "(strict, beyond MEM-5)."),
+    Kind("prefill-trimmed", "strict:blank-text", False, "prefill trimmed",
+         "The final assistant message (a prefill) ended in whitespace, which Anthropic refuses: the whitespace was "
+         "trimmed, or a prefill of only whitespace left out (strict, beyond MEM-5)."),
     Kind("blank-text-dropped", "strict:blank-text", False, "empty text dropped",
          "An empty text block beside other content was left out, as Anthropic refuses it (strict, beyond MEM-5)."),
     Kind("blank-text-replaced", "strict:blank-text", False, "blank text replaced",
@@ -158,6 +161,12 @@ class Anthropic(BlockSpec):
         body = super().export_same(im, result, notes)
         if any(s.name == "strict" for s in result.stages):
             body = server_repair(body, notes)
+            body = blank_repair(body, im, notes)
+        return body
+
+    def export_new(self, im, result, notes):
+        body = super().export_new(im, result, notes)
+        if any(s.name == "strict" for s in result.stages):
             body = blank_repair(body, im, notes)
         return body
 
@@ -294,6 +303,29 @@ def blank_repair(body: Any, im: Any, notes: Any) -> Any:
                 notes.note("blank-text-dropped", f"{', '.join(f'{where}.content[{k}]' for k in gone)}: an empty "
                                "text block, which Anthropic refuses, is left out; the message keeps its other blocks.")
                 changed = True
+    last = out[-1] if out else None
+    if isinstance(last, Mapping) and last.get("role") == "assistant":
+        content = last.get("content")
+        blocks = content if isinstance(content, list) else None
+        text = (blocks[-1].get("text") if blocks and isinstance(blocks[-1], Mapping) and blocks[-1].get("type") == "text"
+                else content if isinstance(content, str) else None)
+        if content == [] or content == "":
+            out = out[:-1]
+            notes.note("prefill-trimmed", f"messages[{len(out)}], the final assistant message, is empty: a prefill of "
+                           "nothing asks for nothing, so it is left out.")
+            changed = True
+        elif isinstance(text, str) and text != text.rstrip():
+            where = f"messages[{len(out) - 1}]"
+            if not text.strip() and (blocks is None or len(blocks) == 1):
+                out = out[:-1]
+                notes.note("prefill-trimmed", f"{where}, the final assistant message, is only whitespace, which "
+                               "Anthropic refuses as a prefill; it is left out.")
+            else:
+                new = text.rstrip()
+                out[-1] = {**last, "content": [*blocks[:-1], {**blocks[-1], "text": new}] if blocks else new}
+                notes.note("prefill-trimmed", f"{where}, the final assistant message, ended in whitespace, which "
+                               "Anthropic refuses; the trailing whitespace was trimmed.")
+            changed = True
     return {**body, "messages": out} if changed else body
 
 

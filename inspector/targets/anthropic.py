@@ -254,6 +254,20 @@ def thinking_duplicated(view: View) -> Iterator[Hit]:
         return
 
 
+def final_whitespace(view: View) -> Iterator[Hit]:
+    """Native: the request ends with an assistant message (a prefill) whose text ends in
+    whitespace, which the API refuses (tailcallhq/forgecode #1872, anomalyco/opencode #1295)."""
+    history = view.sent(NAME) or []
+    last = history[-1] if history else None
+    if not (is_map(last) and last.get("role") == "assistant"):
+        return
+    blocks = _blocks(last)
+    if blocks and _kind(blocks[-1]) == "text" and isinstance(blocks[-1].get("text"), str) \
+            and blocks[-1]["text"] != blocks[-1]["text"].rstrip():
+        yield from _hit(view, last, blocks[-1] if isinstance(last.get("content"), list) else None,
+                        "messages: final assistant content cannot end with trailing whitespace")
+
+
 def blank_text(view: View) -> Iterator[Hit]:
     """Native: the blank text Anthropic refuses, in the scope observed (issue 31, item 4):
     an empty text block anywhere (claude-code #59812, #49171); a message that is nothing but
@@ -417,6 +431,10 @@ TARGET = create(NAME, after_compaction([
     Rule("thinking-duplicated", thinking_duplicated, ERROR, "https://github.com/BerriAI/litellm/issues/23047",
          "the latest assistant message with thinking holds one signed thinking block twice (native)",
          "Remove the second copy of the block: the turn must be sent as the response was."),
+    Rule("final-assistant-whitespace", final_whitespace, ERROR, "https://github.com/tailcallhq/forgecode/issues/1872",
+         "the request ends with an assistant message (a prefill) whose text ends in whitespace (native)",
+         "Trim the prefill's trailing whitespace, or leave out a prefill of only whitespace (--strict does both).",
+         strict=True),
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
          "an empty text block, or a message of nothing but blank text or empty content, not the final assistant "
          "message (native; a whitespace-only block beside other content is accepted)",

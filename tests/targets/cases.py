@@ -295,4 +295,8 @@ CASES = [
      ("anthropic", anthropic({"role": "assistant", "content": [THINK, THINK, USE]}, RESULT, thinking=ENABLED)),
      "messages.1.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
      "modified. These blocks must remain as they were in the original response.", "messages[1].content[1]"),
+    # Issue 31 item 4: a prefill ending in whitespace (tailcallhq/forgecode#1872)
+    ("anthropic", "final-assistant-whitespace",
+     ("anthropic", anthropic({"role": "assistant", "content": [{"type": "text", "text": "title: "}]})),
+     "messages: final assistant content cannot end with trailing whitespace", "messages[1].content[0]"),
 ]
