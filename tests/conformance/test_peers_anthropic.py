@@ -91,3 +91,12 @@ def test_what_a_wrong_peer_sends_is_refused_by_the_target_rules(suite, case):
     """The peer sends the history as it came: the target's rules, run on it unrepaired, refuse it."""
     flat = _run(case).imported.messages
     assert [p for p in check(flat, case["target"]) if p.severity == ERROR]
+
+
+def test_docs_conformance_lists_every_case_with_its_verdict():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "conformance.md").read_text()
+    for _, case in CASES:
+        line = next((ln for ln in page.splitlines() if f"`{case['source']['test']}`" in ln
+                     and case["source"]["repository"] in ln), None)
+        assert line is not None and f"| {case['verdict']}" in line, case["source"]["test"]
+    assert "Inspector wrong" not in page.split("<!-- peers -->")[1]
