@@ -27,7 +27,7 @@ EMITS = declare(
          "OpenAI requires (strict, beyond MEM-5)."),
     Kind("image-moved", "strict:image-role", False, "image moved to a user message",
          "Images in a tool or system message, which Chat Completions refuses, were moved into a user message after "
-         "it (strict, beyond MEM-5).", "move"),
+         "it (strict, beyond MEM-5)."),
 )
 
 NAME = "openai-chat"

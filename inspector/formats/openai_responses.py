@@ -43,8 +43,8 @@ EMITS = declare(
          "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
     Kind("client-call-answered", EXPORT_CLAUSE, False, "interrupted output added",
          "A call the client runs (local shell, shell, apply patch, client tool search, MCP approval) had no output, "
-         "which the Responses API refuses; an interrupted output of its own type was written after its turn.",
-         "add", unknown_effects=True),
+         "which the Responses API refuses; an interrupted output of its own type was written after its turn "
+         "(a change of the written input: the engine's rows are not touched).", "change", unknown_effects=True),
 )
 
 # Calls the client runs, besides function and custom tool calls: the output item type that
