@@ -119,11 +119,12 @@ def replace(document: Any, notes: Any, im: Any) -> Any:
     history = new.get(container) if container and isinstance(new, Mapping) else new
     old_history = document.get(container) if container and isinstance(document, Mapping) else document
     if isinstance(history, list) and isinstance(old_history, list) and len(history) == len(old_history):
+        origin = _Rows(im)
         for n, (a, b) in enumerate(zip(old_history, history)):
             if a is not b:
                 _, per = clean(a)
                 notes.note("surrogate-replaced", _sentence(f"{container or 'history'}[{n}]", per),
-                           origin=_origin(im, n) if getattr(im, "history", None) is old_history else None)
+                           origin=origin(n) if getattr(im, "history", None) is old_history else None)
         rest = [f for f in found if not f[0].startswith(container)] if container else []
         if rest:
             notes.note("surrogate-replaced", _sentence("the request body", rest))
@@ -136,6 +137,7 @@ def _lines(doc: Lines, notes: Any, im: Any) -> Lines:
     raw, entries = doc.raw, doc.entries
     changed = False
     same = getattr(im, "format", None) == doc.format
+    origin = _Rows(im)
     for i, entry in enumerate(entries):
         if entry is None or not _MAYBE.search(raw[i]):
             continue
@@ -147,13 +149,20 @@ def _lines(doc: Lines, notes: Any, im: Any) -> Lines:
         fixed, count = fix_escapes(raw[i])
         raw[i] = fixed if count else raw[i]
         entries[i] = new
-        notes.note("surrogate-replaced", _sentence(f"line {i + 1}", found), origin=_origin(im, i) if same else None)
+        notes.note("surrogate-replaced", _sentence(f"line {i + 1}", found), origin=origin(i) if same else None)
     return dataclasses.replace(doc, raw=raw, entries=entries) if changed else doc
 
 
-def _origin(im: Any, line: int) -> int | None:
-    """The flat row a session line became, when it became one."""
-    for o, loc in enumerate(getattr(im, "sources", ())):
-        if loc.message == line:
-            return o
-    return None
+class _Rows:
+    """The first flat row each session line (or history message) became, built on first
+    need in one pass over the import (an export that replaces nothing never builds it)."""
+
+    def __init__(self, im: Any):
+        self.im, self.rows = im, None
+
+    def __call__(self, line: int) -> int | None:
+        if self.rows is None:
+            self.rows = {}
+            for o, loc in enumerate(getattr(self.im, "sources", ())):
+                self.rows.setdefault(loc.message, o)
+        return self.rows.get(line)
