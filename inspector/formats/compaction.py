@@ -23,27 +23,29 @@ EMITS = declare(
 )
 
 
-def last_compaction(history: Any, key: str | None) -> tuple[int, int | None] | None:
-    """(message, block) of the last compaction in a history: a block of a message's ``key``
-    list (Anthropic), or an item of its own (Responses, ``key`` None)."""
+def _candidates(im: Any, key: str | None) -> tuple[int, int | None] | None:
+    """The last compaction among what the import could not carry in the flat form
+    (``Imported.unconverted``: a compaction block or item is always one of them), so a
+    history without one costs a pass over those few entries, not over every block."""
+    history = im.history if isinstance(im.history, list) else []
     found = None
-    for p, m in enumerate(history if isinstance(history, list) else ()):
-        if not isinstance(m, Mapping):
+    for i, k_key, k in getattr(im, "unconverted", ()):
+        entry = history[i] if isinstance(i, int) and i < len(history) else None
+        if not isinstance(entry, Mapping):
             continue
-        if key is None:
-            if m.get("type") == "compaction":
-                found = (p, None)
-            continue
-        blocks = m.get(key)
-        for k, b in enumerate(blocks if isinstance(blocks, list) else ()):
-            if isinstance(b, Mapping) and b.get("type") == "compaction":
-                found = (p, k)
+        if key is None and k is None and entry.get("type") == "compaction":
+            found = max(found or (i, None), (i, None))
+        elif key is not None and k_key == key and isinstance(k, int):
+            blocks = entry.get(key)
+            if isinstance(blocks, list) and k < len(blocks) and isinstance(blocks[k], Mapping) \
+                    and blocks[k].get("type") == "compaction":
+                found = max(found or (i, k), (i, k))
     return found
 
 
 def note(im: Any, key: str | None) -> None:
     """One import note, on the first row the provider reads, naming what it drops."""
-    found = last_compaction(im.history, key)
+    found = _candidates(im, key)
     if found is None:
         return
     p, k = found
