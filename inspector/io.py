@@ -102,6 +102,32 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, column
 
 
+_NOT_READ = object()
+# orjson's text for a ``\\uXXXX`` escape that is half a UTF-16 pair (an emoji cut in two):
+# the same words Anthropic's API answers with ("no low surrogate in string").
+_SURROGATE_ERRORS = ("surrogate",)
+
+
+def loads_surrogates(data: bytes, exc: Exception) -> Any:
+    """A document orjson refused only for a lone surrogate escape (``"\\ud83d"``, which
+    JSON's grammar allows and UTF-8 cannot hold), read by the standard library, which keeps
+    the half character as a lone surrogate in the string: the reader does not stop at it,
+    and the target rules report it per entry (issue 31, item 6). Anything else orjson
+    refused stays refused (returns ``_NOT_READ``); so do NaN and Infinity, which the
+    standard library would otherwise accept."""
+    if not any(word in str(exc) for word in _SURROGATE_ERRORS):
+        return _NOT_READ
+    import json
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(constant)
+    try:
+        with gc_paused():
+            return json.loads(data.decode("utf-8"), parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return _NOT_READ
+
+
 def parse_json(data: bytes, name: str) -> Any:
     """Parse UTF-8 JSON (a BOM is allowed); errors carry line and column."""
     if data.startswith(BOM):
@@ -117,6 +143,9 @@ def parse_json(data: bytes, name: str) -> Any:
         with gc_paused():
             return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        lenient = loads_surrogates(data, exc)
+        if lenient is not _NOT_READ:
+            return lenient
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as bad:
@@ -141,7 +170,30 @@ def dumps(value: Any, option: int = 0) -> bytes:
     try:
         return orjson.dumps(value, option=option)
     except orjson.JSONEncodeError as exc:
+        if "surrogates not allowed" in str(exc):
+            written = _dumps_surrogates(value, option)
+            if written is not None:
+                return written
         raise JSONWriteError(str(exc)) from exc
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _dumps_surrogates(value: Any, option: int) -> bytes | None:
+    """A value holding a lone surrogate (read from a ``"\\ud83d"`` escape, kept for a
+    provider that does not refuse it), written with the escape again: UTF-8 cannot hold the
+    character itself. The standard library writes it (keys in order, orjson's two spaces
+    of indent, or compact); None when it cannot either."""
+    import json
+    indent = 2 if option & orjson.OPT_INDENT_2 else None
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent,
+                          separators=(",", ": ") if indent else (",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    text = _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.encode("utf-8") + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
 
 
 def dump_messages(messages: list[Any], compact: bool = False) -> bytes:

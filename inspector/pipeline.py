@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import EXTENSIONS, Event, Result, normalize
+from .engine import EXTENSIONS, Event, Result, kind, normalize
 from . import formats
 from .formats import REGISTRY, Imported, export_history, import_history, known
 from .io import JSONWriteError, display_name, parse_json, read_bytes
@@ -195,8 +195,10 @@ class Outcome:
     def changed(self) -> bool:
         """Whether writing the output back would change the input document, or the export
         says it changed something. Import notes alone (how a document was read) are not
-        changes: normalize's own output checks clean."""
-        return bool(self.export.events) or self.export.document != self.imported.document
+        changes, nor is an export note (effect ``note``: how something was written, the
+        document the same), so normalize's own output checks clean (hostile round 3, R3-28)."""
+        return any(kind(e.kind).effect != "note" for e in self.export.events) \
+            or self.export.document != self.imported.document
 
 
 def outcome(imported: Imported, name: str = "<input>", to: str = "same", strict: bool = False,

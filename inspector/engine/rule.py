@@ -111,6 +111,15 @@ STRICT_CLAUSES = {
 STRICT_EXPORT_CLAUSES = {
     "strict:text-after-tool-use": "In a target whose provider requires it (Anthropic), nothing of an assistant "
                                   "message follows its first tool_use block.",
+    "strict:server-tools": "In a target whose provider requires it (Anthropic), a server or MCP tool call has its "
+                           "result block (unless still in flight), and a server result follows its call in the same "
+                           "turn.",
+    "strict:call-fields": "In a target whose provider requires it (OpenAI), every call has a name and its arguments "
+                          "as a JSON string.",
+    "strict:image-role": "In a target whose provider requires it (OpenAI Chat), images sit in user messages only.",
+    "strict:blank-text": "In a target whose provider refuses it (Anthropic), no text block is empty and no message "
+                         "is only blank text: an empty block beside other content goes, a message left with nothing "
+                         "gets a placeholder text.",
 }
 # What reasoning asks of an export: ``--reasoning strip``, and what a repair did to a turn a
 # provider signed (recorded by the export step, beside the export's own events).

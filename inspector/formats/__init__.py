@@ -19,6 +19,7 @@ from typing import Any
 from ..engine import Result, gc_paused
 from ..io import InputError
 from . import reasoning as thoughts
+from . import surrogates
 from .base import Exported, Imported, Loc, Reasoning, kind_of
 from .detect import detect, evidence
 from .files import (
@@ -82,6 +83,8 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
             thoughts.note_omitted(imported, to, out)
         if reasoning == thoughts.STRIP_POLICY:
             out.document = thoughts.strip(REGISTRY[target], out.document, out)
+        if REGISTRY[target].provider in surrogates.REFUSED_BY:
+            out.document = surrogates.replace(out.document, out, imported)
     return out
 
 

@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
-from . import session
+from . import session, surrogates
 from . import reasoning as thoughts
 from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
@@ -906,6 +906,6 @@ FORMAT = Format(
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
-    kinds=EMITS + session.EMITS + thoughts.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
+    kinds=EMITS + session.EMITS + thoughts.EMITS + surrogates.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
     repairs=SELF_REPAIRS,
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ..io import BOM, InputError, dumps
+from ..io import _NOT_READ, BOM, InputError, dumps, loads_surrogates
 from .base import Loc
 
 SCAN_LINES = 64          # sniffing looks at this many non-blank lines at most
@@ -64,9 +64,15 @@ def split(data: bytes, fmt: str, name: str) -> Lines:
             continue
         try:
             entries.append(orjson.loads(line))
-        except orjson.JSONDecodeError:
-            entries.append(None)
-            bad.append(i)
+        except orjson.JSONDecodeError as exc:
+            # A line holding half an emoji (JSON.stringify writes "\ud83d") is a whole entry
+            # the agent sends on resume, not a cut write: read it (issue 31 item 6, R3-24).
+            entry = loads_surrogates(line, exc)
+            if entry is _NOT_READ:
+                entries.append(None)
+                bad.append(i)
+            else:
+                entries.append(entry)
     if bad and not any(isinstance(e, Mapping) for e in entries):
         raise InputError(name, f"{fmt}: no JSON object on any line; expected a session file (JSON Lines)")
     return Lines(fmt, raw, entries, final, bom, bad)

@@ -8,16 +8,27 @@ call's is its index in ``tool_calls``. A synthetic result is a ``tool`` message.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..engine import Result
+from ..engine import Kind, Result, declare
 from ..io import InputError
 from . import base, reasoning
 from .base import (Decisions, Exported, Imported, Loc, PerMessage, Reasoning, args_string, call_args, call_name, describe_block,
                    join_text, kind_of, note_unconverted, rebuild, split_body)
 from .format import Format
 from .shape import shape_of
+
+# The kinds of event this module emits, declared to the engine's kind table.
+EMITS = declare(
+    Kind("call-fields-written", "strict:call-fields", False, "call fields written",
+         "A call's missing or empty name got a placeholder, or its arguments object was written as the JSON string "
+         "OpenAI requires (strict, beyond MEM-5)."),
+    Kind("image-moved", "strict:image-role", False, "image moved to a user message",
+         "Images in a tool or system message, which Chat Completions refuses, were moved into a user message after "
+         "it (strict, beyond MEM-5)."),
+)
 
 NAME = "openai-chat"
 # Detection: content part types only Chat Completions uses, and calls spelled
@@ -164,7 +175,75 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
             else:
                 del orig["tool_calls"]     # an empty tool_calls array is itself rejected
         out.append(orig)
+    if any(s.name == "strict" for s in result.stages):
+        out = strict_fields(out, notes)
+        out = strict_images(out, notes)
     return rebuild(im, out)
+
+
+PLACEHOLDER_NAME = "unnamed_tool"
+
+
+def strict_fields(messages: list[Any], notes: Exported) -> list[Any]:
+    """``--strict``, OpenAI (issue 31, item 5): a call with a missing, empty or non-string
+    name gets a placeholder name, and arguments written as an object (or null) are written as
+    the JSON string OpenAI requires (null as ``{}``), one event per call. The input's objects
+    are never edited: a changed message, call and function are new dicts."""
+    out = list(messages)
+    for p, m in enumerate(messages):
+        calls = m.get("tool_calls") if isinstance(m, Mapping) and m.get("role") == "assistant" else None
+        if not isinstance(calls, list):
+            continue
+        new_calls = list(calls)
+        for j, call in enumerate(calls):
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if not isinstance(fn, Mapping):
+                continue
+            fixed = dict(fn)
+            what = []
+            if not isinstance(fn.get("name"), str) or not fn.get("name"):
+                fixed["name"] = PLACEHOLDER_NAME
+                what.append(f"its name ({json.dumps(fn.get('name'))}) became {PLACEHOLDER_NAME!r}")
+            if "arguments" in fn and not isinstance(fn["arguments"], str):
+                fixed["arguments"] = args_string(fn["arguments"] if fn["arguments"] is not None else {})
+                what.append("its arguments were written as a JSON string")
+            if what:
+                new_calls[j] = {**call, "function": fixed}
+                notes.note("call-fields-written", f"messages[{p}].tool_calls[{j}]: " + " and ".join(what) +
+                               ", as OpenAI requires.")
+        if new_calls != calls:
+            out[p] = {**m, "tool_calls": new_calls}
+    return out
+
+
+def strict_images(messages: list[Any], notes: Exported) -> list[Any]:
+    """``--strict``, OpenAI Chat (issue 31, item 5): images in a tool or system message (which
+    Chat Completions refuses: "Image URLs are only allowed for messages with role 'user'",
+    OpenHands #7700) move into a new user message after the block of tool messages, and a
+    text part says so where each was; one event per message."""
+    out: list[Any] = []
+    pending: list[Any] = []
+    for p, m in enumerate(messages):
+        role = m.get("role") if isinstance(m, Mapping) else None
+        if pending and role != "tool":
+            out.append({"role": "user", "content": pending})
+            pending = []
+        content = m.get("content") if isinstance(m, Mapping) else None
+        if role not in ("tool", "system", "developer") or not isinstance(content, list) or \
+                not any(isinstance(x, Mapping) and x.get("type") == "image_url" for x in content):
+            out.append(m)
+            continue
+        images = [x for x in content if isinstance(x, Mapping) and x.get("type") == "image_url"]
+        kept = [x if not (isinstance(x, Mapping) and x.get("type") == "image_url")
+                else {"type": "text", "text": "(image moved to the next user message)"} for x in content]
+        out.append({**m, "content": kept})
+        who = f"tool call {m.get('tool_call_id')}" if role == "tool" else f"the {role} message"
+        pending += [{"type": "text", "text": f"Image(s) from {who}:"}, *images]
+        notes.note("image-moved", f"messages[{p}]: {len(images)} image(s) in a {role} message, which Chat Completions "
+                       "refuses, moved into a user message after it.")
+    if pending:
+        out.append({"role": "user", "content": pending})
+    return out
 
 
 def export_new(im: Imported, result: Result, notes: Exported) -> Any:
@@ -206,6 +285,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("id", "tool_call_id"), ("text", "refusal", "function")),
     parts=PARTS,
     provider="openai-chat",
-    kinds=base.EMITS + reasoning.EMITS,
+    kinds=EMITS + base.EMITS + reasoning.EMITS,
     strip_reasoning=strip_reasoning,
 )

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import IMPORT_CLAUSE, Kind, Result, declare, to_id
+from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, INTERRUPTED, SIDE_EFFECTS_UNKNOWN, Kind, Result, declare, to_id
 from ..io import InputError
-from . import base, reasoning
+from . import base, compaction, reasoning
 from .base import (Decisions, Exported, Imported, Loc, Reasoning, args_string, as_text, call_args, call_name, describe_block,
                    kind_of, note_unconverted, rebuild)
 from .openai_chat import TEXT_PARTS, content_text
@@ -41,7 +41,20 @@ EMITS = declare(
          "it is kept as it is.", "note"),
     Kind("result-builtin-call", IMPORT_CLAUSE, False, "built-in call result",
          "A result answers a built-in tool call (not a function call); it is kept as it is.", "note"),
+    Kind("client-call-answered", EXPORT_CLAUSE, False, "interrupted output added",
+         "A call the client runs (local shell, shell, apply patch, client tool search, MCP approval) had no output, "
+         "which the Responses API refuses; an interrupted output of its own type was written after its turn "
+         "(a change of the written input: the engine's rows are not touched).", "change", unknown_effects=True),
 )
+
+# Calls the client runs, besides function and custom tool calls: the output item type that
+# answers each, and how it is keyed. The API refuses a request where one has no output
+# ("No tool output found for local shell call call_...", openai/openai-agents-python #1855;
+# "... for shell call ...", microsoft/agent-framework #8663). A computer_call is not
+# answered here: its output is a screenshot, which Inspector cannot make up.
+CLIENT_CALLS = {"local_shell_call": "local_shell_call_output", "shell_call": "shell_call_output",
+                "apply_patch_call": "apply_patch_call_output", "tool_search_call": "tool_search_output",
+                "computer_call": "computer_call_output", "mcp_approval_request": "mcp_approval_response"}
 
 
 NAME = "openai-responses"
@@ -54,13 +67,13 @@ PART_MARKERS = frozenset({"input_text", "output_text", "input_image", "input_fil
 PARTS = frozenset({*PART_MARKERS, "input_audio", "refusal", "summary_text"})
 CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
-# Items Inspector knows; any other type (``compaction``, types added later) is carried as is.
+# Items Inspector knows; any other type (types added later) is carried as is.
 KNOWN = frozenset({"message", "reasoning", *CALLS, *OUTPUTS, "web_search_call", "file_search_call",
                    "tool_search_call", "tool_search_output", "computer_call", "computer_call_output",
                    "code_interpreter_call", "image_generation_call", "local_shell_call",
                    "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
                    "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
-                   "mcp_approval_response", "item_reference"})
+                   "mcp_approval_response", "item_reference", "compaction"})
 
 
 @dataclass(slots=True)
@@ -203,6 +216,7 @@ def import_(document: Any, name: str) -> Imported:
         else:
             im.add(dict(item), Loc(i))     # no type and no usable role: the engine says why (clause 1)
         i += 1
+    compaction.note(im, None)
     return im
 
 
@@ -257,7 +271,74 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     items = _with_carried(out, own.carried, im.history)
     if own.input_string and len(items) == 1 and items[0] is im.history[0]:
         return im.document
+    items = answer_client_calls(items, notes)
     return rebuild(im, items)
+
+
+def client_call_key(item: Mapping) -> Any:
+    """The id an output answers a client-run call by (an MCP approval request: its ``id``)."""
+    return item.get("id") if item_type(item) == "mcp_approval_request" else item.get("call_id")
+
+
+def answers(item: Any) -> Any:
+    """The call id an output item answers (``approval_request_id`` for an MCP approval
+    response; a local shell output written with ``id``, as openai-python's type has it)."""
+    if not isinstance(item, Mapping):
+        return None
+    if item_type(item) == "mcp_approval_response":
+        return item.get("approval_request_id")
+    return item.get("call_id", item.get("id"))
+
+
+def _client_run(item: Any) -> bool:
+    kind = item_type(item) if isinstance(item, Mapping) else None
+    # A tool search the server runs (``execution`` absent or "server") needs no output from the client.
+    return kind in CLIENT_CALLS and not (kind == "tool_search_call" and item.get("execution") != "client")
+
+
+def _interrupted(call: Mapping) -> dict[str, Any] | None:
+    kind, key = item_type(call), client_call_key(call)
+    if kind == "local_shell_call":      # the server reads call_id (openai-agents-python #1855), not id
+        return {"type": "local_shell_call_output", "call_id": key, "output": INTERRUPTED}
+    if kind == "shell_call":
+        return {"type": "shell_call_output", "call_id": key,
+                "output": [{"stdout": "", "stderr": INTERRUPTED, "outcome": {"type": "exit", "exit_code": 1}}]}
+    if kind == "apply_patch_call":
+        return {"type": "apply_patch_call_output", "call_id": key, "status": "failed", "output": INTERRUPTED}
+    if kind == "tool_search_call":
+        return {"type": "tool_search_output", "call_id": key, "execution": "client", "tools": []}
+    if kind == "mcp_approval_request":
+        return {"type": "mcp_approval_response", "approval_request_id": key, "approve": False,
+                "reason": INTERRUPTED}
+    return None
+
+
+def answer_client_calls(items: list[Any], notes: Exported) -> list[Any]:
+    """Issue 31, item 3: each call the client runs with no output anywhere after it gets an
+    interrupted output of its own item type, right after its model turn (as the engine closes a
+    function call), one event each. Outputs answer calls by id in any later place, so a call
+    answered later is left alone; a computer call is only reported (its output is a screenshot)."""
+    answered = {answers(it) for it in items if isinstance(it, Mapping) and item_type(it) not in CLIENT_CALLS}
+    todo = [(k, it) for k, it in enumerate(items) if _client_run(it) and client_call_key(it) not in answered
+            and item_type(it) != "computer_call" and isinstance(client_call_key(it), str)]
+    if not todo:
+        return items
+    out = list(items)
+    inserts: dict[int, list[Any]] = {}
+    for k, call in todo:
+        end = k + 1
+        while end < len(items) and is_model(items[end]):
+            end += 1
+        inserts.setdefault(end, []).append(_interrupted(call))
+        notes.note("client-call-answered", f"input[{k}] ({item_type(call)} {client_call_key(call)}) had no output, "
+                       "which the Responses API refuses (\"No tool output found for ...\"): an interrupted "
+                       f"{_interrupted(call)['type']} now follows its turn. {SIDE_EFFECTS_UNKNOWN}")
+    out = []
+    for k, it in enumerate(items):
+        out.extend(inserts.get(k, ()))
+        out.append(it)
+    out.extend(inserts.get(len(items), ()))
+    return out
 
 
 def _parts_lost(item: Mapping, index: int, lost: list) -> None:
@@ -334,6 +415,6 @@ FORMAT = Format(
     describe_block=lambda block: describe_block(block, ("call_id", "id"), ("text", "output", "arguments", "content")),
     parts=PARTS,
     provider="openai-responses",
-    kinds=EMITS + base.EMITS + reasoning.EMITS,
+    kinds=EMITS + base.EMITS + reasoning.EMITS + compaction.EMITS,
     strip_reasoning=strip_reasoning,
 )

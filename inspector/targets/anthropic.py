@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from . import signed
-from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, create, is_map,
+from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, after_compaction, create, is_map,
                    stray_results, unanswered)
 from .text import surrogate_rule
 
@@ -227,20 +227,172 @@ def thinking_unsigned(view: View) -> Iterator[Hit]:
             yield Hit(rows[r.row], f"{where}: Invalid signature in thinking block", where=where)
 
 
+EMPTY_MESSAGE = "all messages must have non-empty content except for the optional final assistant message"
+
+
+MODIFIED = ("`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These "
+            "blocks must remain as they were in the original response.")
+
+
+def thinking_duplicated(view: View) -> Iterator[Hit]:
+    """Native: the latest assistant message that carries thinking holds the same signed block
+    twice (a client that both kept the block in the content and added it again from a
+    reasoning field: BerriAI/litellm #23047, #23137); the API reads the turn as modified. An
+    empty thinking text with its signature is a valid block and is not reported."""
+    for position, message in reversed(_assistants(view)):
+        blocks = _blocks(message)
+        thinking = [(k, b) for k, b in enumerate(blocks) if _kind(b) in THINKING]
+        if not thinking:
+            continue
+        seen: set = set()
+        for k, b in thinking:
+            mark = (b.get("type"), b.get("signature") if _kind(b) == "thinking" else b.get("data"))
+            if mark[1] and mark in seen:
+                yield from _hit(view, message, b, f"messages.{position}.content.{k}: {MODIFIED}")
+                return
+            seen.add(mark)
+        return
+
+
+def final_whitespace(view: View) -> Iterator[Hit]:
+    """Native: the request ends with an assistant message (a prefill) whose text ends in
+    whitespace, which the API refuses (tailcallhq/forgecode #1872, anomalyco/opencode #1295)."""
+    history = view.sent(NAME) or []
+    last = history[-1] if history else None
+    if not (is_map(last) and last.get("role") == "assistant"):
+        return
+    blocks = _blocks(last)
+    if blocks and _kind(blocks[-1]) == "text" and isinstance(blocks[-1].get("text"), str) \
+            and blocks[-1]["text"] != blocks[-1]["text"].rstrip():
+        yield from _hit(view, last, blocks[-1] if isinstance(last.get("content"), list) else None,
+                        "messages: final assistant content cannot end with trailing whitespace")
+
+
 def blank_text(view: View) -> Iterator[Hit]:
-    """Native: a text block whose text is empty or only whitespace, or a message whose
-    string content is only whitespace (the API reads it as one text block)."""
-    for message in view.sent(NAME) or ():
-        content = message.get("content") if is_map(message) else None
-        if isinstance(content, str) and content and not content.strip():
+    """Native: the blank text Anthropic refuses, in the scope observed (issue 31, item 4):
+    an empty text block anywhere (claude-code #59812, #49171); a message that is nothing but
+    whitespace text (claude-code #23440, opencode #31259); an empty string or list as a
+    message's content (claude-code #6774). A whitespace-only text block beside other content
+    is accepted (a recorded request, HTTP 200 from claude-haiku-4-5, holds ``" "`` before two
+    ``tool_use`` blocks) and not reported. The last message, an assistant prefill, may be
+    empty."""
+    history = view.sent(NAME) or []
+    for position, message in enumerate(history):
+        if not is_map(message) or (position == len(history) - 1 and message.get("role") == "assistant"):
+            continue
+        content = message.get("content")
+        if content == "" or content == []:
+            yield from _hit(view, message, None, f"messages.{position}: {EMPTY_MESSAGE}")
+            continue
+        if isinstance(content, str) and not content.strip():
             yield from _hit(view, message, None, "messages: text content blocks must contain non-whitespace text")
-        for block in content if isinstance(content, list) else ():
-            if _kind(block) == "text" and isinstance(block.get("text"), str) and not block["text"].strip():
-                what = "must be non-empty" if not block["text"] else "must contain non-whitespace text"
-                yield from _hit(view, message, block, f"messages: text content blocks {what}")
+            continue
+        blocks = content if isinstance(content, list) else []
+        texts = [b for b in blocks if _kind(b) == "text" and isinstance(b.get("text"), str)]
+        for block in texts:
+            if not block["text"]:
+                yield from _hit(view, message, block, "messages: text content blocks must be non-empty")
+        if blocks and len(texts) == len(blocks) and all(b["text"] and not b["text"].strip() for b in texts):
+            yield from _hit(view, message, texts[0], "messages: text content blocks must contain non-whitespace text")
 
 
-TARGET = create(NAME, [
+SERVER_USES = ("server_tool_use", "mcp_tool_use")
+
+
+def _server_result(block) -> bool:
+    """A result block the server writes in the assistant turn (``web_search_tool_result``,
+    ``mcp_tool_result``, ``advisor_tool_result``...), not a client ``tool_result``."""
+    kind = _kind(block)
+    return isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
+
+
+def _client_results_only(message) -> bool:
+    content = message.get("content") if is_map(message) else None
+    return message.get("role") == "user" and isinstance(content, list) and bool(content) and \
+        all(_kind(b) == "tool_result" for b in content)
+
+
+def server_pairing(history: list) -> tuple[list, list]:
+    """(unpaired uses, stray results) of the server and MCP tools in a request, as
+    (position, block number, block). A use is paired by a result block with its id anywhere in
+    the request (the result may come in the next assistant message: pydantic-ai's
+    ``result-in-a-later-response-is-kept``); it may go unpaired only while it is in flight,
+    when every later message is a user turn of client ``tool_result`` blocks only (measured on
+    claude-sonnet-4-5 in pydantic-ai ``tests/models/anthropic/test_unpaired_native_tool_calls.py``).
+    A server result needs its use earlier in the same assistant turn (anthropics/claude-code
+    #89348: a user line spliced between them splits the turn, and the API refuses it)."""
+    answered = {b.get("tool_use_id") for m in history if is_map(m) and m.get("role") == "assistant"
+                for b in _blocks(m) if _server_result(b)}
+    flight = len(history)           # the first position from which every message is a client-results turn
+    while flight > 0 and _client_results_only(history[flight - 1]):
+        flight -= 1
+    unpaired, stray = [], []
+    turn: set = set()
+    for p, m in enumerate(history):
+        if not (is_map(m) and m.get("role") == "assistant"):
+            turn = set()
+            continue
+        for k, b in enumerate(_blocks(m)):
+            kind = _kind(b)
+            if kind in SERVER_USES:
+                turn.add(b.get("id"))
+                if b.get("id") not in answered and p + 1 < flight:
+                    unpaired.append((p, k, b))
+            elif _server_result(b) and b.get("tool_use_id") not in turn:
+                stray.append((p, k, b))
+    return unpaired, stray
+
+
+def server_tool_without_result(view: View) -> Iterator[Hit]:
+    history = view.sent(NAME) or []
+    for p, k, b in server_pairing(history)[0]:
+        if _kind(b) == "mcp_tool_use":
+            text = f"mcp_tool_use with id {b.get('id')} was found without a corresponding mcp_tool_result block"
+        else:
+            text = (f"{b.get('name')} tool use with id {b.get('id')} was found without a corresponding "
+                    f"{b.get('name')}_tool_result block")
+        yield from _hit(view, history[p], b, f"messages.{p}.content.{k}: {text}")
+
+
+def advisor_result_without_use(view: View) -> Iterator[Hit]:
+    yield from _stray_results(view, advisor=True)
+
+
+def server_result_without_use(view: View) -> Iterator[Hit]:
+    yield from _stray_results(view, advisor=False)
+
+
+def _stray_results(view: View, advisor: bool) -> Iterator[Hit]:
+    history = view.sent(NAME) or []
+    for p, k, b in server_pairing(history)[1]:
+        if (_kind(b) == "advisor_tool_result") != advisor:
+            continue
+        kind, use = _kind(b), "mcp_tool_use" if _kind(b) == "mcp_tool_result" else "server_tool_use"
+        yield from _hit(view, history[p], b,
+                        f"messages.{p}.content.{k}: unexpected `tool_use_id` found in `{kind}` blocks: "
+                        f"{b.get('tool_use_id')}. Each `{kind}` block must have a corresponding `{use}` block "
+                        "before it.")
+
+
+def caller_without_server_use(view: View) -> Iterator[Hit]:
+    """A client ``tool_use`` made by code the server ran (programmatic tool calling: its
+    ``caller`` names a ``server_tool_use``) whose server call is no longer in the request."""
+    history = view.sent(NAME) or []
+    seen: set = set()
+    for p, m in enumerate(history):
+        if not (is_map(m) and m.get("role") == "assistant"):
+            continue
+        for k, b in enumerate(_blocks(m)):
+            if _kind(b) in SERVER_USES:
+                seen.add(b.get("id"))
+            caller = b.get("caller") if _kind(b) == "tool_use" else None
+            ref = caller.get("tool_id") if is_map(caller) else None
+            if isinstance(ref, str) and ref not in seen:
+                yield from _hit(view, m, b, f"messages.{p}.content.{k}: tool_use {b.get('id')} names caller "
+                                            f"{ref}, a server_tool_use that is not in the request")
+
+
+TARGET = create(NAME, after_compaction([
     Rule("tool-use-without-result", tool_use_without_result, ERROR,
          "https://github.com/anthropics/claude-code/issues/1237",
          "tool_use ids of an assistant turn not answered first thing in the very next user message",
@@ -276,9 +428,41 @@ TARGET = create(NAME, [
          "a thinking block sent without its signature (native, and session stores)",
          "Remove the unsigned thinking block (it cannot be verified; the provider reads the turn without it), "
          "or send the history with --reasoning strip."),
+    Rule("thinking-duplicated", thinking_duplicated, ERROR, "https://github.com/BerriAI/litellm/issues/23047",
+         "the latest assistant message with thinking holds one signed thinking block twice (native)",
+         "Remove the second copy of the block: the turn must be sent as the response was."),
+    Rule("final-assistant-whitespace", final_whitespace, ERROR, "https://github.com/tailcallhq/forgecode/issues/1872",
+         "the request ends with an assistant message (a prefill) whose text ends in whitespace (native)",
+         "Trim the prefill's trailing whitespace, or leave out a prefill of only whitespace (--strict does both).",
+         strict=True),
     Rule("blank-text", blank_text, ERROR, "https://github.com/anthropics/claude-code/issues/23440",
-         "an empty or whitespace-only text block (native)",
-         "Remove the blank text block (it carries nothing the model can read)."),
-    surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199"),
+         "an empty text block, or a message of nothing but blank text or empty content, not the final assistant "
+         "message (native; a whitespace-only block beside other content is accepted)",
+         "Leave the empty block out, or give an empty message a placeholder text (--strict does both).",
+         strict=True),
+    # orjson's words for it are Anthropic's: "no low surrogate in string" (claude-code #6199, CHANGELOG 2.1.132).
+    Rule("server-tool-without-result", server_tool_without_result, ERROR,
+         "https://github.com/pydantic/pydantic-ai/blob/5344c9aeee47029954d8208fc51cb8b240117775/tests/models/"
+         "anthropic/test_unpaired_native_tool_calls.py",
+         "a server_tool_use or mcp_tool_use with no result block in the request, unless still in flight (every "
+         "later message a user turn of client tool_result blocks only) (native)",
+         "Drop the unpaired server call (--strict does this, moving its cache_control to the block before it); "
+         "while its result is in flight the request is accepted as it is.", strict=True),
+    Rule("advisor-result-without-use", advisor_result_without_use, ERROR,
+         "https://github.com/anthropics/claude-code/issues/89348",
+         "an advisor_tool_result without its server_tool_use earlier in the same assistant turn (native; "
+         "also anthropics/claude-code #62885, #92611)",
+         "Drop the stray result block (--strict does this), or put back the turn's server_tool_use before it.",
+         strict=True),
+    Rule("server-result-without-use", server_result_without_use, WARNING,
+         "https://github.com/anthropics/claude-code/issues/89348",
+         "another server tool result (web_search_tool_result, mcp_tool_result...) without its call earlier in "
+         "the same assistant turn: refused for advisor_tool_result, not observed for the others (native)",
+         "Put back the call before the result, or remove the result block with it."),
+    Rule("caller-without-server-use", caller_without_server_use, WARNING, "https://github.com/vercel/ai/issues/12504",
+         "a client tool_use whose caller names a server_tool_use that is not in the request (native)",
+         "Keep the server_tool_use that made the call, or remove the caller field together with it."),
+    surrogate_rule(ERROR, "https://github.com/anthropics/claude-code/issues/6199", "no low surrogate in string",
+                   repaired=True),
     signed.rule(NAME, "https://github.com/anthropics/anthropic-sdk-python/issues/1598", THINKING_KINDS),
-])
+], NAME, "content"))

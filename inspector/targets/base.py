@@ -125,6 +125,42 @@ def create(name: str, rules: Iterable[Rule]) -> Target:
     return Target(name, rules)
 
 
+def horizon(view: "View", fmt: str, key: str | None) -> int:
+    """The first flat row the provider reads: with server-side compaction (an Anthropic
+    ``compaction`` block, ``key`` "content"; a Responses ``compaction`` item, ``key`` None)
+    the provider drops everything before the last one, so rows before it are not judged
+    (issue 31, item 2). 0 when the history has none or is not native."""
+    def build() -> int:
+        history = view.sent(fmt)
+        if not history:
+            return 0
+        last = None
+        for p, m in enumerate(history):
+            if not is_map(m):
+                continue
+            if key is None and m.get("type") == "compaction":
+                last = p
+            blocks = m.get(key) if key is not None else None
+            if isinstance(blocks, list) and any(is_map(b) and b.get("type") == "compaction" for b in blocks):
+                last = p
+        if last is None:
+            return 0
+        found = view.near(history, last, key or "content")
+        return found[0] if found is not None else 0
+    return view.memo(f"horizon:{fmt}", build)
+
+
+def after_compaction(rules: Iterable[Rule], fmt: str, key: str | None) -> list[Rule]:
+    """``rules`` whose hits on rows the provider drops (before the last compaction) are left
+    out: what the API never reads is not judged."""
+    def wrap(check: Callable[["View"], Iterable[Hit]]) -> Callable[["View"], Iterator[Hit]]:
+        def checked(view: "View") -> Iterator[Hit]:
+            first = horizon(view, fmt, key)
+            return (h for h in check(view) if h.index >= first)
+        return checked
+    return [replace(r, check=wrap(r.check)) for r in rules]
+
+
 SIGNED_CLAUSE = "reasoning:signed"      # the export's events about signed turns a repair changed
 
 

@@ -140,6 +140,57 @@ def tool_call_id_length(view: View) -> Iterator[Hit]:
                              f"maximum length {ID_MAX}, but got a string with length {len(cid)} instead.", cid, call=j)
 
 
+def _json_type(value) -> str:
+    return {dict: "an object", list: "an array", bool: "a boolean", int: "an integer", float: "a number",
+            type(None): "null"}.get(type(value), "an object")
+
+
+def call_fields(view: View) -> Iterator[Hit]:
+    """Native: a tool call whose function name is missing, empty or not a string
+    (continuedev/continue #9784, #5091), or whose arguments are not a string (an object or
+    null: aaif-goose/goose-mobile #20), in OpenAI's own validation words."""
+    for p, message in enumerate(view.sent(NAME) or ()):
+        calls = message.get("tool_calls") if is_map(message) and message.get("role") == "assistant" else None
+        for j, call in enumerate(calls if isinstance(calls, list) else ()):
+            fn = call.get("function") if is_map(call) else None
+            if not is_map(fn):
+                continue
+            at = f"messages[{p}].tool_calls[{j}].function"
+            name, args = fn.get("name"), fn.get("arguments")
+            if "name" not in fn:
+                text = f"Missing required parameter: '{at}.name'."
+            elif not isinstance(name, str):
+                text = f"Invalid type for '{at}.name': expected a string, but got {_json_type(name)} instead."
+            elif not name:
+                text = f"Invalid '{at}.name': empty string. Expected a string with minimum length 1, but got an " \
+                       "empty string instead."
+            elif "arguments" in fn and not isinstance(args, str):
+                text = f"Invalid type for '{at}.arguments': expected a string, but got {_json_type(args)} instead."
+            else:
+                continue
+            found = view.locate(message, "content")
+            if found is not None:
+                yield Hit(found[0], text, cid_of({"id": call.get("id")}) if is_map(call) else None,
+                          where=f"{found[1]}.tool_calls[{j}]")
+
+
+def image_outside_user(view: View) -> Iterator[Hit]:
+    """Native: an image part in a message whose role is not ``user`` (a tool returning a
+    screenshot): "Image URLs are only allowed for messages with role 'user'" (OpenHands #7700)."""
+    for message in view.sent(NAME) or ():
+        content = message.get("content") if is_map(message) else None
+        role = message.get("role") if is_map(message) else None
+        if role in ("user", "assistant") or not isinstance(content, list):
+            continue                 # an assistant part is assistant-content-part's
+        for part in content:
+            if is_map(part) and part.get("type") == "image_url":
+                found = view.locate(part, "content") or view.locate(message, "content")
+                if found is not None:
+                    yield Hit(found[0], f"Image URLs are only allowed for messages with role 'user', but this message "
+                                        f"with role '{role}' contains an image URL.", where=found[1])
+                break
+
+
 def sent(view: View) -> list:
     """What an OpenAI-compatible endpoint receives, for the targets built on this one (they
     read documents in this format)."""
@@ -169,5 +220,14 @@ TARGET = create(NAME, [
          "Remove the foreign part (a tool call belongs in tool_calls, once)."),
     Rule("tool-call-id-length", tool_call_id_length, ERROR, "https://github.com/vercel/ai/issues/5171",
          f"a tool call id longer than {ID_MAX} characters", RENAME),
+    Rule("call-fields", call_fields, ERROR, "https://github.com/continuedev/continue/issues/9784",
+         "a tool call whose function name is missing, empty or not a string, or whose arguments are an object or "
+         "null instead of a JSON string (aaif-goose/goose-mobile#20) (native)",
+         "Give the call a name and its arguments as a JSON string (--strict writes a placeholder name and the "
+         "arguments as a string).", strict=True),
+    Rule("image-outside-user", image_outside_user, ERROR, "https://github.com/All-Hands-AI/OpenHands/issues/7700",
+         "an image part in a tool or system message (native)",
+         "Move the image into a user message after the tool results (--strict does this and leaves a note in its "
+         "place).", strict=True),
     surrogate_rule(WARNING, DOCS),
 ])

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from . import signed
-from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, calls_of, cid_of, create,
+from .base import (EARLY, ERROR, WARNING, Hit, Rule, View, after_compaction, calls_of, cid_of, create,
                    is_map, result_id)
 from .text import surrogate_rule
 
@@ -293,7 +293,52 @@ def encrypted_other_model(view: View) -> Iterator[Hit]:
                           f"sent to {model}).", where=at.where)
 
 
-TARGET = create(NAME, [
+# Calls the client runs, besides function calls (issue 31, item 3), and the words the API
+# refuses one without its output in: observed for local shell (openai/openai-agents-python
+# #1855) and shell calls (microsoft/agent-framework #8663); the same family by the docs.
+CLIENT_CALLS = {"local_shell_call": "local shell call", "shell_call": "shell call",
+                "apply_patch_call": "apply patch call", "computer_call": "computer call",
+                "tool_search_call": "tool search call", "mcp_approval_request": "MCP approval request"}
+OBSERVED = frozenset({"local_shell_call", "shell_call"})
+
+
+def _answered(item) -> object:
+    if not is_map(item):
+        return None
+    if _type(item) == "mcp_approval_response":
+        return item.get("approval_request_id")
+    return item.get("call_id", item.get("id"))
+
+
+def _client_calls(view: View, observed: bool) -> Iterator[Hit]:
+    """Read in the input as it came (the export answers these calls itself, each an event
+    that quotes the same refusal), so that ``check`` names each one where it is."""
+    im = view.native(NAME)
+    items = im.history if im is not None and isinstance(im.history, list) else []
+    answered = {_answered(it) for it in items if _type(it) not in CLIENT_CALLS}
+    for k, it in enumerate(items):
+        kind = _type(it)
+        if kind not in CLIENT_CALLS or (kind in OBSERVED) != observed:
+            continue
+        if kind == "tool_search_call" and it.get("execution") != "client":
+            continue                                # the server runs it and writes its output
+        key = it.get("id") if kind == "mcp_approval_request" else it.get("call_id")
+        if key in answered:
+            continue
+        found = view.near(items, k, "input")
+        if found is not None:
+            yield Hit(found[0], f"No tool output found for {CLIENT_CALLS[kind]} {key}.", str(key), where=found[1])
+
+
+def client_call_without_output(view: View) -> Iterator[Hit]:
+    yield from _client_calls(view, observed=True)
+
+
+def other_client_call_without_output(view: View) -> Iterator[Hit]:
+    yield from _client_calls(view, observed=False)
+
+
+TARGET = create(NAME, after_compaction([
     Rule("output-without-call", output_without_call, ERROR, "https://github.com/continuedev/continue/issues/10092",
          "a function_call_output with no function_call before it (unless the request continues server-side state)"),
     Rule("call-without-output", call_without_output, ERROR, "https://github.com/tjardoo/openai-client/pull/124",
@@ -331,6 +376,17 @@ TARGET = create(NAME, [
          "the latest encrypted reasoning was written by another model than the request's or --model's (where both "
          "are known)",
          "Resume with the model that wrote it, or send the history with --reasoning strip."),
+    Rule("client-call-without-output", client_call_without_output, ERROR,
+         "https://github.com/openai/openai-agents-python/pull/1855",
+         "a local_shell_call or shell_call (run by the client) with no output item after it (native)",
+         "Give the call its output; inspector normalize writes an interrupted output of its type after its turn "
+         "(an event)."),
+    Rule("other-client-call-without-output", other_client_call_without_output, WARNING,
+         "https://platform.openai.com/docs/guides/tools-local-shell",
+         "an apply_patch_call, computer_call, client tool_search_call or mcp_approval_request with no output or "
+         "response after it (the same family; not observed refused) (native)",
+         "Give the call its output; normalizing writes an interrupted one after its turn (a computer_call needs "
+         "a screenshot, which only the client can take)."),
     surrogate_rule(WARNING, DOCS),
     signed.rule(NAME, "https://github.com/can1357/oh-my-pi/issues/4173", frozenset({"reasoning"})),
-])
+], NAME, None))

@@ -35,10 +35,11 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(v, f"{path}[{n}]")
 
 
-def lone_surrogate(view: View) -> Iterator[Hit]:
+def lone_surrogate(view: View, refusal: str | None = None) -> Iterator[Hit]:
     """Each row with a lone surrogate, named by its field and character offset (one hit a
     row: the first one the provider's reader stops at). orjson refuses to write a lone
-    surrogate, so a history it writes has none and is not walked."""
+    surrogate, so a history it writes has none and is not walked. ``refusal``: the
+    provider's own words for a half pair whose second half is missing, where known."""
     if _writable(view):
         return
     for i, m in view.rows:
@@ -48,7 +49,8 @@ def lone_surrogate(view: View) -> Iterator[Hit]:
                 continue
             ch = ord(found.group())
             kind = "high" if ch in HIGH else "low"
-            yield Hit(i, f"The request body is not valid JSON: invalid {kind} surrogate in string "
+            what = refusal if refusal and kind == "high" else f"invalid {kind} surrogate in string"
+            yield Hit(i, f"The request body is not valid JSON: {what} "
                          f"(U+{ch:04X} at character {found.start()} of {path[len('message.'):] or 'the message'})")
             break
 
@@ -63,11 +65,15 @@ def _writable(view: View) -> bool:
     return view.memo("orjson-writable", build)
 
 
-def surrogate_rule(severity: str, source: str) -> Rule:
-    return Rule("lone-surrogate", lone_surrogate, severity, source,
-                "a lone UTF-16 surrogate (half of a split emoji) in a message",
-                "Remove the half character or restore its pair where the text was cut; Inspector does not edit "
-                "message text.")
+def surrogate_rule(severity: str, source: str, refusal: str | None = None, repaired: bool = False) -> Rule:
+    """``repaired``: the export to this provider replaces each half character by U+FFFD, one
+    event per entry (``formats.surrogates``), because the provider refuses it."""
+    fix = ("inspector normalize replaces each half character by U+FFFD (one event per entry) and changes nothing "
+           "else of the entry." if repaired else
+           "Remove the half character or restore its pair where the text was cut; Inspector does not edit message "
+           "text for a provider that does not refuse it.")
+    return Rule("lone-surrogate", lambda view: lone_surrogate(view, refusal), severity, source,
+                "a lone UTF-16 surrogate (half of a split emoji) in a message", fix)
 
 
 def call_arguments(m: Any) -> Iterator[tuple[int, Any, Any]]:

@@ -144,7 +144,8 @@ def test_unknown_responses_items_stay_in_their_turn_and_never_become_a_role():
     assert out.exported == doc and not out.result.events
     assert {m["role"] for m in out.imported.messages} == {"user", "assistant", "tool"}
     assert not target_errors(out, "openai-responses")
-    assert kinds(out.imported.events) == ["item-carried", "item-carried"]
+    # compaction is known (issue 31): carried as it is, with what comes before it not sent
+    assert kinds(out.imported.events) == ["item-carried", "compacted-before"]
     assert out.imported.sources[1].items == (2, 3)          # the unknown item is part of the call's turn
 
 

@@ -128,14 +128,22 @@ def test_dropping_rows_from_the_middle_before_a_signed_turn_is_an_event():
     assert not _events(run(copy.deepcopy(ANTHROPIC), "t.json"), "signed-history-cut")
 
 
-def test_strict_never_reorders_a_signed_turn_and_says_so():
+def test_strict_moves_unsigned_blocks_only_and_never_a_signed_one():
+    """Issue 31, item 8: thinking before the first tool_use keeps its index and bytes while
+    the text after the tool_use moves ahead of it; signed thinking after the first tool_use
+    would itself move, so that turn is written as it was, with a note that is no change."""
     doc = copy.deepcopy(ANTHROPIC)
     doc["messages"][1]["content"].append({"type": "text", "text": "late"})
-    out = run(doc, "t.json", strict=True)
+    out = run(copy.deepcopy(doc), "t.json", strict=True)
+    sent = out.exported["messages"][1]["content"]
+    assert sent[0] == doc["messages"][1]["content"][0]                       # the signed block, in place
+    assert [b["type"] for b in sent].index("text") < [b["type"] for b in sent].index("tool_use")
+    assert _events(out, "text-after-tool-use") and not _events(out, "signed-kept-in-place")
+    doc["messages"][1]["content"].append(doc["messages"][1]["content"].pop(0))     # thinking after the tool_use
+    out = run(copy.deepcopy(doc), "t.json", strict=True)
     assert out.exported["messages"][1] == doc["messages"][1]
     assert len(_events(out, "signed-kept-in-place")) == 1 and not _events(out, "text-after-tool-use")
-    doc["messages"][1]["content"].pop(0)                     # no thinking: strict moves the text as before
-    assert _events(run(doc, "t.json", strict=True), "text-after-tool-use")
+    assert not out.changed                                   # R3-28: a note that changes nothing is no change
 
 
 @pytest.mark.parametrize("fmt", ["anthropic", "gemini", "openai-responses", "bedrock"])

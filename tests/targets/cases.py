@@ -22,6 +22,9 @@ def T(cid, text="r"):
 THINK = {"type": "thinking", "thinking": "The user wants the weather.", "signature": "EqQBCkYIBxgCKkD"}
 USE = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Paris"}}
 RESULT = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"}]}
+SERVER_USE = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "Paris weather"}}
+SEARCH_RESULT = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+ADVISOR_RESULT = {"type": "advisor_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
 ENABLED = {"type": "enabled", "budget_tokens": 2048}
 
 
@@ -123,7 +126,7 @@ CASES = [
                              {"role": "user", "content": "go on"})),
      "messages: text content blocks must contain non-whitespace text", "messages[1].content[0]"),
     ("anthropic", "lone-surrogate", [U("Nice \ud83d")],
-     "The request body is not valid JSON: invalid high surrogate in string (U+D83D at character 5 of content)",
+     "The request body is not valid JSON: no low surrogate in string (U+D83D at character 5 of content)",
      None),
     ("anthropic", "signed-turn-repaired",
      ("anthropic", anthropic({"role": "assistant", "content": [THINK, USE, USE]}, RESULT, thinking=ENABLED)),
@@ -237,5 +240,63 @@ CASES = [
     ("openai-responses", "encrypted-other-model", ("codex-rollout", CODEX_REASONING, "gpt-5.4"),
      "The encrypted content for item line 5 could not be verified (written by gpt-5-codex, sent to gpt-5.4).",
      "line 5"),
+    # Issue 31: what Anthropic refuses of server and MCP tools (pydantic-ai test_unpaired_native_tool_calls.py,
+    # measured on claude-sonnet-4-5; anthropics/claude-code #89348; vercel/ai #12504)
+    ("anthropic", "server-tool-without-result",
+     ("anthropic", anthropic({"role": "assistant", "content": [SERVER_USE, USE]}, RESULT,
+                             {"role": "assistant", "content": "18C."}, {"role": "user", "content": "And Rome?"})),
+     "messages.1.content.0: web_search tool use with id srvtoolu_1 was found without a corresponding "
+     "web_search_tool_result block", "messages[1].content[0]"),
+    ("anthropic", "advisor-result-without-use",
+     ("anthropic", anthropic({"role": "assistant", "content": [SERVER_USE]}, {"role": "user", "content": "hook"},
+                             {"role": "assistant", "content": [ADVISOR_RESULT, {"type": "text", "text": "Done."}]},
+                             {"role": "user", "content": "next"})),
+     "messages.3.content.0: unexpected `tool_use_id` found in `advisor_tool_result` blocks: srvtoolu_1. Each "
+     "`advisor_tool_result` block must have a corresponding `server_tool_use` block before it.",
+     "messages[3].content[0]"),
+    ("anthropic", "server-result-without-use",
+     ("anthropic", anthropic({"role": "assistant", "content": [SEARCH_RESULT, {"type": "text", "text": "18C."}]},
+                             {"role": "user", "content": "next"})),
+     "messages.1.content.0: unexpected `tool_use_id` found in `web_search_tool_result` blocks: srvtoolu_1. Each "
+     "`web_search_tool_result` block must have a corresponding `server_tool_use` block before it.",
+     "messages[1].content[0]"),
+    ("anthropic", "caller-without-server-use",
+     ("anthropic", anthropic({"role": "assistant", "content": [
+         {**USE, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_gone"}}]}, RESULT)),
+     "messages.1.content.0: tool_use toolu_1 names caller srvtoolu_gone, a server_tool_use that is not in the "
+     "request", "messages[1].content[0]"),
+    # Issue 31 item 3: calls the client runs in Responses (openai-agents-python #1855, agent-framework #8663)
+    ("openai-responses", "client-call-without-output",
+     ("openai-responses", responses({"type": "local_shell_call", "id": "lsh_1", "call_id": "call_MEmrSaOboO5WG3MXGazSubb7",
+                                     "action": {"type": "exec", "command": ["ls"]}, "status": "completed"},
+                                    {"role": "user", "content": "and now?"})),
+     "No tool output found for local shell call call_MEmrSaOboO5WG3MXGazSubb7.", "input[1]"),
+    ("openai-responses", "other-client-call-without-output",
+     ("openai-responses", responses({"type": "computer_call", "id": "cu_1", "call_id": "call_c",
+                                     "action": {"type": "screenshot"}, "status": "completed"},
+                                    {"role": "user", "content": "and now?"})),
+     "No tool output found for computer call call_c.", "input[1]"),
+    # Issue 31 item 5: call fields OpenAI refuses (continuedev/continue#9784, aaif-goose/goose-mobile#20), images
+    # outside user messages (All-Hands-AI/OpenHands#7700)
+    ("openai-chat", "call-fields",
+     ("openai-chat", chat({"role": "assistant", "content": " ", "tool_calls": [
+         {"id": "call_NXb8SS0nb3vaoLZyHxJB6mwJ", "type": "function",
+          "function": {"name": "", "arguments": "{\"filepath\":\"main.py\"}"}}]},
+         {"role": "tool", "tool_call_id": "call_NXb8SS0nb3vaoLZyHxJB6mwJ", "content": "print(1)"})),
+     "Invalid 'messages[1].tool_calls[0].function.name': empty string. Expected a string with minimum length 1, but "
+     "got an empty string instead.", "messages[1].tool_calls[0]"),
+    ("openai-chat", "image-outside-user",
+     ("openai-chat", chat(chat_call(), {"role": "tool", "tool_call_id": "call_1", "content": [
+         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]})),
+     "Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an "
+     "image URL.", "messages[2].content[0]"),
+    # Issue 31 item 7: a signed thinking block sent twice (BerriAI/litellm#23047)
+    ("anthropic", "thinking-duplicated",
+     ("anthropic", anthropic({"role": "assistant", "content": [THINK, THINK, USE]}, RESULT, thinking=ENABLED)),
+     "messages.1.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+     "modified. These blocks must remain as they were in the original response.", "messages[1].content[1]"),
+    # Issue 31 item 4: a prefill ending in whitespace (tailcallhq/forgecode#1872)
+    ("anthropic", "final-assistant-whitespace",
+     ("anthropic", anthropic({"role": "assistant", "content": [{"type": "text", "text": "title: "}]})),
+     "messages: final assistant content cannot end with trailing whitespace", "messages[1].content[0]"),
 ]
-

@@ -130,13 +130,15 @@ def test_blank_text_empty_and_whitespace():
 
 # -- lone surrogates -----------------------------------------------------------------------
 
-def test_a_file_with_a_lone_surrogate_escape_is_refused_at_read_with_its_line_and_column(tmp_path):
+def test_a_file_with_a_lone_surrogate_escape_is_read_and_the_half_character_reported(tmp_path):
+    """Issue 31 item 6: the escape is legal JSON (the reader does not stop at it); the
+    provider that refuses it is named per entry with its own words. Bytes that are not
+    UTF-8 are still refused with their line and column."""
     path = tmp_path / "split.json"
     path.write_bytes(b'[{"role": "user",\n  "content": "cut \\ud83d here"}]')
-    with pytest.raises(InputError) as err:
-        run_file(path)
-    assert (err.value.line, err.value.column) == (2, 19) and "surrogate" in err.value.reason   # at the backslash
-    assert cli.main(["check", "--target", "anthropic", str(path)]) == 2
+    problems = [p for p in check(run_file(path), "anthropic") if p.rule == "lone-surrogate"]
+    assert [p.index for p in problems] == [0] and "no low surrogate in string" in problems[0].error
+    assert cli.main(["check", "--target", "anthropic", str(path)]) == 1
     path.write_bytes('[{"role": "user", "content": "cut '.encode() + b"\xed\xa0\xbd" + b'"}]')   # the half as bytes
     with pytest.raises(InputError) as err:
         run_file(path)
