@@ -300,7 +300,7 @@ def share(path: str, fmt: str = "auto", session: str | None = None, targets: tup
         raise InputError(name, "the redacted copy would not give the same verdict as the original; nothing "
                                "written (a secret or an address sits where a rule reads it)")
     out, redactor = made
-    return Shared(name, fmt, out, total, total_kept, redactor.counts,
+    return Shared(Redactor().text(name), fmt, out, total, total_kept, redactor.counts,
                   "built-in key shapes" + (", detect-secrets" if scan else " (detect-secrets is not installed)"))
 
 

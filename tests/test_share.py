@@ -136,6 +136,16 @@ def test_the_page_is_self_contained_and_escapes_message_text(tmp_path):
     assert "drop" in text.lower()        # the stage that drops the orphan is shown
 
 
+def test_the_page_does_not_name_the_user_in_the_file_path(tmp_path):
+    folder = tmp_path / "home" / "alicesmith"
+    folder.mkdir(parents=True)
+    source = folder / "h.json"
+    source.write_bytes(orjson.dumps([{"role": "user", "content": "x"}]))
+    page = tmp_path / "h.html"
+    assert main(["share", str(source), "-o", str(tmp_path / "c.json"), "--html", str(page)]) == 0
+    assert "alicesmith" not in page.read_text()
+
+
 def test_the_input_is_never_written_over(tmp_path):
     source = tmp_path / "h.json"
     source.write_bytes(orjson.dumps([{"role": "user", "content": "x"}]))
