@@ -400,7 +400,7 @@ def cmd_why(args: argparse.Namespace) -> int:
         report["wrote"] = wrote
         sys.stdout.buffer.write(dumps(report, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
-        sys.stdout.write(why.report(reading, case, wrote))
+        sys.stdout.write(why.report(reading, case, wrote, args.fix))
     return EXIT_OK if reading.known else EXIT_CHANGED
 
 

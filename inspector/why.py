@@ -91,10 +91,6 @@ class Match:
     checked: Rule | None                    # the rule's table row; None when this build does not check it
     also: tuple[str, ...] = ()              # targets built on ``target`` that inherit the rule
 
-    @property
-    def provider_text(self) -> bool:
-        return not self.known.agent
-
     def to_dict(self) -> dict[str, Any]:
         r = self.checked
         return {"target": self.target, "rule": self.rule, "score": round(self.score, 3),
@@ -300,7 +296,7 @@ def _printable(text: str) -> str:
                    for c in text)
 
 
-def report(reading: Reading, case: Case | None = None, wrote: str | None = None) -> str:
+def report(reading: Reading, case: Case | None = None, wrote: str | None = None, fixing: bool = False) -> str:
     lines: list[str] = []
     if not reading.known:
         lines.append("Unknown error text: it matches no rule's error text well enough to say which it is.")
@@ -350,6 +346,8 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None)
             lines.append(f"  {_printable(case.command)}")
             if wrote:
                 lines.append(f"wrote {_printable(wrote)}")
+        elif wrote is None and case.data and fixing:
+            lines.append("Nothing written: the file shows nothing to fix for these rules.")
     return "\n".join(lines) + "\n"
 
 

@@ -212,6 +212,24 @@ def test_unknown_text_says_so_and_lists_the_closest():
     assert main(["why", "the weather is nice today"]) == 1
 
 
+# Refusals that are not about the history's shape: no rule stands for them, and none is guessed.
+OTHER = [
+    "prompt is too long: 210000 tokens > 200000 maximum",
+    '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+    "Rate limit reached for gpt-4o in organization org-abc on tokens per min",
+    "authentication_error: invalid x-api-key",
+    "Your credit balance is too low to access the Anthropic API",
+    "Invalid value for tool_choice",
+    "tool use failed",
+]
+
+
+@pytest.mark.parametrize("text", OTHER)
+def test_other_refusals_are_unknown(text):
+    assert not why.read(text).known
+
+
 def test_unknown_text_in_the_cli(capsys):
     assert main(["why", "Invalid value given for tool"]) == 1
     out = capsys.readouterr().out
