@@ -18,7 +18,8 @@ id), counted, with and without ``--strict``. The copy is checked before it is wr
 a cut would change the verdict, fewer entries are cut, and when redaction itself would,
 nothing is written and the command says so.
 
-It reads JSON and JSON Lines files (a database store: write the session out first).
+It reads JSON and JSON Lines files, whose entries it can leave out, and SQLite session
+stores, whose text cells it redacts in a vacuumed private copy, keeping every row.
 """
 
 from __future__ import annotations
@@ -258,15 +259,15 @@ def share(path: str, fmt: str = "auto", session: str | None = None, targets: tup
     data = read_bytes(path)
     imported = pipeline.load(data, name, fmt, session)
     fmt = imported.format
-    if data.startswith(b"SQLite format 3\x00"):
-        raise InputError(name, "share reads JSON and JSON Lines files; write the session out first "
-                               "(inspector normalize FILE --to openai-chat -o FILE.json)")
-    shape = shape_of(data, name, imported.container)
     ids = frozenset(str(c) for m in imported.messages if isinstance(m, dict)
                     for c in [m.get("tool_call_id"), *(x.get("id") for x in m.get("tool_calls") or ()
                                                        if isinstance(x, dict))] if c)
     scan = detector()
     want = verdict(data, name, fmt, session, targets)
+    if data.startswith(SQLITE):
+        return _share_database(data, name, fmt, session, targets, want, Redactor(scan, ids), len(imported.history),
+                               scan is not None)
+    shape = shape_of(data, name, imported.container)
 
     def attempt(values: list[Any], shorten: bool) -> tuple[bytes, Redactor] | None:
         redactor = Redactor(scan, ids)
@@ -302,6 +303,63 @@ def share(path: str, fmt: str = "auto", session: str | None = None, targets: tup
     out, redactor = made
     return Shared(Redactor().text(name), fmt, out, total, total_kept, redactor.counts,
                   "built-in key shapes" + (", detect-secrets" if scan else " (detect-secrets is not installed)"))
+
+
+SQLITE = b"SQLite format 3\x00"
+
+
+def _cell(value: Any, redact: Redactor) -> Any:
+    """One cell of a store: a JSON text walked (and written back compact), other text redacted
+    and cut; numbers and blobs as they are."""
+    if not isinstance(value, str):
+        return value
+    if value[:1] in ("{", "["):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return orjson.dumps(walk(parsed, redact, True)).decode()
+    return cut(redact.text(value))
+
+
+def _share_database(data: bytes, name: str, fmt: str, session: str | None, targets: tuple[str, ...], want: tuple,
+                    redactor: Redactor, entries: int, scanned: bool) -> Shared:
+    """A session store (SQLite): every text cell of every table redacted in a private copy,
+    which is then vacuumed so that no freed page keeps the old text. Every row is kept (a
+    store's rows refer to each other)."""
+    import sqlite3
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = f"{folder}/case.db"
+        with open(path, "wb") as handle:
+            handle.write(data)
+        db = sqlite3.connect(path)
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                                               "AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                quoted = '"' + table.replace('"', '""') + '"'
+                columns = [r[1] for r in db.execute(f"PRAGMA table_info({quoted})")]
+                rows = db.execute(f"SELECT rowid, * FROM {quoted}").fetchall()
+                for row in rows:
+                    new = [_cell(v, redactor) for v in row[1:]]
+                    if new != list(row[1:]):
+                        sets = ", ".join('"' + c.replace('"', '""') + '" = ?' for c in columns)
+                        db.execute(f"UPDATE {quoted} SET {sets} WHERE rowid = ?", [*new, row[0]])
+            db.commit()
+            db.execute("VACUUM")
+        finally:
+            db.close()
+        with open(path, "rb") as handle:
+            out = handle.read()
+    if verdict(out, name, fmt, session, targets) != want:
+        raise InputError(name, "the redacted copy would not give the same verdict as the original; nothing "
+                               "written (a secret or an address sits where a rule reads it)")
+    return Shared(Redactor().text(name), fmt, out, entries, entries, redactor.counts,
+                  "built-in key shapes" + (", detect-secrets" if scanned else " (detect-secrets is not installed)"))
 
 
 # -- the page ------------------------------------------------------------------------------
@@ -341,7 +399,10 @@ def page(shared: Shared, targets: tuple[str, ...] = TARGETS) -> str:
         for p in problems:
             parts.append(f"<tr><td>{e(t)}</td><td>{e(p.rule)}</td><td class='{e(p.severity)}'>{e(p.severity)}</td>"
                          f"<td>{e(p.where or '')}</td><td>{e(p.error)}</td></tr>")
-    text = shared.data.decode("utf-8", "replace")
+    if shared.data.startswith(SQLITE):      # a store: its history as Inspector reads it
+        text = orjson.dumps(o.imported.messages, option=orjson.OPT_INDENT_2).decode()
+    else:
+        text = shared.data.decode("utf-8", "replace")
     parts.append(f"</table><h2>The redacted copy</h2><pre>{e(text)}</pre></body></html>\n")
     return "".join(parts)
 
