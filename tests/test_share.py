@@ -175,3 +175,38 @@ def test_a_store_is_redacted_cell_by_cell_and_keeps_no_old_page(tmp_path):
     for kind in ("anthropic", "email", "user"):
         assert secrets[kind].encode() not in raw, kind
     assert _repair(case) == _repair(source)
+
+
+def test_the_page_opens_in_chromium_and_asks_for_nothing_else(tmp_path):
+    """The page in Debian's Chromium (Playwright): it renders the verdict, and loading it
+    requests nothing but itself. A screenshot is left beside it for a person to look at."""
+    import os
+
+    from extras import need
+
+    need("playwright", "webtest")
+    chromium_path = os.environ.get("INSPECTOR_CHROMIUM", "/usr/bin/chromium")
+    if not os.access(chromium_path, os.X_OK):
+        pytest.skip(f"no browser at {chromium_path}")
+    from playwright.sync_api import sync_playwright
+
+    rng = random.Random(11)
+    source = tmp_path / "s.json"
+    source.write_bytes(orjson.dumps({"messages": session(rng, planted(rng), 3)}))
+    page_path = tmp_path / "case.html"
+    assert main(["share", str(source), "-o", str(tmp_path / "c.json"), "--html", str(page_path)]) == 0
+    requests: list[str] = []
+    args = ["--no-sandbox"] if os.geteuid() == 0 else []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path, args=args, timeout=15000)
+        try:
+            page = browser.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_path.as_uri())
+            assert "Inspector case" in page.title()
+            assert page.locator("table").count() == 2
+            assert "Verdict per provider" in page.inner_text("body")
+            page.screenshot(path=str(tmp_path / "case.png"), full_page=True)
+        finally:
+            browser.close()
+    assert requests == [page_path.as_uri()]
