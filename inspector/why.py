@@ -325,7 +325,8 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
         lines.append("")
         if case.entries:
             found = sorted({f"{e.target}/{e.rule}" for e in case.entries})
-            lines.append(f"In {_printable(case.name)} ({case.format}), the file shows {' and '.join(found)}; "
+            lines.append(f"In {_printable(case.name)} ({case.format}), the file shows "
+                         + ("" if reading.known else "(of the closest rules) ") + f"{' and '.join(found)}; "
                          + ("the entries the error names:" if case.entries[0].named
                             else "the error names no entry, so every entry of it:"))
             for e in case.entries:
