@@ -37,6 +37,7 @@ _ID_PREFIX = re.compile(r"^(?:toolu|toolu_vrtx|srvtoolu|tooluse|call|fc|rs|msg|c
 _KEYWORDS = frozenset({"call_id", "call_ids", "tool_call_id", "tool_call_ids", "item_reference", "msg_id"})
 _STOP = frozenset("""a an the to in of and or is are be been must for with at by on that this your it its as
     api error errors type invalid_request_error request_id req http status code message_id""".split())
+_PATH = re.compile(r"(?:[a-z]+://|[a-z]:\\|~?/)[^\s\"'`]*[/\\][^\s\"'`]*")     # URLs and file paths
 _POSITION = re.compile(r"\b(messages|contents|input|items)(?:\.(\d+)|\[(\d+)\])")
 
 
@@ -44,7 +45,7 @@ def tokens(text: str) -> list[str]:
     """The words of an error text that say what it is: lowercased, with ids, numbers and
     filler words left out; a compound word (``tool_use``) also gives its parts."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(_PATH.sub(" ", text.lower())):
         word = word.strip("_")
         if not word or word in _STOP or word.isdigit():
             continue

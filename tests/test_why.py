@@ -280,6 +280,22 @@ def test_the_entry_the_error_names_is_the_one_shown(tmp_path, capsys):
     assert [e["tool_call_id"] for e in entries] == ["toolu_01AAA"]
 
 
+def test_paths_and_addresses_in_the_text_do_not_count():
+    assert why.tokens("see /home/alice/project/src/main.py and https://example.com/a/b") == ["see"]
+    text = "orphaned tool_result in conversation history /Users/bob/.claude/projects/x/y.jsonl"
+    assert ("anthropic", "result-without-tool-use") in rules_of(text)
+
+
+def test_in_a_session_file_the_entry_is_shown_by_its_lines(capsys):
+    path = SAMPLES / "21-claude-code-session.jsonl"
+    problems = [p for p in check(load_file(path).messages, "anthropic") if p.rule == "tool-use-without-result"]
+    cid = problems[0].tool_call_id
+    text = f"messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: {cid}"
+    assert main(["why", "--json", text, str(path)]) == 0
+    entries = orjson.loads(capsys.readouterr().out)["file"]["entries"]
+    assert [e["tool_call_id"] for e in entries] == [cid] and entries[0]["where"].startswith("line")
+
+
 def test_fix_writes_the_repaired_copy_beside_the_input_and_leaves_the_input(tmp_path, capsys):
     path = _two_breaks(tmp_path)
     before = path.read_bytes()
