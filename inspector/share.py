@@ -30,6 +30,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,22 +74,37 @@ def token(kind: str, secret: str) -> str:
     return f"REDACTED_{kind}_{hashlib.sha256(secret.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
 
 
-def detector() -> Callable[[str], Iterator[str]] | None:
-    """detect-secrets' scan of one string, or None when it is not installed."""
-    try:
+class Detector:
+    """detect-secrets' scan of one string, with its pattern plugins; ``with`` it around a run
+    (its settings are set once: setting them is most of its cost)."""
+
+    def __init__(self) -> None:
         from detect_secrets.core.scan import scan_line
         from detect_secrets.settings import transient_settings
+
+        self._scan_line = scan_line
+        self._settings = transient_settings({"plugins_used": [{"name": name} for name in DETECTORS]})
+
+    def __enter__(self) -> "Detector":
+        self._settings.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._settings.__exit__(*exc)
+
+    def __call__(self, text: str) -> Iterator[str]:
+        for line in text.splitlines() or [text]:
+            for found in self._scan_line(line):
+                if found.secret_value:
+                    yield found.secret_value
+
+
+def detector() -> Detector | None:
+    """detect-secrets, or None when it is not installed."""
+    try:
+        return Detector()
     except ImportError:
         return None
-    config = {"plugins_used": [{"name": name} for name in DETECTORS]}
-
-    def scan(text: str) -> Iterator[str]:
-        with transient_settings(config):
-            for line in text.splitlines() or [text]:
-                for found in scan_line(line):
-                    if found.secret_value:
-                        yield found.secret_value
-    return scan
 
 
 @dataclass(slots=True)
@@ -98,10 +114,21 @@ class Redactor:
     scan: Callable[[str], Iterator[str]] | None = None
     keep: frozenset[str] = frozenset()          # strings kept whole (the history's call ids)
     counts: Counter = field(default_factory=Counter)
+    memo: dict = field(default_factory=dict)    # string → (its redaction, what it counted); shareable
 
     def text(self, value: str) -> str:
         if value in self.keep:
             return value
+        done = self.memo.get(value)
+        if done is None:
+            before = Counter(self.counts)
+            done = (self._text(value), None)
+            self.memo[value] = (done[0], self.counts - before)
+        else:
+            self.counts.update(done[1])
+        return done[0]
+
+    def _text(self, value: str) -> str:
         for kind, pattern in SHAPES:
             value = pattern.sub(lambda m, k=kind: self._note(k, m.group()), value)
         if self.scan is not None:
@@ -255,6 +282,14 @@ class Shared:
 
 def share(path: str, fmt: str = "auto", session: str | None = None, targets: tuple[str, ...] = TARGETS,
           keep_all: bool = False) -> Shared:
+    """The redacted, minimal copy of the case at ``path``, checked to give its verdict."""
+    scan = detector()
+    with scan if scan is not None else nullcontext():
+        return _share(path, fmt, session, targets, keep_all, scan)
+
+
+def _share(path: str, fmt: str, session: str | None, targets: tuple[str, ...], keep_all: bool,
+           scan: Detector | None) -> Shared:
     name = display_name(path)
     data = read_bytes(path)
     imported = pipeline.load(data, name, fmt, session)
@@ -262,15 +297,16 @@ def share(path: str, fmt: str = "auto", session: str | None = None, targets: tup
     ids = frozenset(str(c) for m in imported.messages if isinstance(m, dict)
                     for c in [m.get("tool_call_id"), *(x.get("id") for x in m.get("tool_calls") or ()
                                                        if isinstance(x, dict))] if c)
-    scan = detector()
     want = verdict(data, name, fmt, session, targets)
     if data.startswith(SQLITE):
         return _share_database(data, name, fmt, session, targets, want, Redactor(scan, ids), len(imported.history),
                                scan is not None)
     shape = shape_of(data, name, imported.container)
 
+    memo: dict = {}
+
     def attempt(values: list[Any], shorten: bool) -> tuple[bytes, Redactor] | None:
-        redactor = Redactor(scan, ids)
+        redactor = Redactor(scan, ids, memo=memo)
         out = shape.dump([walk(v, redactor, shorten) for v in values])
         try:
             same = verdict(out, name, fmt, session, targets) == want
