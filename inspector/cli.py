@@ -98,7 +98,8 @@ def add_why_parsers(sub: Any) -> None:
     """``why`` and ``share`` (docs/why.md, docs/share.md)."""
     p = sub.add_parser("why", help="which rule an error text stands for, what it means, the fix; with FILE, "
                                    "the entries it names and the repaired copy", parents=[from_option()])
-    p.add_argument("text", metavar="ERROR_TEXT", help="the error as the provider or the agent showed it")
+    p.add_argument("text", metavar="ERROR_TEXT", help="the error as the provider or the agent showed it (- reads it "
+                   "from standard input)")
     p.add_argument("file", metavar="FILE", nargs="?", help="the history or session file the error came from")
     session_option(p)
     p.add_argument("--json", action="store_true", help="machine-readable result")
@@ -389,7 +390,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
 def cmd_why(args: argparse.Namespace) -> int:
     from . import why
 
-    reading = why.read(args.text)
+    reading = why.read(sys.stdin.read() if args.text == "-" else args.text)
     case = wrote = None
     if args.file is not None:
         case = why.examine(args.file, reading, args.fmt, args.session, args.output)

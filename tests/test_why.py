@@ -230,6 +230,15 @@ def test_other_refusals_are_unknown(text):
     assert not why.read(text).known
 
 
+def test_the_text_can_come_from_standard_input(monkeypatch, capsys):
+    import io
+
+    body = '{"type":"error","error":{"type":"invalid_request_error","message":"messages.63.content.1: `tool_use` ids must be unique"}}'
+    monkeypatch.setattr("sys.stdin", io.StringIO(body))
+    assert main(["why", "--json", "-"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["matches"][0]["rule"] == "tool-use-id-reused"
+
+
 def test_unknown_text_in_the_cli(capsys):
     assert main(["why", "Invalid value given for tool"]) == 1
     out = capsys.readouterr().out
