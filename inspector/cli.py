@@ -32,7 +32,7 @@ from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
 from .targets import load_template
 
-COMMANDS = ("normalize", "explain", "check", "doctor", "batch", "serve", "learn")
+COMMANDS = ("normalize", "explain", "check", "doctor", "batch", "serve", "learn", "why", "share")
 
 __all__ = ["COMMANDS", "EXIT_CHANGED", "EXIT_ERROR", "EXIT_OK", "build_parser", "entry", "main"]
 
@@ -94,7 +94,29 @@ def build_parser() -> argparse.ArgumentParser:
                                        "level FILE (a level exported with L). Example: inspector learn "
                                        "my-level.json")
     learn.add_argument("file", nargs="?", metavar="FILE", help="a level file (JSON) to play")
+    add_why_parsers(sub)
     return parser
+
+
+def add_why_parsers(sub: Any) -> None:
+    """``why`` and ``share`` (docs/why.md, docs/share.md)."""
+    p = sub.add_parser("why", help="which rule an error text stands for, what it means, the fix; with FILE, "
+                                   "the entries it names and the repaired copy", parents=[from_option()])
+    p.add_argument("text", metavar="ERROR_TEXT", help="the error as the provider or the agent showed it (- reads it "
+                   "from standard input)")
+    p.add_argument("file", metavar="FILE", nargs="?", help="the history or session file the error came from")
+    session_option(p)
+    p.add_argument("--json", action="store_true", help="machine-readable result")
+    p.add_argument("--fix", action="store_true", help="write the repaired copy (atomically, never over FILE)")
+    p.add_argument("-o", "--output", metavar="OUT", help="where the repaired copy goes (default NAME.repaired.EXT)")
+    p = sub.add_parser("share", help="a minimal, redacted copy of a case to attach to an issue: same verdict, "
+                                     "same repair, no keys, paths or addresses", parents=[from_option()])
+    p.add_argument("file", metavar="FILE")
+    session_option(p)
+    p.add_argument("-o", "--output", metavar="CASE", required=True, help="the redacted copy (written atomically)")
+    p.add_argument("--html", metavar="PAGE", help="also write one self-contained page: the stages and the verdict")
+    p.add_argument("--target", choices=CHECK_TARGETS, help="the provider whose verdict must hold (default: every one)")
+    p.add_argument("--keep-all", action="store_true", help="keep every entry (redact only)")
 
 
 def session_option(p: argparse.ArgumentParser) -> None:
@@ -374,8 +396,33 @@ def cmd_learn(args: argparse.Namespace) -> int:
     return run_lessons(level)
 
 
+def cmd_why(args: argparse.Namespace) -> int:
+    from . import why
+
+    reading = why.read(sys.stdin.read() if args.text == "-" else args.text)
+    case = wrote = None
+    if args.file is not None:
+        case = why.examine(args.file, reading, args.fmt, args.session, args.output)
+        if args.fix and case.entries:
+            wrote = why.fix(case, args.file)
+    if args.json:
+        report = why.to_dict(reading, case)
+        report["wrote"] = wrote
+        sys.stdout.buffer.write(dumps(report, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    else:
+        sys.stdout.write(why.report(reading, case, wrote, args.fix))
+    return EXIT_OK if reading.known else EXIT_CHANGED
+
+
+def cmd_share(args: argparse.Namespace) -> int:
+    from . import share
+
+    return share.run(args)
+
+
 HANDLERS = {"normalize": cmd_normalize, "explain": cmd_explain, "check": cmd_check, "doctor": cmd_doctor,
-            "batch": cmd_batch, "serve": cmd_serve, "learn": cmd_learn}
+            "batch": cmd_batch, "serve": cmd_serve, "learn": cmd_learn,
+            "why": cmd_why, "share": cmd_share}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,6 +23,7 @@ from ..engine import gc_paused
 from . import anthropic, bedrock, deepseek, gemini, groq, mistral, openai_chat, openai_responses, vllm, xai
 from .base import ERROR, WARNING, Problem, Rule, Target, View, create, extend
 from .template import ChatTemplate, check_template, load_template
+from .errors import ANY as ANY_TARGET, KNOWN as KNOWN_ERRORS, OWN_TEXT, Known as KnownError  # noqa: F401 (inspector why)
 
 # xai, groq, deepseek and vllm are built on openai-chat (base.extend): its table, then their own.
 REGISTRY: dict[str, Target] = {m.TARGET.name: m.TARGET for m in
