@@ -26,7 +26,7 @@ from .files import (
 )
 from .format import Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
-from .sqlite_file import whole_database
+from .store.sqlite import whole_database
 
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
 REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (default) | strip

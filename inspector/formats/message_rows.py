@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +35,7 @@ from . import anthropic, reasoning
 from .codex_rollout import EMITS as CODEX_KINDS
 from .opencode import EMITS as OPENCODE_KINDS
 from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
-from .sqlite_file import HEADER, copied, in_memory, quoted, with_mode
+from .store.sqlite import CHANGED, HEADER, intact, live_transaction, open_checked, quoted, read_live, triggers_aside, with_mode
 
 # Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
 EMITS = declare(
@@ -155,35 +153,11 @@ class RowsDB:
     __hash__ = None  # type: ignore[assignment]
 
 
-def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
-    """(the database image, the file's own bytes or None when a ``-wal`` held newer commits).
-    A ``-wal`` is read from a private copy of the three files: even a read-only open of the live
-    file would write its ``-shm`` and take the agent's locks."""
-    wal = f"{name}-wal"
-    if name == "<input>" or not (os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0):
-        return data, data
-    copies = copied(name, fmt)
-    with tempfile.TemporaryDirectory(prefix="inspector-sqlite-") as tmp:
-        target = os.path.join(tmp, "store.db")
-        for suffix, blob in copies.items():
-            with open(target + suffix, "wb") as handle:
-                handle.write(blob)
-        try:
-            conn = sqlite3.connect(target)
-            try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                return conn.serialize(), None
-            finally:
-                conn.close()
-        except sqlite3.Error as exc:
-            raise InputError(name, f"{fmt}: cannot read the database with its -wal ({exc})") from None
-
-
 def parse_store(data: bytes, name: str, fmt: str, read: Callable[[sqlite3.Connection, str], tuple]) -> "RowsDB":
     """A store's database read by its own ``read(conn, name)`` (its sessions and their facts),
     on a checked in-memory image; the one session is chosen when there is only one."""
-    image_, original = image(data, name, fmt)
-    conn = connect(image_, name, fmt)
+    image_, original = read_live(data, name, fmt)
+    conn = open_checked(image_, name, fmt)
     try:
         sessions, facts = read(conn, name)
         out = conn.serialize()
@@ -199,17 +173,7 @@ def parse_store(data: bytes, name: str, fmt: str, read: Callable[[sqlite3.Connec
 
 def connect(data: bytes, name: str, fmt: str) -> sqlite3.Connection:
     """An in-memory copy of the image, checked whole (a damaged page is refused here)."""
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(in_memory(data))
-        found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
-    except sqlite3.Error as exc:
-        conn.close()
-        raise InputError(name, f"{fmt}: not a readable SQLite database ({exc})") from None
-    if found != ["ok"]:
-        conn.close()
-        raise InputError(name, f"{fmt}: the database is damaged (SQLite integrity check: {'; '.join(map(str, found))})")
-    return conn
+    return open_checked(data, name, fmt)
 
 
 def columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:
@@ -408,11 +372,13 @@ def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan:
            notes: Exported) -> None:
     """``plan`` as SQL on ``conn`` (a copy in memory, or the live file inside its own write
     transaction), triggers set aside and put back as they were."""
+    with triggers_aside(conn):
+        _edit(conn, session, rows, plan, store, notes)
+
+
+def _edit(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan: Edits, store: Store,
+          notes: Exported) -> None:
     added = 0
-    triggers = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql "
-                                           "IS NOT NULL ORDER BY rowid")]
-    for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid").fetchall():
-        conn.execute(f"DROP TRIGGER {quoted(n)}")
     table = quoted(store.table)
     for k, gone in sorted(plan.cut.items()):
         row = rows[k]
@@ -460,15 +426,10 @@ def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan:
                          f"({', '.join('?' * len(keep))})", whole)
     if store.after is not None:
         store.after(conn, session, added)
-    for sql in triggers:
-        conn.execute(sql)
 
 
 def _intact(conn: sqlite3.Connection, name: str, fmt: str) -> None:
-    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
-    if found != ["ok"]:
-        raise InputError(name, f"{fmt}: the repaired database does not pass SQLite's check ({'; '.join(found)}); "
-                               "nothing was written")
+    intact(conn, name, fmt)
 
 
 def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exported,
@@ -493,22 +454,15 @@ def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exporte
 
 def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], str],
             read: Callable[[sqlite3.Connection], dict[str, list[Row]]]) -> str:
-    """``--in-place`` for a live database: in one write transaction on the file itself (the agent
-    waits for it, as for any writer), check the session's rows are still the ones repaired,
-    keep the whole database through ``keep``, apply the repair and commit. SQLite writes the
-    journal or WAL itself, so the next open sees the repair and the file keeps its mode; a
-    file swapped under a live ``-wal`` would meet that log's old pages instead."""
+    """``--in-place`` for a live database (:func:`store.sqlite.live_transaction`, its one
+    policy): the session's rows must still be the ones repaired (other sessions may have
+    moved on); the whole database is kept through ``keep``, the repair's steps are applied
+    again, and the session's rows read back must be the repaired copy's before the commit."""
     name = str(path)
-    try:
-        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{before.format}: cannot open the database ({exc})") from None
-    try:
-        conn.execute("BEGIN IMMEDIATE")
+    with live_transaction(name, before.format) as conn:
         now = read(conn).get(before.session or "", [])
         if [(r.rowid, r.text) for r in now] != [(r.rowid, r.text) for r in before.rows()]:
-            raise InputError(name, "the database changed while it was being repaired (is the agent still writing "
-                                   "it?); nothing was written")
+            raise InputError(name, CHANGED)
         backup = keep(conn.serialize())
         for step in after.plan:
             if step[0] == "edits":
@@ -517,15 +471,12 @@ def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], st
                 now = read(conn).get(before.session or "", [])
                 _apply(conn, before.session, now, reasoning_cuts(now, step[1]), step[1], Exported())
         if after.plan:
+            written = [r.text for r in read(conn).get(before.session or "", [])]
+            if written != [r.text for r in after.rows()]:
+                raise InputError(name, f"{before.format}: the rows written are not the repair's; nothing was "
+                                       "written")
             _intact(conn, name, before.format)
-        conn.execute("COMMIT")
         return backup
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{before.format}: cannot write the repair; nothing was written ({exc})") from None
-    finally:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        conn.close()
 
 
 def reasoning_cuts(rows: list[Row], store: Store) -> Edits:

@@ -24,11 +24,9 @@ note, not a change: a ``pending``/``running`` call is sent with the error result
 execution was interrupted]" (the real result is lost; the tool may have run), text streamed
 after a call is moved before it (since PR #22646), unsigned or foreign reasoning is left out.
 
-The database is never opened: its bytes, and its ``-wal``/``-shm`` beside it, are copied (again
-until two reads agree, so a checkpoint by a running OpenCode cannot tear the copy) and the copy
-is opened. SQLite's ``mode=ro`` would still share the live ``-shm`` and its locks with OpenCode,
-and ``immutable=1`` would not see the rows still in the WAL: a copy disturbs nothing and misses
-nothing.
+The database is read through ``store.sqlite.read_live`` (its ``-wal`` or hot ``-journal``
+applied in a private copy, as OpenCode's next open sees it), and a repaired copy keeps the
+file's journal mode.
 
 Export is a repaired copy OpenCode resumes: for the database, the same database with the
 dropped parts' rows deleted and rewritten parts' ``data`` updated, every other row as it was
@@ -51,7 +49,6 @@ import json
 import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -65,7 +62,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import copied, open_image, replace_rows
+from .store.sqlite import open_checked, read_live, replace_rows, with_mode
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -119,11 +116,12 @@ class OpenCodeDB:
     rows: dict[str, list[Row]]
     session: str | None = None
     wal: bool = False
+    mode: bytes = b""              # the file's journal-mode header bytes, which a repaired copy keeps
     format: str = NAME
     _decoded: dict[str, tuple[list[dict[str, Any]], list[str]]] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
-        return self.data if self.wal else self.original
+        return with_mode(self.data if self.wal else self.original, self.mode)
 
     def messages(self, sid: str) -> list[dict[str, Any]]:
         """The session's messages as OpenCode hydrates them: ``{"info", "parts"}``."""
@@ -191,31 +189,9 @@ class OpenCodeExport:
 
 # -- reading the database -------------------------------------------------------------------
 
-def _image(data: bytes, name: str) -> tuple[bytes, bool]:
-    """A consistent database image (journal mode DELETE) and whether a WAL was applied."""
-    wal = f"{name}-wal"
-    if os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0:
-        copies = copied(name, NAME)
-        with tempfile.TemporaryDirectory() as tmp:
-            copy = os.path.join(tmp, "opencode.db")
-            for suffix, blob in copies.items():
-                with open(copy + suffix, "wb") as handle:
-                    handle.write(blob)
-            disk = sqlite3.connect(copy)
-            try:
-                disk.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                disk.execute("PRAGMA journal_mode=DELETE")
-                return disk.serialize(), True
-            except sqlite3.DatabaseError as exc:
-                raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
-            finally:
-                disk.close()
-    return data, False
-
-
 def _connect(data: bytes, name: str) -> sqlite3.Connection:
     """The image in memory (WAL is a property of a file; memory has none), checked whole."""
-    return open_image(data, name, NAME)
+    return open_checked(data, name, NAME)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -232,41 +208,22 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
         or re.fullmatch(r"opencode(-[A-Za-z0-9._-]+)?\.db", os.path.basename(name)) is not None
 
 
-# The last database parsed, by its name, bytes and sidecars: ``check`` reads a database once per
-# session it holds, so the same bytes are not parsed again (the rows are text, never changed;
-# each reader gets its own copy and decodes its own objects).
-_LAST: list[tuple[tuple[Any, ...], bytes, OpenCodeDB]] = []
-
-
-def _sidecars(name: str) -> tuple[Any, ...]:
-    out = []
-    for suffix in ("-wal", "-shm"):
-        try:
-            st = os.stat(name + suffix)
-            out.append((st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append(None)
-    return (name, *out)
-
-
 def parse(data: bytes, name: str = "<input>", **options: Any) -> OpenCodeDB:
-    key = _sidecars(name)
-    if not (_LAST and _LAST[0][0] == key and _LAST[0][1] == data):
-        _LAST[:] = [(key, data, _parse(data, name))]
-    fresh = copy.copy(_LAST[0][2])          # the rows are text; each reader decodes its own objects
-    fresh._decoded = {}
-    return fresh
-
-
-def _parse(data: bytes, name: str) -> OpenCodeDB:
-    image, wal = _image(data, name)
+    """The database as OpenCode's next open reads it (``store.sqlite.read_live``): its
+    sessions' rows as text, each session decoded when it is read."""
+    image, original = read_live(data, name, NAME)
     conn = _connect(image, name)
     try:
-        return _read_rows(conn, image, data, wal, name)
+        db = _read_rows(conn, image, data, original is None, name)
     except sqlite3.Error as exc:
         raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
     finally:
         conn.close()
+    db.mode = bytes(data[18:20])
+    return db
+
+
+_parse = parse
 
 
 def _read_rows(conn: sqlite3.Connection, image: bytes, data: bytes, wal: bool, name: str) -> OpenCodeDB:
@@ -794,7 +751,7 @@ def _repair_db(db: OpenCodeDB, removed: set[str], changed: dict[str, dict[str, A
     finally:
         conn.close()
     out = _parse(data, "<repaired>")
-    out.session = db.session
+    out.session, out.mode = db.session, db.mode
     return out
 
 
@@ -1044,7 +1001,10 @@ def chosen(db: OpenCodeDB) -> str | None:
 def replace(path: str, before: OpenCodeDB, after: OpenCodeDB, keep: Any) -> str:
     """``--in-place`` on the live database: the repaired rows written into it through SQLite, in
     one write transaction (a file swapped in would meet the old ``-wal`` on the next open)."""
-    return replace_rows(path, before.data, after.data, keep, NAME)
+    sid = before.session
+    scope = {"session": ("id = ?", (sid,)), "message": ("session_id = ?", (sid,)),
+             "part": ("session_id = ?", (sid,))}
+    return replace_rows(path, before.data, after.data, keep, NAME, scope if sid is not None else None)
 
 
 def evidence(document: Any) -> list[str]:
