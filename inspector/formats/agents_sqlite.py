@@ -272,6 +272,8 @@ def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
 
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, AgentsDB, "an SQLite session database")
+    if not document.sessions:
+        return session.empty_store(NAME, document)
     if document.session is None:
         raise InputError(name, f"{NAME}: the database holds {len(document.sessions)} sessions; choose one with "
                                f"--session ID: {document.listing()}")
@@ -311,6 +313,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
 def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
     state: AgentsState = im.state
+    if state is None:                    # a store that holds no session
+        return db
     out = openai_responses.export_same(state.inner, result, notes)
     if session.unchanged(state.sent, out):
         return db

@@ -291,6 +291,8 @@ def listing(db: RowsDB) -> list[SessionInfo]:
 
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, RowsDB, "a Crush database")
+    if not document.sessions:
+        return session.empty_store(NAME, document)
     rows = message_rows.need_session(document, name, listing)
     im = message_rows.imported(NAME, document, rows, request(document), name)
     im.notes.append(f"session {document.session!r}: {len(rows)} messages; {len(document.sessions) - 1} other "

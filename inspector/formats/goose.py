@@ -296,6 +296,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, Lines):
         return _import_lines(document, name)
     document = session.open_store(document, name, NAME, parse, RowsDB, "a Goose sessions database")
+    if not document.sessions:
+        return session.empty_store(NAME, document)
     rows = message_rows.need_session(document, name, listing)
     im = message_rows.imported(NAME, document, rows, request(rows), name)
     im.notes.append(f"session {document.session!r}: {len(rows)} messages; {len(document.sessions) - 1} other "

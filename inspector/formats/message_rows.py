@@ -508,6 +508,8 @@ def strip(db: Any, store: Store, notes: Exported, parse: Callable[[bytes, str], 
 
 def export_same(im: Imported, result: Result, notes: Exported, store: Store,
                 parse: Callable[[bytes, str], RowsDB]) -> RowsDB:
+    if im.state is None:                 # a store that holds no session
+        return im.document
     plan = edits(im, result)
     if not plan:
         return im.document

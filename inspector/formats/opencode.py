@@ -571,6 +571,10 @@ def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
+    if isinstance(document, (bytes, bytearray)) and bytes(document).startswith(HEADER):
+        document = parse(bytes(document), name)
+    if isinstance(document, OpenCodeDB) and not document.rows:
+        return session.empty_store(NAME, document)
     document, messages, sid = _session_messages(document, name)
     req = request(messages)
     inner = anthropic.import_(req.messages, name)
@@ -716,6 +720,8 @@ def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[t
 
 
 def export_same(im: Imported, result: Result, notes: Exported) -> Any:
+    if im.state is None:                 # a store that holds no session
+        return im.document
     gone, rewrite = _changes(im, result)
     document = im.document
     if not gone and not rewrite:

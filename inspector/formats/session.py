@@ -42,6 +42,21 @@ def open_store(document: Any, name: str, fmt: str, parse: Callable[[bytes, str],
     return document
 
 
+NO_SESSION = "the database holds no session yet: nothing to check"
+
+
+def empty_store(fmt: str, document: Any) -> Imported:
+    """The import of a store that holds no session (a fresh database): an empty history the
+    engine has nothing to do with, written back as it was."""
+    im = Imported(fmt, [], document, container=None, history=[])
+    im.notes.append(NO_SESSION)
+    return im
+
+
+def is_empty_store(im: Imported) -> bool:
+    return im.state is None and not im.messages and NO_SESSION in im.notes
+
+
 def skipped_lines(im: Imported, document: Lines, why: str = "a resume skips it") -> None:
     """One import note per line that is not JSON (the agent's loader skips it too)."""
     for i in document.bad:
