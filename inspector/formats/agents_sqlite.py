@@ -44,7 +44,8 @@ from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
-from .store.sqlite import CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, triggers_aside, with_mode
+from .store.sqlite import (CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, schema_head,
+                           triggers_aside, with_mode)
 
 NAME = "agents-sqlite"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
@@ -184,7 +185,7 @@ class RowLoc(Loc):
 
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
-    return data.startswith(HEADER) and b"message_data" in data[:1 << 20]
+    return data.startswith(HEADER) and b"message_data" in schema_head(data, name)
 
 
 def dump(document: AgentsDB, compact: bool = False) -> bytes:

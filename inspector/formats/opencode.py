@@ -62,7 +62,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
-from .store.sqlite import open_checked, read_live, replace_rows, with_mode
+from .store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -203,7 +203,7 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
     sit in pages far into a large database)."""
     if not data.startswith(HEADER):
         return False
-    head = data[:1 << 20]
+    head = schema_head(data, name)
     return b"message_session_time_created_id_idx" in head or b"CREATE TABLE `part`" in head \
         or re.fullmatch(r"opencode(-[A-Za-z0-9._-]+)?\.db", os.path.basename(name)) is not None
 

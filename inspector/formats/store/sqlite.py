@@ -55,6 +55,27 @@ def has_wal(path: str) -> bool:
     return False
 
 
+def schema_head(data: bytes, name: str, size: int = 1 << 20) -> bytes:
+    """What a sniffer looks for a store's schema in: the head of the main file, and the head of
+    its ``-wal`` beside it (a database the agent has not checkpointed yet keeps its schema and
+    rows there; the main file may hold only its first page)."""
+    head = data[:size]
+    if name == "<input>" or not data.startswith(HEADER):
+        return head
+    try:
+        fd = os.open(name + "-wal", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return head
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            head += os.read(fd, size)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return head
+
+
 def stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
     """The main file and its sidecars as bytes, read until two looks at their sizes and
     times agree (a writer that commits meanwhile would tear a single read). A sidecar that
