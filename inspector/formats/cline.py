@@ -60,6 +60,7 @@ from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, join_text, kind_of
 from .base import describe_block as _describe
 from .format import SESSION, Format
+from .store.side import read_regular
 
 NAME = "cline"
 LABEL = "Cline / Roo Code / Kilo Code task"
@@ -213,13 +214,13 @@ def cline_range(folder: Path) -> tuple[int, int] | None:
     the last ui message that carries it."""
     state = folder.parent.parent / "state" / "taskHistory.json"
     try:
-        for item in orjson.loads(state.read_bytes()):
+        for item in orjson.loads(read_regular(state)):
             if isinstance(item, Mapping) and item.get("id") == folder.name:
                 return _range(item.get("conversationHistoryDeletedRange"))
     except (OSError, orjson.JSONDecodeError, TypeError):
         pass
     try:
-        ui = orjson.loads((folder / "ui_messages.json").read_bytes())
+        ui = orjson.loads(read_regular(folder / "ui_messages.json"))
     except (OSError, orjson.JSONDecodeError):
         return None
     for msg in reversed(ui if isinstance(ui, list) else []):

@@ -62,6 +62,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
+from .store.side import read_regular
 from .store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
 
 NAME = "opencode"
@@ -310,10 +311,10 @@ def _read_tree(info: Mapping, name: str) -> OpenCodeExport:
     messages = []
     for mfile in sorted(folder.glob("*.json")):
         try:
-            minfo = json.loads(mfile.read_text(encoding="utf-8"))
-            parts = [json.loads(p.read_text(encoding="utf-8"))
+            minfo = json.loads(read_regular(mfile).decode("utf-8"))
+            parts = [json.loads(read_regular(p).decode("utf-8"))
                      for p in sorted((root / "part" / mfile.stem).glob("*.json"))]
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError) as exc:      # UnicodeDecodeError is a ValueError
             raise InputError(str(mfile), f"{EXPORT}: unreadable tree file ({exc})") from None
         if not isinstance(minfo, dict):
             raise InputError(str(mfile), f"{EXPORT}: a message file holds {kind_of(minfo)}, not a message")

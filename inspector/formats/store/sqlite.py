@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ...io import InputError
+from .side import read_regular
 
 HEADER = b"SQLite format 3\x00"
 WAL_MODE = b"\x02\x02"        # file format version bytes 18-19: 1 rollback journal, 2 WAL
@@ -99,24 +100,12 @@ def stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
         for suffix, seen in zip(names, before):
             if seen is not None:
                 try:
-                    copies[suffix] = _read_regular(path + suffix)
+                    copies[suffix] = read_regular(path + suffix)
                 except FileNotFoundError:     # a checkpoint removed it meanwhile
                     break
         if look() == before and "" in copies:
             return copies
     raise sqlite3.OperationalError("the database kept changing while it was copied (is the agent writing it?)")
-
-
-def _read_regular(path: str) -> bytes:
-    """A file's bytes, opened without blocking and refused unless it is a regular file."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise sqlite3.OperationalError(f"{os.path.basename(path)} is not a regular file")
-        with open(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
 
 
 def copied(name: str, fmt: str) -> dict[str, bytes]:
@@ -166,7 +155,7 @@ def snapshot(path: str) -> bytes | None:
     are the database (see :func:`read_live`)."""
     if not has_wal(path):
         return None
-    return _live(_read_regular(path), path)
+    return _live(read_regular(path), path)
 
 
 def whole_database(path: str, data: bytes) -> bytes:
