@@ -559,6 +559,27 @@ class RecordLoc(Loc):
         return f"{base}.content[{','.join(map(str, self.blocks))}]"
 
 
+# The record keys and block keys that name something (a call, a summary, a truncation): the
+# extension compares them as text, so anything else is refused here with the record named.
+_RECORD_IDS = ("condenseId", "condenseParent", "truncationId", "truncationParent")
+_BLOCK_IDS = {"tool_use": "id", "tool_result": "tool_use_id"}
+
+
+def _check_ids(records: list[Any], name: str) -> None:
+    for n, rec in enumerate(records):
+        if not isinstance(rec, Mapping):
+            continue
+        for key in _RECORD_IDS:
+            if key in rec and rec[key] is not None and not isinstance(rec[key], str):
+                raise InputError(name, f"{NAME}: message {n}: {key} is {kind_of(rec[key])}, not text")
+        content = rec.get("content")
+        for k, block in enumerate(content if isinstance(content, list) else ()):
+            key = _BLOCK_IDS.get(block.get("type")) if isinstance(block, Mapping) else None
+            if key is not None and block.get(key) is not None and not isinstance(block[key], str):
+                raise InputError(name, f"{NAME}: message {n} block {k}: the {block['type']} {key} is "
+                                       f"{kind_of(block[key])}, not text")
+
+
 def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, (bytes, bytearray)):
         document = parse(bytes(document), name)
@@ -568,6 +589,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if not isinstance(document, TaskFile):
         raise InputError(name, f"{NAME}: expected {HISTORY_FILE} (a JSON array of messages), got {kind_of(document)}")
     task = document
+    _check_ids(task.records, name)
     reader = Reader(task)
     sent = reader.cline() if task.agent == "cline" else reader.roo(task.agent)
     im = Imported(NAME, [], task, container="messages", history=task.records)
