@@ -406,8 +406,9 @@ class Reader:
                 self.left_out.append((s.record, s.items[0].index, "reasoning stored for history, not sent"))
                 s.items = s.items[1:]
             kept = [i for i in s.items if _type(i) in ANTHROPIC_BLOCKS or i.placeholder]
+            held = {id(i) for i in kept}
             for i in s.items:
-                if i not in kept and i.record is not None:
+                if id(i) not in held and i.record is not None:
                     self.left_out.append((i.record, i.index, f"a {_type(i)!s} block, which the Anthropic handler drops"))
             s.items = kept
             if s.items or s.whole:
@@ -846,9 +847,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
             notes.note("entry-rewritten", f"messages[{k}] loses content block{'s' if len(gone) > 1 else ''} "
                                               f"{', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     inserted: dict[int, list[dict[str, Any]]] = {}
+    at = {r: n for n, r in reversed(list(enumerate(order)))}      # first place of each record, found once
     for k, blocks in new_results.items():
-        pos = order.index(k) if k in order else -1
-        nxt = next((r for r in order[pos + 1:] if r not in removed), None) if pos >= 0 else None
+        pos = at.get(k, -1)
+        nxt = next((order[j] for j in range(pos + 1, len(order)) if order[j] not in removed), None) \
+            if pos >= 0 else None
         ids = ", ".join(b["tool_use_id"] for b in blocks)
         if nxt is not None and recs[nxt].get("role") == "user" and not recs[nxt].get("isSummary") \
                 and not recs[nxt].get("isTruncationMarker"):

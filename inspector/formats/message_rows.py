@@ -261,6 +261,11 @@ def _loc(req: Request, src: Loc) -> Loc:
     return Loc(rows[0], "parts", tuple(dict.fromkeys(b.part for b in picked)))
 
 
+def _key(value: Any) -> Any:
+    """An id as a dict key (one that is not text still compares, and never raises)."""
+    return value if isinstance(value, (str, int, float, type(None))) else repr(value)
+
+
 def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) -> Imported:
     """The request read with the Anthropic importer, its provenance turned into rows and parts."""
     inner = anthropic.import_({"messages": req.messages}, name)
@@ -273,14 +278,20 @@ def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) 
     for r in inner.reasoning:
         im.reasoning.append(Reasoning(r.row, _loc(req, r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
                                       r.text))
+    # Where each call id is asked for and answered, found in one pass (not one per note).
+    asked: dict[Any, int] = {}
+    answered: dict[Any, int] = {}
+    for i, m in enumerate(inner.messages):
+        for c in m.get("tool_calls") or ():
+            asked.setdefault(_key(c.get("tool_call_id")), i)
+        if m.get("role") == "tool":
+            answered.setdefault(_key(m.get("tool_call_id")), i)
     for kind, sentence, cid in req.notes:
         where = None
         if cid is not None:
-            where = next((i for i, m in enumerate(inner.messages)
-                          if any(c.get("tool_call_id") == cid for c in m.get("tool_calls") or ())), None)
+            where = asked.get(_key(cid))
             if kind == "result-dropped-on-resume":
-                where = next((i for i, m in enumerate(inner.messages)
-                              if m.get("role") == "tool" and m.get("tool_call_id") == cid), where)
+                where = answered.get(_key(cid), where)
         im.note(where, kind, sentence, tool_call_id=cid)
     im.state = RowsState(req, inner, rows)
     return im

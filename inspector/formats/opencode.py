@@ -585,9 +585,12 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     for src, calls in zip(inner.sources, inner.calls):
         im.sources.append(_loc(req, src))
         im.calls.append([_loc(req, c) for c in calls])
+    asked: dict[Any, int] = {}            # where each call id is asked for, found in one pass
+    for i, m in enumerate(inner.messages):
+        for c in m.get("tool_calls") or ():
+            asked.setdefault(_key(c.get("tool_call_id")), i)
     for kind, sentence, cid in req.notes:
-        row = next((i for i, calls in enumerate(inner.messages) if cid is not None
-                    and any(c.get("tool_call_id") == cid for c in calls.get("tool_calls") or ())), None)
+        row = asked.get(_key(cid)) if cid is not None else None
         im.note(row, kind, sentence, tool_call_id=cid)
     if isinstance(document, OpenCodeDB):
         for what in document.skipped(sid):
@@ -792,17 +795,28 @@ def _spliced(doc: OpenCodeExport, removed: set[str], changed: dict[str, dict[str
         if spans and not any(keep):
             edits.append((first, last, "[]"))
             continue
+        nxt_kept: list[int | None] = [None] * len(spans)   # the start of the next kept part, the end of the last
+        prev_kept: list[int | None] = [None] * len(spans)
+        for k in range(len(spans) - 2, -1, -1):
+            nxt_kept[k] = spans[k + 1][0] if keep[k + 1] else nxt_kept[k + 1]
+        for k in range(1, len(spans)):
+            prev_kept[k] = spans[k - 1][1] if keep[k - 1] else prev_kept[k - 1]
         for k, (p, (a, b)) in enumerate(zip(m["parts"], spans)):
             if not keep[k]:
-                nxt = next((spans[j][0] for j in range(k + 1, len(spans)) if keep[j]), None)
-                prev = next((spans[j][1] for j in range(k - 1, -1, -1) if keep[j]), None)
+                nxt, prev = nxt_kept[k], prev_kept[k]
                 edits.append((a, nxt, "") if nxt is not None else (prev, b, ""))
             elif _pid(p) in changed:
                 indent = text[text.rfind("\n", 0, a) + 1:a]
                 edits.append((a, b, pretty(changed[_pid(p)]).replace("\n", "\n" + indent)))
-    for a, b, piece in sorted(edits, reverse=True):
-        text = text[:a] + piece + text[b:]
-    return text
+    # One pass over the text; cuts of neighbouring parts overlap and are joined.
+    out: list[str] = []
+    pos = 0
+    for a, b, piece in sorted(edits):
+        a = max(a, pos)
+        out += (text[pos:a], piece)
+        pos = max(pos, b)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 # The JSON text of an export, read for positions only (what changes is cut or replaced by
