@@ -575,7 +575,8 @@ def _check_ids(records: list[Any], name: str) -> None:
                 raise InputError(name, f"{NAME}: message {n}: {key} is {kind_of(rec[key])}, not text")
         content = rec.get("content")
         for k, block in enumerate(content if isinstance(content, list) else ()):
-            key = _BLOCK_IDS.get(block.get("type")) if isinstance(block, Mapping) else None
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            key = _BLOCK_IDS.get(kind) if isinstance(kind, str) else None
             if key is not None and block.get(key) is not None and not isinstance(block[key], str):
                 raise InputError(name, f"{NAME}: message {n} block {k}: the {block['type']} {key} is "
                                        f"{kind_of(block[key])}, not text")
