@@ -62,7 +62,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
-from .store.side import read_regular
+from .store.side import files, read_regular
 from .store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
 
 NAME = "opencode"
@@ -305,15 +305,24 @@ def _read_tree(info: Mapping, name: str) -> OpenCodeExport:
     root = path.parent.parent.parent if len(path.parents) >= 3 else None
     sid = str(info.get("id") or path.stem)
     folder = root / "message" / sid if root else None
-    if folder is None or not folder.is_dir():
+    try:
+        names = sorted(n for n in files().listdir(folder) if n.endswith(".json")) if folder is not None else None
+    except (OSError, InputError):
+        names = None
+    if folder is None or names is None:
         raise InputError(name, f"{EXPORT}: a legacy session file, but its messages are not in "
                                f"{folder or 'storage/message/' + sid}")
     messages = []
-    for mfile in sorted(folder.glob("*.json")):
+    for mname in names:
+        mfile = folder / mname
         try:
             minfo = json.loads(read_regular(mfile).decode("utf-8"))
-            parts = [json.loads(read_regular(p).decode("utf-8"))
-                     for p in sorted((root / "part" / mfile.stem).glob("*.json"))]
+            pfolder = root / "part" / mfile.stem
+            try:
+                pnames = sorted(n for n in files().listdir(pfolder) if n.endswith(".json"))
+            except FileNotFoundError:
+                pnames = []
+            parts = [json.loads(read_regular(pfolder / p).decode("utf-8")) for p in pnames]
         except (OSError, ValueError) as exc:      # UnicodeDecodeError is a ValueError
             raise InputError(str(mfile), f"{EXPORT}: unreadable tree file ({exc})") from None
         if not isinstance(minfo, dict):

@@ -328,3 +328,46 @@ def test_a_repaired_opencode_database_keeps_wal_mode(tmp_path, monkeypatch):
     code, _, err = cli_run("normalize", str(db), "-o", str(out))
     assert code == 0, err
     assert out.read_bytes()[18:20] == b"\x02\x02"      # it came back in rollback-journal mode
+
+
+# -- R3-01: served mode reads a store's sidecars and trees inside the served folder only --------
+
+MARK = "VICTIM-SECRET-7781"
+
+
+class _ServedApp:
+    def __init__(self, root: Path) -> None:
+        from inspector.tui import confine
+        confine.attach(self, root)
+
+
+def test_served_mode_reads_no_sidecar_or_shadow_store_outside_the_root(tmp_path, monkeypatch):
+    from inspector import pipeline
+    from inspector.tui import confine
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    session = O.clean()
+    session.user(MARK)
+    victim = live_pair(outside / "opencode.db", opencode_build([session]))
+    served = tmp_path / "served"
+    served.mkdir()
+    mine = served / "opencode.db"
+    shutil.copyfile(victim, mine)                               # the main file alone: no session yet
+    os.symlink(str(victim) + "-wal", str(mine) + "-wal")        # its -wal: a link out, to the victim's
+    (served / "served").mkdir()
+    os.symlink(victim, served / "served" / "opencode.db")       # a folder named like the root: a shadow
+    os.symlink(str(victim) + "-wal", served / "served" / "opencode.db-wal")
+    monkeypatch.chdir(served)
+    app = _ServedApp(served)
+    data = confine.read(confine.of(app), "opencode.db")
+    shown = confine.shown(app, str(mine))
+    assert shown == "served/opencode.db"
+    from inspector.io import InputError
+    with confine.reading(app):
+        try:
+            seen = json.dumps(pipeline.run(data, shown).imported.history, default=str)
+        except InputError as exc:        # the main file alone holds no schema: refused, which is fine
+            seen = str(exc)
+    assert MARK not in seen
+    # Outside served mode the same file is read with its -wal, as the agent reads it.
+    assert MARK in json.dumps(pipeline.run(mine.read_bytes(), str(mine)).imported.history, default=str)

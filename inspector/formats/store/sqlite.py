@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ...io import InputError
-from .side import read_regular
+from .side import files, read_regular
 
 HEADER = b"SQLite format 3\x00"
 WAL_MODE = b"\x02\x02"        # file format version bytes 18-19: 1 rollback journal, 2 WAL
@@ -41,17 +41,11 @@ SIDECARS = ("-wal", "-journal")
 def has_wal(path: str) -> bool:
     """Whether ``path`` is a file with a non-empty ``-wal`` or ``-journal`` beside it: the
     main file alone is then not the database (commits not merged, or pages not committed)."""
-    try:
-        if not os.path.isfile(path):
-            return False
-    except OSError:
+    if files().stat(path) is None:
         return False
     for suffix in SIDECARS:
-        try:
-            st = os.stat(path + suffix)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and st.st_size > 0:
+        st = files().stat(path + suffix)
+        if st is not None and st.st_size > 0:
             return True
     return False
 
@@ -61,20 +55,12 @@ def schema_head(data: bytes, name: str, size: int = 1 << 20) -> bytes:
     its ``-wal`` beside it (a database the agent has not checkpointed yet keeps its schema and
     rows there; the main file may hold only its first page)."""
     head = data[:size]
-    if name == "<input>" or not data.startswith(HEADER):
+    if name == "<input>" or not data.startswith(HEADER) or files().stat(name + "-wal") is None:
         return head
     try:
-        fd = os.open(name + "-wal", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+        return head + read_regular(name + "-wal", size)
+    except (OSError, InputError):
         return head
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            head += os.read(fd, size)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-    return head
 
 
 def stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
@@ -86,12 +72,8 @@ def stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
     def look() -> list[tuple[int, int] | None]:
         out = []
         for suffix in names:
-            try:
-                st = os.stat(path + suffix)
-            except FileNotFoundError:
-                out.append(None)
-                continue
-            out.append((st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None)
+            st = files().stat(path + suffix)
+            out.append(None if st is None else (st.st_size, st.st_mtime_ns))
         return out
 
     for _ in range(tries):
@@ -101,7 +83,7 @@ def stable_copy(path: str, tries: int = 5) -> dict[str, bytes]:
             if seen is not None:
                 try:
                     copies[suffix] = read_regular(path + suffix)
-                except FileNotFoundError:     # a checkpoint removed it meanwhile
+                except (OSError, InputError):     # a checkpoint removed it meanwhile
                     break
         if look() == before and "" in copies:
             return copies
