@@ -205,6 +205,8 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
     if not data.startswith(HEADER):
         return False
     head = schema_head(data, name)
+    if b"update_session_message_count_on_insert" in head and b"CREATE TABLE `part`" not in head:
+        return False        # Crush's schema: the Go OpenCode's opencode.db, which Crush reads
     return b"message_session_time_created_id_idx" in head or b"CREATE TABLE `part`" in head \
         or re.fullmatch(r"opencode(-[A-Za-z0-9._-]+)?\.db", os.path.basename(name)) is not None
 

@@ -371,3 +371,31 @@ def test_served_mode_reads_no_sidecar_or_shadow_store_outside_the_root(tmp_path,
     assert MARK not in seen
     # Outside served mode the same file is read with its -wal, as the agent reads it.
     assert MARK in json.dumps(pipeline.run(mine.read_bytes(), str(mine)).imported.history, default=str)
+
+
+# -- issue 29: the Go OpenCode (Crush's predecessor) and Gemini CLI sub-agent chats -------------
+
+def test_the_go_opencode_database_is_read_as_crush_and_found_by_the_doctor(tmp_path):
+    from inspector.doctor.homes import known_homes
+    project = tmp_path / "proj"
+    (project / ".opencode").mkdir(parents=True)
+    db = project / ".opencode" / "opencode.db"
+    shutil.copyfile(CRUSH, db)                  # Crush kept the Go OpenCode's schema
+    code, out, err = cli_run("check", str(db))
+    assert code in (0, 1) and "not an OpenCode database" not in err, err
+    code, out, err = cli_run("explain", str(db), "--json")
+    assert code == 0 and json.loads(out)["format"] == "crush", err
+    homes = known_homes({"HOME": str(tmp_path / "home")}, project)
+    found = [p for h in homes if h.agent == "crush" for p in h.files()]
+    assert db in found
+
+
+def test_gemini_cli_sub_agent_chats_are_listed(tmp_path):
+    from inspector.doctor.homes import known_homes
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats"
+    (chats / "parent-id").mkdir(parents=True)
+    shutil.copyfile(samples_dir() / "23-gemini-cli-session.json", chats / "session-1.json")
+    shutil.copyfile(samples_dir() / "23-gemini-cli-session.json", chats / "parent-id" / "session-2.json")
+    homes = known_homes({"HOME": str(tmp_path / "home")}, tmp_path)
+    found = {p.name for h in homes if h.agent == "gemini-cli" for p in h.files()}
+    assert {"session-1.json", "session-2.json"} <= found
