@@ -44,7 +44,6 @@ with their turn and Cline's ``modelInfo.modelId``; ``--reasoning strip`` removes
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +59,7 @@ from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, join_text, kind_of
 from .base import describe_block as _describe
 from .format import SESSION, Format
+from .store.jsontext import element_spans
 from .store.side import read_regular
 
 NAME = "cline"
@@ -91,43 +91,6 @@ EMITS = declare(
 
 
 # -- the file: records and their bytes ---------------------------------------------------
-
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
-
-
-def element_spans(data: bytes, start: int) -> list[tuple[int, int]]:
-    """Byte spans of the elements of the (valid) JSON array whose ``[`` is at ``start``."""
-    spans: list[tuple[int, int]] = []
-    depth = 0
-    pending = start + 1
-    for m in _TOKEN.finditer(data, start):
-        c = m.group()[:1]
-        if c in b"[{":
-            depth += 1
-        elif c in b"]}":
-            depth -= 1
-            if depth == 0:
-                begin, end = _lstrip(data, pending), _rstrip(data, m.start())
-                if begin < end:
-                    spans.append((begin, end))
-                return spans
-        elif c == b"," and depth == 1:
-            spans.append((_lstrip(data, pending), _rstrip(data, m.start())))
-            pending = m.end()
-    return spans
-
-
-def _lstrip(data: bytes, at: int) -> int:
-    while at < len(data) and data[at] in b" \t\r\n":
-        at += 1
-    return at
-
-
-def _rstrip(data: bytes, end: int) -> int:
-    while end > 0 and data[end - 1] in b" \t\r\n":
-        end -= 1
-    return end
-
 
 @dataclass(eq=False)
 class TaskFile:

@@ -31,10 +31,9 @@ from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError, JSONWriteError
-from . import anthropic, reasoning
-from .codex_rollout import EMITS as CODEX_KINDS
-from .opencode import EMITS as OPENCODE_KINDS
+from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
+from .store.jsontext import items
 from .store.sqlite import CHANGED, HEADER, intact, live_transaction, open_checked, quoted, read_live, triggers_aside, with_mode
 
 # Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
@@ -66,7 +65,7 @@ def compact_json(value: Any) -> str:
 
 
 def shared_kinds() -> tuple[Kind, ...]:
-    return EMITS + tuple(k for k in OPENCODE_KINDS + CODEX_KINDS if k.name in ("entry-not-sent", "entry-moved"))
+    return EMITS + (session.NOT_SENT, session.MOVED)
 
 
 @dataclass(slots=True, eq=False)
@@ -87,36 +86,7 @@ class Row:
 
 def parts_of(text: Any) -> tuple[list[Any] | None, list[tuple[int, int]]]:
     """A JSON array's items and each item's (start, end) in ``text``; (None, []) otherwise."""
-    if not isinstance(text, str):
-        return None, []
-    decoder = json.JSONDecoder()
-    try:
-        i = len(text) - len(text.lstrip())
-        if text[i:i + 1] != "[":
-            return None, []
-        items: list[Any] = []
-        spans: list[tuple[int, int]] = []
-        i += 1
-        while True:
-            while i < len(text) and text[i] in " \t\r\n":
-                i += 1
-            if text[i] == "]":
-                break
-            value, end = decoder.raw_decode(text, i)
-            items.append(value)
-            spans.append((i, end))
-            i = end
-            while text[i] in " \t\r\n":
-                i += 1
-            if text[i] == ",":
-                i += 1
-            elif text[i] != "]":
-                return None, []
-        if text[i + 1:].strip():
-            return None, []
-        return items, spans
-    except (ValueError, IndexError):
-        return None, []
+    return items(text)
 
 
 @dataclass(slots=True, eq=False)

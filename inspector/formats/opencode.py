@@ -62,6 +62,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
+from .store.jsontext import array_spans, key_at
 from .store.side import files, read_regular
 from .store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
 
@@ -78,9 +79,7 @@ EMITS = declare(
     Kind("agent-placeholder", IMPORT_CLAUSE, False, "agent's own result",
          "The agent sends this call with an error result of its own (the call was interrupted); the real "
          "result is lost and the tool may have run.", "note", "call"),
-    Kind("entry-not-sent", IMPORT_CLAUSE, False, "not sent",
-         "A message or part the agent leaves out of the request on resume (compacted away, failed, or "
-         "with nothing to send); it is kept as it is.", "note"),
+    session.NOT_SENT,
     Kind("agent-reordered", IMPORT_CLAUSE, False, "reordered by the agent",
          "The agent moves this text ahead of the calls it followed before sending (older builds send "
          "it as stored, which the provider refuses).", "note"),
@@ -799,9 +798,9 @@ def _repair_export(doc: OpenCodeExport, removed: set[str], changed: dict[str, di
 def _spliced(doc: OpenCodeExport, removed: set[str], changed: dict[str, dict[str, Any]]) -> str:
     text = doc.text
     edits: list[tuple[int, int, str]] = []
-    messages = _array(text, _at(text, ("messages",)))[2]
+    messages = array_spans(text, key_at(text, ("messages",)))[2]
     for m, (mstart, _) in zip(doc.doc["messages"], messages):
-        first, last, spans = _array(text, _at(text, ("parts",), mstart))
+        first, last, spans = array_spans(text, key_at(text, ("parts",), mstart))
         keep = [_pid(p) not in removed for p in m["parts"]]
         if spans and not any(keep):
             edits.append((first, last, "[]"))
@@ -828,66 +827,6 @@ def _spliced(doc: OpenCodeExport, removed: set[str], changed: dict[str, dict[str
         pos = max(pos, b)
     out.append(text[pos:])
     return "".join(out)
-
-
-# The JSON text of an export, read for positions only (what changes is cut or replaced by
-# position, so every other byte of the file stays as OpenCode printed it).
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_SCALAR = re.compile(r'-?[0-9][0-9.eE+-]*|true|false|null')
-_WS = re.compile(r"[ \t\r\n]*")
-
-
-def _end(text: str, i: int) -> int:
-    """The end of the JSON value that starts at ``i``."""
-    if text[i] == '"':
-        return _TOKEN.match(text, i).end()
-    if text[i] not in "[{":
-        return _SCALAR.match(text, i).end()
-    depth = 0
-    for tok in _TOKEN.finditer(text, i):
-        t = tok.group()
-        if t in "[{":
-            depth += 1
-        elif t in "]}":
-            depth -= 1
-            if depth == 0:
-                return tok.end()
-    raise ValueError("unterminated JSON value")
-
-
-def _array(text: str, i: int) -> tuple[int, int, list[tuple[int, int]]]:
-    """The array (or object) at ``i``: its start, its end, and the (start, end) of each element
-    (each member's value)."""
-    close = "]" if text[i] == "[" else "}"
-    out = []
-    j = _WS.match(text, i + 1).end()
-    while text[j] != close:
-        if close == "}":
-            j = _WS.match(text, _end(text, j)).end() + 1      # the key and its colon
-            j = _WS.match(text, j).end()
-        e = _end(text, j)
-        out.append((j, e))
-        j = _WS.match(text, e).end()
-        if text[j] == ",":
-            j = _WS.match(text, j + 1).end()
-    return i, j + 1, out
-
-
-def _at(text: str, path: tuple[str, ...], i: int | None = None) -> int:
-    """Where the value under the keys ``path`` starts (from the object at ``i``, the root by default)."""
-    i = _WS.match(text).end() if i is None else i
-    for key in path:
-        j = _WS.match(text, i + 1).end()
-        while True:
-            kend = _end(text, j)
-            name = json.loads(text[j:kend])
-            v = _WS.match(text, _WS.match(text, kend).end() + 1).end()
-            if name == key:
-                i = v
-                break
-            j = _WS.match(text, _end(text, v)).end()
-            j = _WS.match(text, j + 1).end()
-    return i
 
 
 def _new_document(im: Imported, result: Result, notes: Exported) -> dict[str, Any]:

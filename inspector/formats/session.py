@@ -42,6 +42,15 @@ def open_store(document: Any, name: str, fmt: str, parse: Callable[[bytes, str],
     return document
 
 
+# Kinds that several stores emit but not every one: declared here once, and each store that
+# emits one lists it among its own (no store borrows a kind from a sibling store's module).
+NOT_SENT = Kind("entry-not-sent", IMPORT_CLAUSE, False, "not sent",
+                "A message or part the agent leaves out of the request on resume (compacted away, failed, or "
+                "with nothing to send); it is kept as it is.", "note")
+MOVED = Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
+             "A line was moved with the result it holds, next to its call.", "change")
+declare(NOT_SENT, MOVED)
+
 NO_SESSION = "the database holds no session yet: nothing to check"
 
 
