@@ -32,8 +32,9 @@ from typing import Any
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError, JSONWriteError
 from . import anthropic, reasoning, session
-from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
+from .base import Decisions, Exported, Imported, Reasoning, as_text
 from .store.jsontext import items
+from .store.request import Block, Request, lost
 from .store.sqlite import CHANGED, HEADER, intact, live_transaction, open_checked, quoted, read_live, triggers_aside, with_mode
 
 # Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
@@ -177,58 +178,12 @@ def need_session(db: RowsDB, name: str, listing: Callable[[RowsDB], list]) -> li
 # -- the request a resume sends ----------------------------------------------------------------
 
 @dataclass(slots=True)
-class Block:
-    """One block of the request, and the stored row and part it came from."""
-
-    body: dict[str, Any]
-    row: int
-    part: int
-    role: str                  # text, reasoning, call, result
-
-
-@dataclass(slots=True)
-class Request:
-    """The Anthropic request a resume sends, with the row and part of each block; ``notes``
-    are what the agent does on the way (kind, sentence, call id)."""
-
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    blocks: dict[int, Block] = field(default_factory=dict)
-    notes: list[tuple[str, str, str | None]] = field(default_factory=list)
-
-    def add(self, role: str, blocks: list[Block]) -> None:
-        """One message of the agent's own; the Anthropic API takes user and tool messages in a
-        row as one user turn, and assistant messages in a row as one assistant turn."""
-        if not blocks:
-            return
-        side = "assistant" if role == "assistant" else "user"
-        if self.messages and self.messages[-1]["role"] == side:
-            self.messages[-1]["content"].extend(b.body for b in blocks)
-        else:
-            self.messages.append({"role": side, "content": [b.body for b in blocks]})
-        for b in blocks:
-            self.blocks[id(b.body)] = b
-
-
-@dataclass(slots=True)
 class RowsState:
     """What export needs: the request, its Anthropic import, and the rows as read."""
 
     request: Request
     inner: Imported
     rows: list[Row]
-
-
-def _loc(req: Request, src: Loc) -> Loc:
-    """A request location (message, content blocks) as stored rows and parts."""
-    content = req.messages[src.message]["content"] if isinstance(src.message, int) else []
-    picked = [req.blocks[id(content[k])] for k in (src.blocks or range(len(content))) if k < len(content)
-              and id(content[k]) in req.blocks]
-    if not picked:
-        return Loc(0)
-    rows = sorted({b.row for b in picked})
-    if len(rows) > 1:
-        return Loc(rows[0], None, None, tuple(rows))
-    return Loc(rows[0], "parts", tuple(dict.fromkeys(b.part for b in picked)))
 
 
 def _key(value: Any) -> Any:
@@ -243,10 +198,10 @@ def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) 
     im = Imported(fmt, inner.messages, document, container="messages", history=history)
     im.events.extend(inner.events)
     for src, calls in zip(inner.sources, inner.calls):
-        im.sources.append(_loc(req, src))
-        im.calls.append([_loc(req, c) for c in calls])
+        im.sources.append(req.loc(src))
+        im.calls.append([req.loc(c) for c in calls])
     for r in inner.reasoning:
-        im.reasoning.append(Reasoning(r.row, _loc(req, r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
+        im.reasoning.append(Reasoning(r.row, req.loc(r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
                                       r.text))
     # Where each call id is asked for and answered, found in one pass (not one per note).
     asked: dict[Any, int] = {}
@@ -289,24 +244,14 @@ def edits(im: Imported, result: Result) -> Edits:
     state: RowsState = im.state
     req, inner = state.request, state.inner
     d = Decisions.of(result)
-    kept_rows = {o for _, o in d.rows if o is not None}
     out = Edits()
-
-    def blocks_of(loc: Loc) -> list[Block]:
-        content = req.messages[loc.message]["content"]
-        return [req.blocks[id(content[k])] for k in (loc.blocks or ()) if id(content[k]) in req.blocks]
+    blocks_of = req.blocks_of
 
     def cut(blocks: list[Block]) -> None:
         for b in blocks:
             out.cut.setdefault(b.row, set()).add(b.part)
 
-    for i, msg in enumerate(inner.messages):
-        if msg.get("role") == "tool" and i not in kept_rows:
-            cut(blocks_of(inner.sources[i]))
-        calls = inner.calls[i]
-        lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
-        for j in lost:
-            cut(blocks_of(calls[j]))
+    cut(lost(req, inner, result))
     calls = {b.body.get("id"): b for b in req.blocks.values() if b.role == "call"}
     moved = {e.origin for e in result.events if e.kind == "strict-moved" and e.origin is not None}
     rows = state.rows

@@ -63,6 +63,7 @@ from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
 from .store.jsontext import array_spans, key_at
+from .store.request import Block, Request, lost
 from .store.side import files, read_regular
 from .store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
 
@@ -383,27 +384,6 @@ def _filter_compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
-@dataclass(slots=True)
-class Block:
-    """One block of the request OpenCode builds, and the part it came from."""
-
-    body: dict[str, Any]
-    message: int                   # index of the OpenCode message in the session
-    part: int                      # index of the part in that message
-    role: str                      # text, reasoning, call, result
-
-
-@dataclass(slots=True)
-class Request:
-    """The Anthropic request a resume sends (``messages``), with the part of each block;
-    ``history`` are the session's OpenCode messages, which blocks index into."""
-
-    messages: list[dict[str, Any]]
-    history: list[dict[str, Any]]
-    blocks: dict[int, Block]       # id(block body) -> Block
-    notes: list[tuple[str, str, str | None]] = field(default_factory=list)   # (kind, sentence, call id)
-
-
 def resumed_model(messages: list[dict[str, Any]]) -> dict[str, str]:
     """The model a resume talks to: the last user message's (``lastUser.model``)."""
     for msg in reversed(messages):
@@ -420,7 +400,7 @@ def _pid(part: Any) -> str:
 def request(messages: list[dict[str, Any]]) -> Request:
     """Steps 1 to 6 of a resume (see the module docstring), keeping each block's part."""
     kept = _filter_compacted(messages)
-    req = Request([], messages, {})
+    req = Request(history=messages)
     place = {id(msg): i for i, msg in enumerate(messages)}
     if len(kept) < len(messages):
         req.notes.append(("entry-not-sent", f"{len(messages) - len(kept)} message(s) before the newest compaction "
@@ -503,7 +483,7 @@ def request(messages: list[dict[str, Any]]) -> Request:
             if True in kinds and False in kinds[kinds.index(True):]:
                 late = [b for b in blocks[kinds.index(True):] if b.role != "call"]
                 req.notes.append(("agent-reordered", "OpenCode moves " + ", ".join(
-                    f"part {_pid(messages[b.message]['parts'][b.part])}" for b in late) + " ahead of the call(s) "
+                    f"part {_pid(messages[b.row]['parts'][b.part])}" for b in late) + " ahead of the call(s) "
                     "it followed in its step; builds before PR #22646 send it after them, which Anthropic refuses.",
                     None))
                 blocks = [b for b in blocks if b.role != "call"] + [b for b in blocks if b.role == "call"]
@@ -593,8 +573,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     im = Imported(fmt, inner.messages, document, container="messages", history=messages)
     im.events.extend(inner.events)
     for src, calls in zip(inner.sources, inner.calls):
-        im.sources.append(_loc(req, src))
-        im.calls.append([_loc(req, c) for c in calls])
+        im.sources.append(req.loc(src))
+        im.calls.append([req.loc(c) for c in calls])
     asked: dict[Any, int] = {}            # where each call id is asked for, found in one pass
     for i, m in enumerate(inner.messages):
         for c in m.get("tool_calls") or ():
@@ -641,7 +621,7 @@ def _record_reasoning(im: Imported, req: Request, inner: Imported) -> None:
         content = req.messages[r.loc.message]["content"] if isinstance(r.loc.message, int) else []
         block = req.blocks.get(id(content[r.loc.blocks[0]])) if r.loc.blocks and r.loc.blocks[0] < len(content) else None
         if block is not None:
-            sent[(block.message, block.part)] = r
+            sent[(block.row, block.part)] = r
     for m, msg in enumerate(req.history):
         info = msg["info"]
         model = info.get("modelID") if isinstance(info.get("modelID"), str) and info.get("modelID") else None
@@ -679,18 +659,6 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
     return _repair_export(document, removed, {})
 
 
-def _loc(req: Request, src: Loc) -> Loc:
-    """A request location (message, content blocks) as OpenCode messages and parts."""
-    content = req.messages[src.message]["content"] if isinstance(src.message, int) else []
-    picked = [req.blocks[id(content[k])] for k in (src.blocks or range(len(content))) if k < len(content)]
-    if not picked:
-        return Loc(0)
-    msgs = sorted({b.message for b in picked})
-    if len(msgs) > 1:
-        return Loc(msgs[0], None, None, tuple(msgs))
-    return Loc(msgs[0], "parts", tuple(dict.fromkeys(b.part for b in picked)))
-
-
 # -- export -------------------------------------------------------------------------------------
 
 def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[tuple[int, int], dict[str, Any]]]:
@@ -699,36 +667,25 @@ def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[t
     req, inner = state.request, state.inner
     d = Decisions.of(result)
     kept_rows = {o for _, o in d.rows if o is not None}
-    gone: set[tuple[int, int]] = set()
-
-    def block_of(loc: Loc) -> list[Block]:
-        content = req.messages[loc.message]["content"]
-        return [req.blocks[id(content[k])] for k in (loc.blocks or ())]
-
-    for i, msg in enumerate(inner.messages):
-        if msg.get("role") == "tool" and i not in kept_rows:
-            gone.update((b.message, b.part) for b in block_of(inner.sources[i]))
-        calls = inner.calls[i]
-        lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
-        for j in lost:
-            gone.update((b.message, b.part) for b in block_of(calls[j]))
+    gone: set[tuple[int, int]] = {(b.row, b.part) for b in lost(req, inner, result)}
     # A turn the engine dropped takes its reasoning parts with it (a step of reasoning alone
     # would be sent as an assistant message of thinking alone).
     gone.update((r.loc.message, r.loc.blocks[0]) for r in im.reasoning
                 if r.row is not None and r.row not in kept_rows and r.loc.blocks)
     rewrite: dict[tuple[int, int], dict[str, Any]] = {}
+    calls = req.calls()
     for msg, o in d.rows:
         if o is None and msg.get("role") == "tool":
             cid = msg.get("tool_call_id")
-            for b in req.blocks.values():
-                if b.role == "call" and b.body.get("id") == cid and (b.message, b.part) not in gone:
-                    part = req.history[b.message]["parts"][b.part]
+            for b in calls.get(_key(cid), ()):
+                if (b.row, b.part) not in gone:
+                    part = req.history[b.row]["parts"][b.part]
                     st = part.get("state") if isinstance(part.get("state"), Mapping) else {}
                     new = dict(part)
                     new["state"] = {"status": "error", "input": st.get("input", {}), "error": NO_RESULT,
                                     "time": {"start": (st.get("time") or {}).get("start", 0),
                                              "end": (st.get("time") or {}).get("start", 0)}}
-                    rewrite[(b.message, b.part)] = new
+                    rewrite[(b.row, b.part)] = new
                     break
     return gone, rewrite
 
