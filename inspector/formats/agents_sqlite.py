@@ -30,7 +30,6 @@ applies it to the live file.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 
@@ -42,6 +41,7 @@ from typing import Any
 from ..engine import Result
 from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
+from .session import selected
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
 from .store.sqlite import (CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, schema_head,
@@ -116,11 +116,7 @@ class AgentsDB:
     def select(self, session: str, name: str = "<input>") -> "AgentsDB":
         """The database with the session to repair chosen (``--session ID``): a shallow copy,
         so the database given keeps its own choice."""
-        if session not in self.sessions:
-            raise InputError(name, f"{NAME}: no session {session!r}; sessions: " + (", ".join(self.sessions) or "none"))
-        picked = copy.copy(self)
-        picked.session = session
-        return picked
+        return selected(self, session, self.sessions, name, NAME)
 
     def listing(self) -> str:
         return ", ".join(f"{sid} ({len(rows)} item{'s' if len(rows) != 1 else ''})" for sid, rows in self.sessions.items())
@@ -276,8 +272,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if not document.sessions:
         return session.empty_store(NAME, document)
     if document.session is None:
-        raise InputError(name, f"{NAME}: the database holds {len(document.sessions)} sessions; choose one with "
-                               f"--session ID: {document.listing()}")
+        raise session.must_choose(NAME, len(document.sessions), document.listing(), name)
     rows = document.rows()
     items: list[Any] = []
     ids: list[int] = []

@@ -21,7 +21,6 @@ transaction (:func:`replace`).
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import sqlite3
@@ -156,11 +155,7 @@ def is_sqlite(data: bytes) -> bool:
 
 
 def select(db: RowsDB, sid: str, name: str = "<input>") -> RowsDB:
-    if sid not in db.sessions:
-        raise InputError(name, f"{db.format}: no session {sid!r}; sessions: " + (", ".join(db.sessions) or "none"))
-    picked = copy.copy(db)
-    picked.session = sid
-    return picked
+    return session.selected(db, sid, db.sessions, name, db.format)
 
 
 def chosen(db: RowsDB) -> str | None:
@@ -170,8 +165,7 @@ def chosen(db: RowsDB) -> str | None:
 def need_session(db: RowsDB, name: str, listing: Callable[[RowsDB], list]) -> list[Row]:
     if db.session is None:
         shown = ", ".join(f"{s.id} ({s.first_user[:40]!r})" for s in listing(db)[:10])
-        raise InputError(name, f"{db.format}: the database holds {len(db.sessions)} sessions; choose one with "
-                               f"--session ID: {shown}")
+        raise session.must_choose(db.format, len(db.sessions), shown, name)
     return db.rows()
 
 

@@ -44,7 +44,6 @@ OpenCode sends them (as ``thinking``, signed, to the model that wrote them) or l
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
@@ -548,9 +547,8 @@ def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any
         document = parse(data, name) if data.startswith(HEADER) else parse_export(data, name)
     if isinstance(document, OpenCodeDB):
         if document.session is None:
-            raise InputError(name, f"{NAME}: the database holds {len(document.rows)} sessions; choose one with "
-                                   f"--session ID: " + ", ".join(f"{s.id} ({s.first_user[:40]!r})"
-                                                                 for s in listing(document)[:10]))
+            raise session.must_choose(NAME, len(document.rows), ", ".join(
+                f"{s.id} ({s.first_user[:40]!r})" for s in listing(document)[:10]), name)
         return document, document.messages(document.session), document.session
     if isinstance(document, Mapping) and _is_export(document):
         document = OpenCodeExport(dict(document))
@@ -915,11 +913,7 @@ def _when(ms: Any) -> str | None:
 def select(db: OpenCodeDB, sid: str, name: str = "<input>") -> OpenCodeDB:
     """The database with ``sid`` chosen (``--session ID``): a shallow copy, so the database
     given keeps its own choice."""
-    if sid not in db.rows:
-        raise InputError(name, f"{NAME}: no session {sid!r}; sessions: " + (", ".join(db.rows) or "none"))
-    picked = copy.copy(db)
-    picked.session = sid
-    return picked
+    return session.selected(db, sid, db.rows, name, NAME)
 
 
 def chosen(db: OpenCodeDB) -> str | None:

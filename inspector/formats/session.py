@@ -10,6 +10,7 @@ byte for byte.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +53,22 @@ MOVED = Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
 declare(NOT_SENT, MOVED)
 
 NO_SESSION = "the database holds no session yet: nothing to check"
+
+
+def selected(db: Any, sid: str, held: Any, name: str, fmt: str) -> Any:
+    """``--session ID`` on a store holding several sessions (``held``: their ids): a shallow
+    copy of ``db`` with ``sid`` chosen, so the database given keeps its own choice; an id it
+    does not hold is refused, naming those it does."""
+    if sid not in held:
+        raise InputError(name, f"{fmt}: no session {sid!r}; sessions: " + (", ".join(held) or "none"))
+    picked = copy.copy(db)
+    picked.session = sid
+    return picked
+
+
+def must_choose(fmt: str, count: int, shown: str, name: str) -> InputError:
+    """The error for a store holding several sessions when none is chosen."""
+    return InputError(name, f"{fmt}: the database holds {count} sessions; choose one with --session ID: {shown}")
 
 
 def empty_store(fmt: str, document: Any) -> Imported:

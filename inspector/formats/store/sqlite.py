@@ -1,19 +1,29 @@
-"""An SQLite store on disk that its agent may have open: read it as SQLite itself would, and
-write a repair into it the way its agent writes, through SQLite.
+"""The SQLite toolkit every database store reads and writes through (Crush, Goose, OpenCode,
+the Agents SDK): one live read, one checked open, one write transaction with one policy for
+an agent that writes meanwhile.
 
-A database in WAL mode keeps its newest commits in ``NAME-wal`` until a checkpoint copies
-them into ``NAME``; a database in rollback mode whose writer died mid-transaction (or spilled
-pages before its commit) has pages in ``NAME`` that are not committed, their old content in
-``NAME-journal``. Either way the main file alone is not what the agent reads next. So a store
-with a ``-wal`` or a ``-journal`` beside it is read through SQLite, read-only, into memory (its
-backup API takes a consistent snapshot even while the agent writes); where a read-only open
-cannot work (a ``-wal`` without its ``-shm``, a hot journal to roll back), the files are copied
-to a private folder, until two looks agree that nothing moved, and read there. Reading never
-writes next to the store.
+- **Live read** (:func:`read_live`). A database in WAL mode keeps its newest commits in
+  ``NAME-wal`` until a checkpoint; one whose writer died mid-transaction (or spilled pages
+  before its commit) has uncommitted pages in ``NAME`` and their old content in a hot
+  ``NAME-journal``. Either way the main file alone is not what the agent reads next. So the
+  three files are copied to a private folder (until two looks agree that nothing moved) and
+  SQLite reads the copy, rolling a hot journal back or reading the WAL's commits, as the
+  agent's next open would. Nothing is written next to the store and none of the agent's locks
+  is taken. The sidecars belong to the main file beside them: bytes that are not that file
+  (a repair's output read again under the store's name) are read alone.
+- **Checked open** (:func:`open_checked`): an image in memory, checked whole by SQLite's
+  integrity check before a row is read, so a damaged page is refused by name.
+- **Writing into the live file** (:func:`live_transaction`, :func:`triggers_aside`,
+  :func:`replace_rows`): one write transaction (``BEGIN IMMEDIATE``; the agent waits for the
+  lock, as for any writer). The one policy: only the repaired session's rows must still be
+  the ones read; the agent may go on writing other sessions. Triggers are set aside while the
+  repair's rows are written and put back as they were; the rows written are read back and
+  compared with the plan, and the database is checked whole, before the commit. SQLite writes
+  its own journal or WAL, so a kill at any point leaves the original or the repair, and the
+  file keeps its journal mode.
 
-:func:`replace_rows` is ``--in-place`` for such a store: the repair is applied to the live file
-as SQL, row by row, in one write transaction, so the agent (waiting for the lock) and the next
-open both see it, and the file keeps its journal mode.
+Every side file (sidecar, task file, legacy tree) is opened through ``store.side.files()``,
+which served mode confines to the served folder.
 """
 
 from __future__ import annotations
