@@ -399,3 +399,40 @@ def test_gemini_cli_sub_agent_chats_are_listed(tmp_path):
     homes = known_homes({"HOME": str(tmp_path / "home")}, tmp_path)
     found = {p.name for h in homes if h.agent == "gemini-cli" for p in h.files()}
     assert {"session-1.json", "session-2.json"} <= found
+
+
+# -- R3-12: the store readers and writers are linear ---------------------------------------------
+
+def _goose_chain(n: int) -> bytes:
+    """A Goose session of ``n`` turns, one call each, every 10th unanswered (scaling3's chain)."""
+    import tempfile
+    rows = []
+    t0 = 1764600000
+    for t in range(n):
+        cid = f"c{t}"
+        rows.append(("user", [G.text(f"q{t}")], t0 + 3 * t, G.VISIBLE))
+        rows.append(("assistant", [G.request(cid, "developer__shell", {"command": "ls"})], t0 + 3 * t + 1, G.VISIBLE))
+        if t % 10 != 9:
+            rows.append(("user", [G.response(cid, "out")], t0 + 3 * t + 2, G.VISIBLE))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "20250601_3.jsonl"
+        G.write_jsonl(path, rows)
+        return path.read_bytes()
+
+
+def test_a_goose_session_with_an_import_note_per_call_is_read_in_linear_time():
+    """Each call the agent answers on resume is an import note; each note found its message by
+    scanning every message (1k turns 0.16 s, 10k 8.8 s, 100k 1,520 s in scaling3)."""
+    from inspector import pipeline
+
+    def best(n: int) -> float:
+        data = _goose_chain(n)
+        times = []
+        for _ in range(2):
+            started = time.perf_counter()
+            pipeline.run(data, "20250601_3.jsonl")
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small, large = best(1000), best(8000)
+    assert large / small < 30, (small, large)          # linear: about 8; quadratic: about 64
