@@ -244,9 +244,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
-    for path, session, label in each_session(expand(args.files), args.session):
+    for path, session in each_session(expand(args.files), args.session, args.fmt):
+        label = session.label
         try:
-            outcome = run_file(path, args.fmt, strict=args.strict, session=session, reasoning=args.reasoning)
+            outcome = session.run(strict=args.strict, reasoning=args.reasoning)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue

@@ -6,7 +6,9 @@
 - :func:`repair` normalizes an import (with the strict stage when asked);
 - :func:`export` writes the repair back in a format as an :class:`Exported`: the document,
   what the export changed on its own, the bytes, the count of entries written;
-- :class:`Outcome` is the three together; :func:`run` and :func:`run_file` take all steps.
+- :class:`Outcome` is the three together; :func:`run` and :func:`run_file` take all steps;
+- :func:`sessions` is the one session iterator: a parsed file once, each session it holds
+  read from it in turn (``check`` of a database, the doctor, batch, the TUI's picker).
 
 The CLI's subcommands, ``inspector check FOLDER``, each batch record (local and Dask),
 ``inspector serve`` and the TUI (its load, strict toggle and export) all go through these
@@ -28,8 +30,8 @@ from . import formats
 from .formats import REGISTRY, Imported, export_history, import_history, known
 from .io import JSONWriteError, display_name, parse_json, read_bytes
 
-__all__ = ["Exported", "Outcome", "export", "load", "load_file", "outcome", "parse", "read", "repair",
-           "run", "run_file", "select_session"]
+__all__ = ["Exported", "Outcome", "Session", "chosen_session", "export", "held_sessions", "load", "load_file",
+           "outcome", "parse", "read", "repair", "run", "run_file", "select_session", "sessions"]
 
 SNIFF_BYTES = 1 << 20   # what a format sees of the bytes when it is asked whether they are its own
 
@@ -71,6 +73,55 @@ def select_session(document: Any, session: str, name: str) -> Any:
     The format chooses on a copy, so the document given (an earlier step's export, in batch)
     is left as it was."""
     return formats.select_session(document, session, name)
+
+
+def held_sessions(document: Any) -> list[formats.SessionInfo]:
+    """The sessions a parsed file offers to choose from: those of a file holding several with
+    none chosen yet (empty for any other document, and for a store holding one or none)."""
+    held = formats.sessions(document)
+    return held if len(held) > 1 and formats.chosen_session(document) is None else []
+
+
+def chosen_session(document: Any) -> str | None:
+    """The session chosen in a parsed file that holds several (None: not such a file)."""
+    return formats.chosen_session(document) if len(formats.sessions(document)) > 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One session of a parsed file (``id`` None: the file is one history), read when asked;
+    every session of a file shares the one parsed document."""
+
+    id: str | None
+    document: Any
+    name: str
+    fmt: str = "auto"
+    alone: bool = True             # the file's only session: its import may be owned by the engine
+    error: BaseException | None = None   # the file could not be read or parsed: read() raises this
+
+    @property
+    def label(self) -> str:
+        return self.name if self.id is None else f"{self.name} --session {self.id}"
+
+    def read(self) -> Imported:
+        if self.error is not None:
+            raise self.error
+        return read(self.document, self.name, self.fmt, self.id)
+
+    def run(self, to: str = "same", strict: bool = False, compact: bool = False,
+            reasoning: str = "keep") -> "Outcome":
+        return outcome(self.read(), self.name, to, strict, compact, self.alone, reasoning)
+
+
+def sessions(document: Any, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> list[Session]:
+    """The sessions of a parsed file, each to read in turn from the one parse: ``session``
+    alone when given; each session of a file that holds several; else the file as one."""
+    if session is not None:
+        return [Session(session, document, name, fmt)]
+    ids = [s.id for s in held_sessions(document)]
+    if not ids:
+        return [Session(None, document, name, fmt)]
+    return [Session(i, document, name, fmt, alone=False) for i in ids]
 
 
 def read(document: Any, name: str = "<input>", fmt: str = "auto", session: str | None = None) -> Imported:

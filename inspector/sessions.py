@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from . import formats
 from .io import InputError, atomic_stream, atomic_write, display_name, read_bytes, write_new
-from .pipeline import parse as parse_bytes, select_session
+from .pipeline import Session, parse as parse_bytes, select_session, sessions as pipeline_sessions
 
 
 def is_session(outcome: Any) -> bool:
@@ -114,24 +114,21 @@ def expand(paths: list[str]) -> Iterator[str]:
             yield path
 
 
-def each_session(paths: Iterator[str], session: str | None) -> Iterator[tuple[str, str | None, str]]:
-    """(path, session, label) per session to check: a database holding several sessions gives
-    one per session when no --session is given."""
+def each_session(paths: Iterator[str], session: str | None, fmt: str = "auto") -> Iterator[tuple[str, Session]]:
+    """(path, session) per session to check: each file read and parsed once, a database
+    holding several sessions giving one per session when no --session is given. A file that
+    cannot be read or parsed gives one session whose ``read`` raises that error, so it is
+    reported where the others are checked."""
     for path in paths:
         name = display_name(path)
-        if session is None and path != "-" and Path(path).is_file():
-            try:
-                with open(path, "rb") as handle:
-                    head = handle.read(1 << 20)
-                sessions = formats.sessions(parse_bytes(read_bytes(path), name)) \
-                    if formats.may_hold_sessions(head, path) else []
-                if len(sessions) > 1:
-                    for s in sessions:
-                        yield path, s.id, f"{name} --session {s.id}"
-                    continue
-            except (OSError, InputError):
-                pass                       # reported where it is read
-        yield path, session, name if session is None else f"{name} --session {session}"
+        try:
+            document = parse_bytes(read_bytes(path), name, fmt)
+        except (OSError, InputError, RecursionError, MemoryError) as exc:
+            yield path, Session(session, None, name, fmt, error=exc)
+            continue
+        for one in pipeline_sessions(document, name, fmt, session):
+            yield path, one
+
 
 
 def why(imported: Any, result: Any) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import formats, pipeline
+from .. import pipeline
 from ..engine import gc_paused
 from ..io import InputError, JSONWriteError, write_failure
 from .cells import repair_line
@@ -196,8 +196,8 @@ def run_session_file(data: bytes, conversion: Conversion) -> list[pipeline.Outco
     writing and parsing the bytes in between); the last outcome holds the bytes to write."""
     fmt, to, strict = conversion.fmt, conversion.to, conversion.strict
     document = pipeline.parse(data, RECORD, fmt)
-    sessions = [s.id for s in formats.sessions(document)]
-    if formats.chosen_session(document) is not None or len(sessions) < 2:
+    sessions = [s.id for s in pipeline.held_sessions(document)]
+    if len(sessions) < 2:
         return [pipeline.outcome(pipeline.read(document, RECORD, fmt), RECORD, to, strict, compact=True, owned=True,
                                  reasoning=conversion.reasoning)]
     if to != "same":

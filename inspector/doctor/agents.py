@@ -37,27 +37,39 @@ class Agent:
 
 AGENTS: dict[str, Agent] = {a.name: a for a in (
     Agent("claude-code", "Claude Code", "claude-code",
-          "put the repaired file in place of the original under the same name, then `claude --resume <session id>`",
+          "keep a copy of the original, put the repaired file in its place under the same name, then "
+          "`claude --resume <session id>`",
           "Claude Code since 2.1.121 skips a line an unclean shutdown corrupted "
           "(anthropics/claude-code CHANGELOG.md @ 5cfc0a1905ce, 2.1.121)"),
     Agent("codex", "Codex CLI", "codex-rollout",
-          "put the repaired rollout in place of the original under the same name, then `codex resume <id>`"),
+          "keep a copy of the original, put the repaired rollout in its place under the same name, then "
+          "`codex resume <id>`"),
     Agent("gemini-cli", "Gemini CLI", "gemini-cli",
-          resume="write the repaired session over the original's name, then `gemini --resume <session id>`",
+          resume="keep a copy of the original, write the repaired session over its name, then "
+                 "`gemini --resume <session id>`",
           also=("gemini-cli-log",)),
     Agent("agents-sdk", "OpenAI Agents SDK", "agents-sqlite",
-          resume="stop the program, move the repaired database into place, open the same session id again"),
+          resume="stop the program, move the database and its -wal and -shm aside (keep them: they are the "
+                 "original), put the repaired database in its place with no -wal or -shm beside it (the copy "
+                 "already holds the -wal's commits; a stale one would undo the repair), open the same session "
+                 "id again"),
     Agent("opencode", "OpenCode", "opencode",
-          resume="`OPENCODE_DB=<repaired .db> opencode -s <session id>`, or quit OpenCode and put it in place"),
+          resume="`OPENCODE_DB=<repaired .db> opencode -s <session id>`; or quit OpenCode, move opencode.db and "
+                 "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
+                 "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
+                 "would undo the repair), then `opencode -s <session id>`"),
     Agent("cline", "Cline / Roo Code / Kilo Code", "cline",
-          resume="quit VS Code, put the repaired task folder in place of the original, reopen the task",
+          resume="quit VS Code, keep a copy of the original task folder, put the repaired one in its place, "
+                 "reopen the task",
           folder=True),
     Agent("crush", "Crush", "crush",
           resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
-                 "(and remove crush.db-wal and crush.db-shm), then run `crush`"),
+                 "(and remove crush.db-wal and crush.db-shm: the copy already holds their commits, and a stale -wal "
+                 "would undo the repair), then run `crush`"),
     Agent("goose", "Goose", "goose",
           resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
-                 "sessions.db-wal and sessions.db-shm), then `goose session --resume --name <session id>`",
+                 "sessions.db-wal and sessions.db-shm: the copy already holds their commits, and a stale -wal would "
+                 "undo the repair), then `goose session --resume --name <session id>`",
           also=("goose-jsonl",)),
 )}
 

@@ -25,7 +25,9 @@ Each home is read from the agent's own source (repository, path, commit):
 - Crush: its project registry ``projects.json`` in ``$CRUSH_GLOBAL_DATA``, ``$XDG_DATA_HOME/crush``
   or ``~/.local/share/crush`` (``%LOCALAPPDATA%\\crush``), each project's ``data_dir`` holding
   ``crush.db`` (charmbracelet/crush ``internal/projects/projects.go`` @ 127ce367ca62,
-  ``internal/config/load.go`` ``GlobalConfigData``), and ``.crush/crush.db`` in the current folder.
+  ``internal/config/load.go`` ``GlobalConfigData``), and ``.crush/crush.db`` in the current folder;
+  also ``.opencode/opencode.db`` there, the Go OpenCode's database (opencode-ai/opencode, which
+  became Crush, with the schema Crush's first migration still creates).
 - Goose: ``$GOOSE_PATH_ROOT/data`` or ``$XDG_DATA_HOME/goose`` (``%APPDATA%\\Block\\goose\\data``),
   then ``sessions/sessions.db`` and the older ``sessions/*.jsonl`` (block/goose
   ``crates/goose/src/config/paths.rs`` @ 0780e228ca96; ``session/session_manager.rs``
@@ -151,7 +153,8 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
     gemini = _get(env, "GEMINI_CLI_HOME")
     homes.append(Home("gemini-cli", (Path(gemini) if gemini else home) / ".gemini" / "tmp",
                       "GEMINI_CLI_HOME" if gemini else "default",
-                      ("*/chats/*.json", "*/chats/*.jsonl", "*/chats/*/*.jsonl", "*/checkpoint-*.json")))
+                      ("*/chats/*.json", "*/chats/*.jsonl", "*/chats/*/*.json", "*/chats/*/*.jsonl",
+                       "*/checkpoint-*.json")))
 
     data, via = _xdg(env, "XDG_DATA_HOME", ".local/share")
     opencode = data / "opencode"
@@ -181,6 +184,10 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
         registry, via = data / "crush" / "projects.json", via_data(env)
     homes.append(Home("crush", registry.parent, via, (), note="project registry", extra=_crush_dbs(registry)))
     homes.append(Home("crush", cwd / ".crush", "current folder", ("crush.db",)))
+    # The Go OpenCode that became Crush kept its database in .opencode/opencode.db, with the
+    # schema Crush still has: read as Crush's predecessor.
+    homes.append(Home("crush", cwd / ".opencode", "current folder (the Go OpenCode, Crush's predecessor)",
+                      ("opencode.db",)))
 
     goose_root = _get(env, "GOOSE_PATH_ROOT")
     if goose_root and os.path.isabs(goose_root):

@@ -104,8 +104,7 @@ def rows_of(item: Found, read: Callable[[str], bytes] = read_bytes) -> list[Row]
 
 def _sessions(document: Any) -> list[str | None]:
     """The sessions to judge one by one (a database holding several), else the file as one."""
-    held = formats.sessions(document)
-    return [s.id for s in held] if len(held) > 1 else [None]
+    return [s.id for s in pipeline.sessions(document)]
 
 
 def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,

@@ -8,8 +8,8 @@ the next run's input (openai/openai-agents-python ``src/agents/memory/sqlite_ses
 makes every later run fail ("No tool call found for function call output").
 
 Reading never writes: the file's bytes are the database, unless a ``-wal`` beside it holds
-commits not merged yet; then SQLite itself reads the pair (``sqlite_file.py``). The image is
-checked whole (``integrity_check``) before anything is read from it. A row is known by its
+commits not merged yet; then SQLite itself reads the pair (``store/sqlite.py``). The image is
+checked whole (SQLite's integrity check) before anything is read from it. A row is known by its
 rowid (an ``id`` column need not be unique); a database holds many sessions, one is chosen
 (``--session ID``, or the only one there is). Items are read with the Responses importer;
 provenance is the row (``row 12``). ``OpenAIChatCompletionsModel`` writes ``"call_id": ""``
@@ -30,10 +30,9 @@ applies it to the live file.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
-import os
+
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,9 +41,11 @@ from typing import Any
 from ..engine import Result
 from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
+from .session import selected
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import HEADER, damage, in_memory, quoted, snapshot, with_mode
+from .store.sqlite import (CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, schema_head,
+                           triggers_aside, with_mode)
 
 NAME = "agents-sqlite"
 SUMMARY = "an OpenAI Agents SDK SQLiteSession database (--session ID picks a session)"
@@ -115,11 +116,7 @@ class AgentsDB:
     def select(self, session: str, name: str = "<input>") -> "AgentsDB":
         """The database with the session to repair chosen (``--session ID``): a shallow copy,
         so the database given keeps its own choice."""
-        if session not in self.sessions:
-            raise InputError(name, f"{NAME}: no session {session!r}; sessions: " + (", ".join(self.sessions) or "none"))
-        picked = copy.copy(self)
-        picked.session = session
-        return picked
+        return selected(self, session, self.sessions, name, NAME)
 
     def listing(self) -> str:
         return ", ".join(f"{sid} ({len(rows)} item{'s' if len(rows) != 1 else ''})" for sid, rows in self.sessions.items())
@@ -184,7 +181,7 @@ class RowLoc(Loc):
 
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
-    return data.startswith(HEADER) and b"message_data" in data[:1 << 20]
+    return data.startswith(HEADER) and b"message_data" in schema_head(data, name)
 
 
 def dump(document: AgentsDB, compact: bool = False) -> bytes:
@@ -203,17 +200,7 @@ def _failed(name: str, exc: sqlite3.Error) -> InputError:
 def _open(data: bytes, name: str) -> sqlite3.Connection:
     """An in-memory copy of the database image, checked whole: a damaged page is refused
     here, naming what SQLite found, rather than read in part or written back damaged."""
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(in_memory(data))
-        _intact(conn, name)
-    except sqlite3.Error as exc:
-        conn.close()
-        raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
-    except InputError:
-        conn.close()
-        raise
-    return conn
+    return open_checked(data, name, NAME)
 
 
 def _intact(conn: sqlite3.Connection, name: str, what: str = "the database is damaged") -> None:
@@ -265,13 +252,7 @@ def _read(conn: sqlite3.Connection, name: str) -> tuple[str, str | None, dict[st
 def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
     """A database from its bytes; for a file with a ``-wal`` beside it, from SQLite's own
     read of the pair (the main file alone lacks the newest commits)."""
-    original: bytes | None = data
-    try:
-        live = snapshot(name) if name != "<input>" and os.path.isfile(name) else None
-    except (OSError, sqlite3.Error) as exc:
-        raise InputError(name, f"{NAME}: cannot read the database with its -wal ({exc})") from None
-    if live is not None:
-        data, original = live, None
+    data, original = read_live(data, name, NAME)
     conn = _open(data, name)
     try:
         messages, sessions_table, found = _read(conn, name)
@@ -288,9 +269,10 @@ def parse(data: bytes, name: str = "<input>", **options: Any) -> AgentsDB:
 
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, AgentsDB, "an SQLite session database")
+    if not document.sessions:
+        return session.empty_store(NAME, document)
     if document.session is None:
-        raise InputError(name, f"{NAME}: the database holds {len(document.sessions)} sessions; choose one with "
-                               f"--session ID: {document.listing()}")
+        raise session.must_choose(NAME, len(document.sessions), document.listing(), name)
     rows = document.rows()
     items: list[Any] = []
     ids: list[int] = []
@@ -327,6 +309,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
 def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     db: AgentsDB = im.document
     state: AgentsState = im.state
+    if state is None:                    # a store that holds no session
+        return db
     out = openai_responses.export_same(state.inner, result, notes)
     if session.unchanged(state.sent, out):
         return db
@@ -398,7 +382,7 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
 
 def _written(conn: sqlite3.Connection, plan: Any, where: str, broken: str) -> bytes:
     """The plan applied, the result checked whole, and the database's new image."""
-    _apply(conn, plan)
+    _check_written(conn, plan, _apply(conn, plan), where)
     _intact(conn, where, broken)
     conn.commit()
     return conn.serialize()
@@ -500,14 +484,20 @@ def _typed(columns: tuple[str, ...], entry: tuple[Any, ...], item: Any) -> tuple
     return tuple(kind if c == "message_type" else v for c, v in zip(columns, entry))
 
 
-def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
+def _apply(conn: sqlite3.Connection, plan: Plan) -> list[int]:
+    """The plan as SQL, the database's triggers set aside (an audit trigger must not rewrite
+    the rows written); returns the rowids of the rows inserted, in order."""
+    with triggers_aside(conn):
+        return _insert(conn, plan)
+
+
+def _insert(conn: sqlite3.Connection, plan: Plan) -> list[int]:
     table = quoted(plan.table)
     conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(rid,) for rid in plan.delete])
     insert = f"INSERT INTO {table} ({', '.join(map(quoted, plan.columns))}) VALUES ({', '.join('?' * len(plan.columns))})"
-    if not plan.structure:
-        conn.executemany(insert, plan.rows)
-        return
     new_ids = [conn.execute(insert, row).lastrowid for row in plan.rows]
+    if not plan.structure:
+        return new_ids
     conn.executemany(f"DELETE FROM {quoted(STRUCTURE)} WHERE message_id = ?", [(rid,) for rid in plan.delete])
     at, seq = plan.structure.index("message_id"), plan.structure.index("sequence_number")
     entries = []
@@ -518,37 +508,36 @@ def _apply(conn: sqlite3.Connection, plan: Plan) -> None:
             entries.append(values)
     conn.executemany(f"INSERT INTO {quoted(STRUCTURE)} ({', '.join(map(quoted, plan.structure))}) "
                      f"VALUES ({', '.join('?' * len(plan.structure))})", entries)
+    return new_ids
 
 
 def replace(path: str, before: AgentsDB, after: AgentsDB, keep: Callable[[bytes], str]) -> str:
-    """``--in-place`` for a live database: inside one write transaction on the file itself
-    (the agent waits for it, as for any writer), check the sessions are still the ones
-    repaired, keep the whole database as it is (``-wal`` included) through ``keep``, apply
-    the repair's SQL and commit. SQLite itself writes the journal or WAL, so the next open
-    sees the repair and the file keeps its journal mode. Returns the backup's name."""
+    """``--in-place`` for a live database (``store.sqlite.live_transaction``, its one policy):
+    the session's rows must still be the ones repaired (the agent may have written other
+    sessions meanwhile); the whole database is kept through ``keep``, the plan applied with
+    the table's triggers set aside, and the session's rows read back must be the plan's
+    before the commit. Returns the backup's name."""
     name = str(path)
-    try:
-        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise _failed(name, exc) from None
-    try:
-        conn.execute("BEGIN IMMEDIATE")
+    with live_transaction(name, NAME) as conn:
         _, _, now = _read(conn, name)
-        if now != before.sessions:
-            raise InputError(name, "the database changed while it was being repaired (is the agent still "
-                                   "writing it?); nothing was written")
+        if now.get(before.session or "") != before.sessions.get(before.session or ""):
+            raise InputError(name, CHANGED)
         backup = keep(conn.serialize())
         if after.plan is not None:
-            _apply(conn, after.plan)
+            _check_written(conn, after.plan, _apply(conn, after.plan), name)
             _intact(conn, name, "the repaired database does not pass SQLite's check; nothing was written")
-        conn.execute("COMMIT")
         return backup
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{NAME}: cannot write the repair; nothing was written ({exc})") from None
-    finally:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        conn.close()
+
+
+def _check_written(conn: sqlite3.Connection, plan: Plan, written: list[int], name: str) -> None:
+    """The rows just written, read back, must be the plan's (a trigger or a default the
+    writer did not see would make them differ)."""
+    cols = ", ".join(map(quoted, plan.columns))
+    query = f"SELECT {cols} FROM {quoted(plan.table)} WHERE rowid = ?"
+    got = [conn.execute(query, (rid,)).fetchone() for rid in written]
+    if [tuple(r) if r is not None else None for r in got] != [tuple(r) for r in plan.rows]:
+        raise InputError(name, f"{NAME}: the rows written are not the repair's (a trigger or a default changed "
+                               "them); nothing was written")
 
 
 SCHEMA = """

@@ -44,7 +44,6 @@ with their turn and Cline's ``modelInfo.modelId``; ``--reasoning strip`` removes
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +59,8 @@ from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, join_text, kind_of
 from .base import describe_block as _describe
 from .format import SESSION, Format
+from .store.jsontext import element_spans
+from .store.side import read_regular
 
 NAME = "cline"
 LABEL = "Cline / Roo Code / Kilo Code task"
@@ -90,43 +91,6 @@ EMITS = declare(
 
 
 # -- the file: records and their bytes ---------------------------------------------------
-
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
-
-
-def element_spans(data: bytes, start: int) -> list[tuple[int, int]]:
-    """Byte spans of the elements of the (valid) JSON array whose ``[`` is at ``start``."""
-    spans: list[tuple[int, int]] = []
-    depth = 0
-    pending = start + 1
-    for m in _TOKEN.finditer(data, start):
-        c = m.group()[:1]
-        if c in b"[{":
-            depth += 1
-        elif c in b"]}":
-            depth -= 1
-            if depth == 0:
-                begin, end = _lstrip(data, pending), _rstrip(data, m.start())
-                if begin < end:
-                    spans.append((begin, end))
-                return spans
-        elif c == b"," and depth == 1:
-            spans.append((_lstrip(data, pending), _rstrip(data, m.start())))
-            pending = m.end()
-    return spans
-
-
-def _lstrip(data: bytes, at: int) -> int:
-    while at < len(data) and data[at] in b" \t\r\n":
-        at += 1
-    return at
-
-
-def _rstrip(data: bytes, end: int) -> int:
-    while end > 0 and data[end - 1] in b" \t\r\n":
-        end -= 1
-    return end
-
 
 @dataclass(eq=False)
 class TaskFile:
@@ -213,13 +177,13 @@ def cline_range(folder: Path) -> tuple[int, int] | None:
     the last ui message that carries it."""
     state = folder.parent.parent / "state" / "taskHistory.json"
     try:
-        for item in orjson.loads(state.read_bytes()):
+        for item in orjson.loads(read_regular(state)):
             if isinstance(item, Mapping) and item.get("id") == folder.name:
                 return _range(item.get("conversationHistoryDeletedRange"))
     except (OSError, orjson.JSONDecodeError, TypeError):
         pass
     try:
-        ui = orjson.loads((folder / "ui_messages.json").read_bytes())
+        ui = orjson.loads(read_regular(folder / "ui_messages.json"))
     except (OSError, orjson.JSONDecodeError):
         return None
     for msg in reversed(ui if isinstance(ui, list) else []):
@@ -405,8 +369,9 @@ class Reader:
                 self.left_out.append((s.record, s.items[0].index, "reasoning stored for history, not sent"))
                 s.items = s.items[1:]
             kept = [i for i in s.items if _type(i) in ANTHROPIC_BLOCKS or i.placeholder]
+            held = {id(i) for i in kept}
             for i in s.items:
-                if i not in kept and i.record is not None:
+                if id(i) not in held and i.record is not None:
                     self.left_out.append((i.record, i.index, f"a {_type(i)!s} block, which the Anthropic handler drops"))
             s.items = kept
             if s.items or s.whole:
@@ -558,6 +523,28 @@ class RecordLoc(Loc):
         return f"{base}.content[{','.join(map(str, self.blocks))}]"
 
 
+# The record keys and block keys that name something (a call, a summary, a truncation): the
+# extension compares them as text, so anything else is refused here with the record named.
+_RECORD_IDS = ("condenseId", "condenseParent", "truncationId", "truncationParent")
+_BLOCK_IDS = {"tool_use": "id", "tool_result": "tool_use_id"}
+
+
+def _check_ids(records: list[Any], name: str) -> None:
+    for n, rec in enumerate(records):
+        if not isinstance(rec, Mapping):
+            continue
+        for key in _RECORD_IDS:
+            if key in rec and rec[key] is not None and not isinstance(rec[key], str):
+                raise InputError(name, f"{NAME}: message {n}: {key} is {kind_of(rec[key])}, not text")
+        content = rec.get("content")
+        for k, block in enumerate(content if isinstance(content, list) else ()):
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            key = _BLOCK_IDS.get(kind) if isinstance(kind, str) else None
+            if key is not None and block.get(key) is not None and not isinstance(block[key], str):
+                raise InputError(name, f"{NAME}: message {n} block {k}: the {block['type']} {key} is "
+                                       f"{kind_of(block[key])}, not text")
+
+
 def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, (bytes, bytearray)):
         document = parse(bytes(document), name)
@@ -567,6 +554,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if not isinstance(document, TaskFile):
         raise InputError(name, f"{NAME}: expected {HISTORY_FILE} (a JSON array of messages), got {kind_of(document)}")
     task = document
+    _check_ids(task.records, name)
     reader = Reader(task)
     sent = reader.cline() if task.agent == "cline" else reader.roo(task.agent)
     im = Imported(NAME, [], task, container="messages", history=task.records)
@@ -823,9 +811,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
             notes.note("entry-rewritten", f"messages[{k}] loses content block{'s' if len(gone) > 1 else ''} "
                                               f"{', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     inserted: dict[int, list[dict[str, Any]]] = {}
+    at = {r: n for n, r in reversed(list(enumerate(order)))}      # first place of each record, found once
     for k, blocks in new_results.items():
-        pos = order.index(k) if k in order else -1
-        nxt = next((r for r in order[pos + 1:] if r not in removed), None) if pos >= 0 else None
+        pos = at.get(k, -1)
+        nxt = next((order[j] for j in range(pos + 1, len(order)) if order[j] not in removed), None) \
+            if pos >= 0 else None
         ids = ", ".join(b["tool_use_id"] for b in blocks)
         if nxt is not None and recs[nxt].get("role") == "user" and not recs[nxt].get("isSummary") \
                 and not recs[nxt].get("isTruncationMarker"):

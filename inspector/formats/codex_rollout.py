@@ -44,8 +44,7 @@ from .format import SESSION, Format, OnResume, SelfRepair
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
-    Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
-         "A line was moved with the result it holds, next to its call.", "change"),
+    session.MOVED,
     Kind("call-aborted-on-resume", IMPORT_CLAUSE, False, "Codex answers it on resume",
          "A call has no output in the rollout; Codex itself sends an \"aborted\" output after it on resume.",
          "note", "call"),

@@ -52,6 +52,7 @@ from typing import Any
 from ..engine import Result
 from ..io import InputError
 from . import anthropic, message_rows, session
+from .store.sqlite import schema_head
 from .base import Exported, Imported, args_object
 from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
 from .message_rows import Block, Request, Row, RowsDB, Store
@@ -90,7 +91,7 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
         return False
     # Crush's schema sits in pages that may lie past the head of a grown database: its trigger,
     # the parts it writes first in every message (a finish part), or the file's own name tell it.
-    head = data[:1 << 20]
+    head = schema_head(data, name)
     return b"update_session_message_count_on_insert" in head or b'{"type":"finish","data":{"reason":' in head \
         or os.path.basename(name) == "crush.db"
 
@@ -291,6 +292,8 @@ def listing(db: RowsDB) -> list[SessionInfo]:
 
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, RowsDB, "a Crush database")
+    if not document.sessions:
+        return session.empty_store(NAME, document)
     rows = message_rows.need_session(document, name, listing)
     im = message_rows.imported(NAME, document, rows, request(document), name)
     im.notes.append(f"session {document.session!r}: {len(rows)} messages; {len(document.sessions) - 1} other "

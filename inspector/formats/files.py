@@ -79,9 +79,17 @@ def is_session_file(path: str | os.PathLike) -> bool:
 def session_files(root: str | os.PathLike) -> Iterator[str]:
     """The session files under a folder, recursively, in sorted order."""
     found = []
-    for folder, dirs, files in os.walk(root):
+    unreadable: list[str] = []
+
+    def named(exc: OSError) -> None:
+        # A subfolder that cannot be listed is given as it is: reading it fails by its name
+        # (a session may be inside), where os.walk alone would skip it without a word.
+        if exc.filename is not None and os.fspath(exc.filename) != os.fspath(root):
+            unreadable.append(os.fspath(exc.filename))
+
+    for folder, dirs, files in os.walk(root, onerror=named):
         dirs[:] = sorted(d for d in dirs if not skip_folder(d))
         found += [os.path.join(folder, f) for f in files if not skip_file(f)]
-    for path in sorted(found):
-        if is_session_file(path):
+    for path in sorted(found + unreadable):
+        if path in unreadable or is_session_file(path):
             yield path

@@ -56,6 +56,7 @@ from typing import Any
 from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
 from . import anthropic, message_rows, reasoning, session
+from .store.sqlite import schema_head
 from .base import Exported, Imported, as_text
 from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
 from .jsonl import LineFormat, Lines
@@ -99,7 +100,7 @@ def _written(im: Imported, result: Result, notes: Exported) -> list[dict[str, An
 def sniff(data: bytes, name: str = "<input>") -> bool:
     if not message_rows.is_sqlite(data):
         return False
-    head = data[:1 << 20]
+    head = schema_head(data, name)
     return (b"content_json" in head and b"created_timestamp" in head) or b'"agentVisible":' in head \
         or os.path.basename(name) == "sessions.db" and b"schema_version" in head
 
@@ -296,6 +297,8 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, Lines):
         return _import_lines(document, name)
     document = session.open_store(document, name, NAME, parse, RowsDB, "a Goose sessions database")
+    if not document.sessions:
+        return session.empty_store(NAME, document)
     rows = message_rows.need_session(document, name, listing)
     im = message_rows.imported(NAME, document, rows, request(rows), name)
     im.notes.append(f"session {document.session!r}: {len(rows)} messages; {len(document.sessions) - 1} other "

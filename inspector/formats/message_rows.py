@@ -21,23 +21,20 @@ transaction (:func:`replace`).
 
 from __future__ import annotations
 
-import copy
 import json
-import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError, JSONWriteError
-from . import anthropic, reasoning
-from .codex_rollout import EMITS as CODEX_KINDS
-from .opencode import EMITS as OPENCODE_KINDS
-from .base import Decisions, Exported, Imported, Loc, Reasoning, as_text
-from .sqlite_file import HEADER, copied, in_memory, quoted, with_mode
+from . import anthropic, reasoning, session
+from .base import Decisions, Exported, Imported, Reasoning, as_text
+from .store.jsontext import items
+from .store.request import Block, Request, lost
+from .store.sqlite import CHANGED, HEADER, intact, live_transaction, open_checked, quoted, read_live, triggers_aside, with_mode
 
 # Kinds the two stores share (declared once; "entry-not-sent" is OpenCode's, reused).
 EMITS = declare(
@@ -68,7 +65,7 @@ def compact_json(value: Any) -> str:
 
 
 def shared_kinds() -> tuple[Kind, ...]:
-    return EMITS + tuple(k for k in OPENCODE_KINDS + CODEX_KINDS if k.name in ("entry-not-sent", "entry-moved"))
+    return EMITS + (session.NOT_SENT, session.MOVED)
 
 
 @dataclass(slots=True, eq=False)
@@ -89,36 +86,7 @@ class Row:
 
 def parts_of(text: Any) -> tuple[list[Any] | None, list[tuple[int, int]]]:
     """A JSON array's items and each item's (start, end) in ``text``; (None, []) otherwise."""
-    if not isinstance(text, str):
-        return None, []
-    decoder = json.JSONDecoder()
-    try:
-        i = len(text) - len(text.lstrip())
-        if text[i:i + 1] != "[":
-            return None, []
-        items: list[Any] = []
-        spans: list[tuple[int, int]] = []
-        i += 1
-        while True:
-            while i < len(text) and text[i] in " \t\r\n":
-                i += 1
-            if text[i] == "]":
-                break
-            value, end = decoder.raw_decode(text, i)
-            items.append(value)
-            spans.append((i, end))
-            i = end
-            while text[i] in " \t\r\n":
-                i += 1
-            if text[i] == ",":
-                i += 1
-            elif text[i] != "]":
-                return None, []
-        if text[i + 1:].strip():
-            return None, []
-        return items, spans
-    except (ValueError, IndexError):
-        return None, []
+    return items(text)
 
 
 @dataclass(slots=True, eq=False)
@@ -155,35 +123,11 @@ class RowsDB:
     __hash__ = None  # type: ignore[assignment]
 
 
-def image(data: bytes, name: str, fmt: str) -> tuple[bytes, bytes | None]:
-    """(the database image, the file's own bytes or None when a ``-wal`` held newer commits).
-    A ``-wal`` is read from a private copy of the three files: even a read-only open of the live
-    file would write its ``-shm`` and take the agent's locks."""
-    wal = f"{name}-wal"
-    if name == "<input>" or not (os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0):
-        return data, data
-    copies = copied(name, fmt)
-    with tempfile.TemporaryDirectory(prefix="inspector-sqlite-") as tmp:
-        target = os.path.join(tmp, "store.db")
-        for suffix, blob in copies.items():
-            with open(target + suffix, "wb") as handle:
-                handle.write(blob)
-        try:
-            conn = sqlite3.connect(target)
-            try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                return conn.serialize(), None
-            finally:
-                conn.close()
-        except sqlite3.Error as exc:
-            raise InputError(name, f"{fmt}: cannot read the database with its -wal ({exc})") from None
-
-
 def parse_store(data: bytes, name: str, fmt: str, read: Callable[[sqlite3.Connection, str], tuple]) -> "RowsDB":
     """A store's database read by its own ``read(conn, name)`` (its sessions and their facts),
     on a checked in-memory image; the one session is chosen when there is only one."""
-    image_, original = image(data, name, fmt)
-    conn = connect(image_, name, fmt)
+    image_, original = read_live(data, name, fmt)
+    conn = open_checked(image_, name, fmt)
     try:
         sessions, facts = read(conn, name)
         out = conn.serialize()
@@ -199,17 +143,7 @@ def parse_store(data: bytes, name: str, fmt: str, read: Callable[[sqlite3.Connec
 
 def connect(data: bytes, name: str, fmt: str) -> sqlite3.Connection:
     """An in-memory copy of the image, checked whole (a damaged page is refused here)."""
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(in_memory(data))
-        found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
-    except sqlite3.Error as exc:
-        conn.close()
-        raise InputError(name, f"{fmt}: not a readable SQLite database ({exc})") from None
-    if found != ["ok"]:
-        conn.close()
-        raise InputError(name, f"{fmt}: the database is damaged (SQLite integrity check: {'; '.join(map(str, found))})")
-    return conn
+    return open_checked(data, name, fmt)
 
 
 def columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, int]]:
@@ -221,11 +155,7 @@ def is_sqlite(data: bytes) -> bool:
 
 
 def select(db: RowsDB, sid: str, name: str = "<input>") -> RowsDB:
-    if sid not in db.sessions:
-        raise InputError(name, f"{db.format}: no session {sid!r}; sessions: " + (", ".join(db.sessions) or "none"))
-    picked = copy.copy(db)
-    picked.session = sid
-    return picked
+    return session.selected(db, sid, db.sessions, name, db.format)
 
 
 def chosen(db: RowsDB) -> str | None:
@@ -235,45 +165,11 @@ def chosen(db: RowsDB) -> str | None:
 def need_session(db: RowsDB, name: str, listing: Callable[[RowsDB], list]) -> list[Row]:
     if db.session is None:
         shown = ", ".join(f"{s.id} ({s.first_user[:40]!r})" for s in listing(db)[:10])
-        raise InputError(name, f"{db.format}: the database holds {len(db.sessions)} sessions; choose one with "
-                               f"--session ID: {shown}")
+        raise session.must_choose(db.format, len(db.sessions), shown, name)
     return db.rows()
 
 
 # -- the request a resume sends ----------------------------------------------------------------
-
-@dataclass(slots=True)
-class Block:
-    """One block of the request, and the stored row and part it came from."""
-
-    body: dict[str, Any]
-    row: int
-    part: int
-    role: str                  # text, reasoning, call, result
-
-
-@dataclass(slots=True)
-class Request:
-    """The Anthropic request a resume sends, with the row and part of each block; ``notes``
-    are what the agent does on the way (kind, sentence, call id)."""
-
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    blocks: dict[int, Block] = field(default_factory=dict)
-    notes: list[tuple[str, str, str | None]] = field(default_factory=list)
-
-    def add(self, role: str, blocks: list[Block]) -> None:
-        """One message of the agent's own; the Anthropic API takes user and tool messages in a
-        row as one user turn, and assistant messages in a row as one assistant turn."""
-        if not blocks:
-            return
-        side = "assistant" if role == "assistant" else "user"
-        if self.messages and self.messages[-1]["role"] == side:
-            self.messages[-1]["content"].extend(b.body for b in blocks)
-        else:
-            self.messages.append({"role": side, "content": [b.body for b in blocks]})
-        for b in blocks:
-            self.blocks[id(b.body)] = b
-
 
 @dataclass(slots=True)
 class RowsState:
@@ -284,17 +180,9 @@ class RowsState:
     rows: list[Row]
 
 
-def _loc(req: Request, src: Loc) -> Loc:
-    """A request location (message, content blocks) as stored rows and parts."""
-    content = req.messages[src.message]["content"] if isinstance(src.message, int) else []
-    picked = [req.blocks[id(content[k])] for k in (src.blocks or range(len(content))) if k < len(content)
-              and id(content[k]) in req.blocks]
-    if not picked:
-        return Loc(0)
-    rows = sorted({b.row for b in picked})
-    if len(rows) > 1:
-        return Loc(rows[0], None, None, tuple(rows))
-    return Loc(rows[0], "parts", tuple(dict.fromkeys(b.part for b in picked)))
+def _key(value: Any) -> Any:
+    """An id as a dict key (one that is not text still compares, and never raises)."""
+    return value if isinstance(value, (str, int, float, type(None))) else repr(value)
 
 
 def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) -> Imported:
@@ -304,19 +192,25 @@ def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) 
     im = Imported(fmt, inner.messages, document, container="messages", history=history)
     im.events.extend(inner.events)
     for src, calls in zip(inner.sources, inner.calls):
-        im.sources.append(_loc(req, src))
-        im.calls.append([_loc(req, c) for c in calls])
+        im.sources.append(req.loc(src))
+        im.calls.append([req.loc(c) for c in calls])
     for r in inner.reasoning:
-        im.reasoning.append(Reasoning(r.row, _loc(req, r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
+        im.reasoning.append(Reasoning(r.row, req.loc(r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
                                       r.text))
+    # Where each call id is asked for and answered, found in one pass (not one per note).
+    asked: dict[Any, int] = {}
+    answered: dict[Any, int] = {}
+    for i, m in enumerate(inner.messages):
+        for c in m.get("tool_calls") or ():
+            asked.setdefault(_key(c.get("tool_call_id")), i)
+        if m.get("role") == "tool":
+            answered.setdefault(_key(m.get("tool_call_id")), i)
     for kind, sentence, cid in req.notes:
         where = None
         if cid is not None:
-            where = next((i for i, m in enumerate(inner.messages)
-                          if any(c.get("tool_call_id") == cid for c in m.get("tool_calls") or ())), None)
+            where = asked.get(_key(cid))
             if kind == "result-dropped-on-resume":
-                where = next((i for i, m in enumerate(inner.messages)
-                              if m.get("role") == "tool" and m.get("tool_call_id") == cid), where)
+                where = answered.get(_key(cid), where)
         im.note(where, kind, sentence, tool_call_id=cid)
     im.state = RowsState(req, inner, rows)
     return im
@@ -344,24 +238,14 @@ def edits(im: Imported, result: Result) -> Edits:
     state: RowsState = im.state
     req, inner = state.request, state.inner
     d = Decisions.of(result)
-    kept_rows = {o for _, o in d.rows if o is not None}
     out = Edits()
-
-    def blocks_of(loc: Loc) -> list[Block]:
-        content = req.messages[loc.message]["content"]
-        return [req.blocks[id(content[k])] for k in (loc.blocks or ()) if id(content[k]) in req.blocks]
+    blocks_of = req.blocks_of
 
     def cut(blocks: list[Block]) -> None:
         for b in blocks:
             out.cut.setdefault(b.row, set()).add(b.part)
 
-    for i, msg in enumerate(inner.messages):
-        if msg.get("role") == "tool" and i not in kept_rows:
-            cut(blocks_of(inner.sources[i]))
-        calls = inner.calls[i]
-        lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
-        for j in lost:
-            cut(blocks_of(calls[j]))
+    cut(lost(req, inner, result))
     calls = {b.body.get("id"): b for b in req.blocks.values() if b.role == "call"}
     moved = {e.origin for e in result.events if e.kind == "strict-moved" and e.origin is not None}
     rows = state.rows
@@ -408,11 +292,13 @@ def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan:
            notes: Exported) -> None:
     """``plan`` as SQL on ``conn`` (a copy in memory, or the live file inside its own write
     transaction), triggers set aside and put back as they were."""
+    with triggers_aside(conn):
+        _edit(conn, session, rows, plan, store, notes)
+
+
+def _edit(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan: Edits, store: Store,
+          notes: Exported) -> None:
     added = 0
-    triggers = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql "
-                                           "IS NOT NULL ORDER BY rowid")]
-    for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid").fetchall():
-        conn.execute(f"DROP TRIGGER {quoted(n)}")
     table = quoted(store.table)
     for k, gone in sorted(plan.cut.items()):
         row = rows[k]
@@ -460,15 +346,10 @@ def _apply(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan:
                          f"({', '.join('?' * len(keep))})", whole)
     if store.after is not None:
         store.after(conn, session, added)
-    for sql in triggers:
-        conn.execute(sql)
 
 
 def _intact(conn: sqlite3.Connection, name: str, fmt: str) -> None:
-    found = [r[0] for r in conn.execute("PRAGMA integrity_check(5)")]
-    if found != ["ok"]:
-        raise InputError(name, f"{fmt}: the repaired database does not pass SQLite's check ({'; '.join(found)}); "
-                               "nothing was written")
+    intact(conn, name, fmt)
 
 
 def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exported,
@@ -493,22 +374,15 @@ def write(db: RowsDB, rows: list[Row], plan: Edits, store: Store, notes: Exporte
 
 def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], str],
             read: Callable[[sqlite3.Connection], dict[str, list[Row]]]) -> str:
-    """``--in-place`` for a live database: in one write transaction on the file itself (the agent
-    waits for it, as for any writer), check the session's rows are still the ones repaired,
-    keep the whole database through ``keep``, apply the repair and commit. SQLite writes the
-    journal or WAL itself, so the next open sees the repair and the file keeps its mode; a
-    file swapped under a live ``-wal`` would meet that log's old pages instead."""
+    """``--in-place`` for a live database (:func:`store.sqlite.live_transaction`, its one
+    policy): the session's rows must still be the ones repaired (other sessions may have
+    moved on); the whole database is kept through ``keep``, the repair's steps are applied
+    again, and the session's rows read back must be the repaired copy's before the commit."""
     name = str(path)
-    try:
-        conn = sqlite3.connect(name, timeout=10, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{before.format}: cannot open the database ({exc})") from None
-    try:
-        conn.execute("BEGIN IMMEDIATE")
+    with live_transaction(name, before.format) as conn:
         now = read(conn).get(before.session or "", [])
         if [(r.rowid, r.text) for r in now] != [(r.rowid, r.text) for r in before.rows()]:
-            raise InputError(name, "the database changed while it was being repaired (is the agent still writing "
-                                   "it?); nothing was written")
+            raise InputError(name, CHANGED)
         backup = keep(conn.serialize())
         for step in after.plan:
             if step[0] == "edits":
@@ -517,15 +391,12 @@ def replace(path: str, before: RowsDB, after: RowsDB, keep: Callable[[bytes], st
                 now = read(conn).get(before.session or "", [])
                 _apply(conn, before.session, now, reasoning_cuts(now, step[1]), step[1], Exported())
         if after.plan:
+            written = [r.text for r in read(conn).get(before.session or "", [])]
+            if written != [r.text for r in after.rows()]:
+                raise InputError(name, f"{before.format}: the rows written are not the repair's; nothing was "
+                                       "written")
             _intact(conn, name, before.format)
-        conn.execute("COMMIT")
         return backup
-    except sqlite3.Error as exc:
-        raise InputError(name, f"{before.format}: cannot write the repair; nothing was written ({exc})") from None
-    finally:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        conn.close()
 
 
 def reasoning_cuts(rows: list[Row], store: Store) -> Edits:
@@ -557,6 +428,8 @@ def strip(db: Any, store: Store, notes: Exported, parse: Callable[[bytes, str], 
 
 def export_same(im: Imported, result: Result, notes: Exported, store: Store,
                 parse: Callable[[bytes, str], RowsDB]) -> RowsDB:
+    if im.state is None:                 # a store that holds no session
+        return im.document
     plan = edits(im, result)
     if not plan:
         return im.document

@@ -24,11 +24,9 @@ note, not a change: a ``pending``/``running`` call is sent with the error result
 execution was interrupted]" (the real result is lost; the tool may have run), text streamed
 after a call is moved before it (since PR #22646), unsigned or foreign reasoning is left out.
 
-The database is never opened: its bytes, and its ``-wal``/``-shm`` beside it, are copied (again
-until two reads agree, so a checkpoint by a running OpenCode cannot tear the copy) and the copy
-is opened. SQLite's ``mode=ro`` would still share the live ``-shm`` and its locks with OpenCode,
-and ``immutable=1`` would not see the rows still in the WAL: a copy disturbs nothing and misses
-nothing.
+The database is read through ``store.sqlite.read_live`` (its ``-wal`` or hot ``-journal``
+applied in a private copy, as OpenCode's next open sees it), and a repaired copy keeps the
+file's journal mode.
 
 Export is a repaired copy OpenCode resumes: for the database, the same database with the
 dropped parts' rows deleted and rewritten parts' ``data`` updated, every other row as it was
@@ -46,12 +44,10 @@ OpenCode sends them (as ``thinking``, signed, to the model that wrote them) or l
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -65,7 +61,10 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
-from .sqlite_file import copied, open_image, replace_rows
+from .store.jsontext import array_spans, key_at
+from .store.request import Block, Request, lost
+from .store.side import files, read_regular
+from .store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -80,9 +79,7 @@ EMITS = declare(
     Kind("agent-placeholder", IMPORT_CLAUSE, False, "agent's own result",
          "The agent sends this call with an error result of its own (the call was interrupted); the real "
          "result is lost and the tool may have run.", "note", "call"),
-    Kind("entry-not-sent", IMPORT_CLAUSE, False, "not sent",
-         "A message or part the agent leaves out of the request on resume (compacted away, failed, or "
-         "with nothing to send); it is kept as it is.", "note"),
+    session.NOT_SENT,
     Kind("agent-reordered", IMPORT_CLAUSE, False, "reordered by the agent",
          "The agent moves this text ahead of the calls it followed before sending (older builds send "
          "it as stored, which the provider refuses).", "note"),
@@ -119,11 +116,12 @@ class OpenCodeDB:
     rows: dict[str, list[Row]]
     session: str | None = None
     wal: bool = False
+    mode: bytes = b""              # the file's journal-mode header bytes, which a repaired copy keeps
     format: str = NAME
     _decoded: dict[str, tuple[list[dict[str, Any]], list[str]]] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
-        return self.data if self.wal else self.original
+        return with_mode(self.data if self.wal else self.original, self.mode)
 
     def messages(self, sid: str) -> list[dict[str, Any]]:
         """The session's messages as OpenCode hydrates them: ``{"info", "parts"}``."""
@@ -191,31 +189,9 @@ class OpenCodeExport:
 
 # -- reading the database -------------------------------------------------------------------
 
-def _image(data: bytes, name: str) -> tuple[bytes, bool]:
-    """A consistent database image (journal mode DELETE) and whether a WAL was applied."""
-    wal = f"{name}-wal"
-    if os.path.isfile(name) and os.path.isfile(wal) and os.path.getsize(wal) > 0:
-        copies = copied(name, NAME)
-        with tempfile.TemporaryDirectory() as tmp:
-            copy = os.path.join(tmp, "opencode.db")
-            for suffix, blob in copies.items():
-                with open(copy + suffix, "wb") as handle:
-                    handle.write(blob)
-            disk = sqlite3.connect(copy)
-            try:
-                disk.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                disk.execute("PRAGMA journal_mode=DELETE")
-                return disk.serialize(), True
-            except sqlite3.DatabaseError as exc:
-                raise InputError(name, f"{NAME}: not a readable SQLite database ({exc})") from None
-            finally:
-                disk.close()
-    return data, False
-
-
 def _connect(data: bytes, name: str) -> sqlite3.Connection:
     """The image in memory (WAL is a property of a file; memory has none), checked whole."""
-    return open_image(data, name, NAME)
+    return open_checked(data, name, NAME)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -227,46 +203,29 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
     sit in pages far into a large database)."""
     if not data.startswith(HEADER):
         return False
-    head = data[:1 << 20]
+    head = schema_head(data, name)
+    if b"update_session_message_count_on_insert" in head and b"CREATE TABLE `part`" not in head:
+        return False        # Crush's schema: the Go OpenCode's opencode.db, which Crush reads
     return b"message_session_time_created_id_idx" in head or b"CREATE TABLE `part`" in head \
         or re.fullmatch(r"opencode(-[A-Za-z0-9._-]+)?\.db", os.path.basename(name)) is not None
 
 
-# The last database parsed, by its name, bytes and sidecars: ``check`` reads a database once per
-# session it holds, so the same bytes are not parsed again (the rows are text, never changed;
-# each reader gets its own copy and decodes its own objects).
-_LAST: list[tuple[tuple[Any, ...], bytes, OpenCodeDB]] = []
-
-
-def _sidecars(name: str) -> tuple[Any, ...]:
-    out = []
-    for suffix in ("-wal", "-shm"):
-        try:
-            st = os.stat(name + suffix)
-            out.append((st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append(None)
-    return (name, *out)
-
-
 def parse(data: bytes, name: str = "<input>", **options: Any) -> OpenCodeDB:
-    key = _sidecars(name)
-    if not (_LAST and _LAST[0][0] == key and _LAST[0][1] == data):
-        _LAST[:] = [(key, data, _parse(data, name))]
-    fresh = copy.copy(_LAST[0][2])          # the rows are text; each reader decodes its own objects
-    fresh._decoded = {}
-    return fresh
-
-
-def _parse(data: bytes, name: str) -> OpenCodeDB:
-    image, wal = _image(data, name)
+    """The database as OpenCode's next open reads it (``store.sqlite.read_live``): its
+    sessions' rows as text, each session decoded when it is read."""
+    image, original = read_live(data, name, NAME)
     conn = _connect(image, name)
     try:
-        return _read_rows(conn, image, data, wal, name)
+        db = _read_rows(conn, image, data, original is None, name)
     except sqlite3.Error as exc:
         raise InputError(name, f"{NAME}: cannot read the database ({exc})") from None
     finally:
         conn.close()
+    db.mode = bytes(data[18:20])
+    return db
+
+
+_parse = parse
 
 
 def _read_rows(conn: sqlite3.Connection, image: bytes, data: bytes, wal: bool, name: str) -> OpenCodeDB:
@@ -347,16 +306,25 @@ def _read_tree(info: Mapping, name: str) -> OpenCodeExport:
     root = path.parent.parent.parent if len(path.parents) >= 3 else None
     sid = str(info.get("id") or path.stem)
     folder = root / "message" / sid if root else None
-    if folder is None or not folder.is_dir():
+    try:
+        names = sorted(n for n in files().listdir(folder) if n.endswith(".json")) if folder is not None else None
+    except (OSError, InputError):
+        names = None
+    if folder is None or names is None:
         raise InputError(name, f"{EXPORT}: a legacy session file, but its messages are not in "
                                f"{folder or 'storage/message/' + sid}")
     messages = []
-    for mfile in sorted(folder.glob("*.json")):
+    for mname in names:
+        mfile = folder / mname
         try:
-            minfo = json.loads(mfile.read_text(encoding="utf-8"))
-            parts = [json.loads(p.read_text(encoding="utf-8"))
-                     for p in sorted((root / "part" / mfile.stem).glob("*.json"))]
-        except (OSError, ValueError) as exc:
+            minfo = json.loads(read_regular(mfile).decode("utf-8"))
+            pfolder = root / "part" / mfile.stem
+            try:
+                pnames = sorted(n for n in files().listdir(pfolder) if n.endswith(".json"))
+            except FileNotFoundError:
+                pnames = []
+            parts = [json.loads(read_regular(pfolder / p).decode("utf-8")) for p in pnames]
+        except (OSError, ValueError) as exc:      # UnicodeDecodeError is a ValueError
             raise InputError(str(mfile), f"{EXPORT}: unreadable tree file ({exc})") from None
         if not isinstance(minfo, dict):
             raise InputError(str(mfile), f"{EXPORT}: a message file holds {kind_of(minfo)}, not a message")
@@ -415,27 +383,6 @@ def _filter_compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
-@dataclass(slots=True)
-class Block:
-    """One block of the request OpenCode builds, and the part it came from."""
-
-    body: dict[str, Any]
-    message: int                   # index of the OpenCode message in the session
-    part: int                      # index of the part in that message
-    role: str                      # text, reasoning, call, result
-
-
-@dataclass(slots=True)
-class Request:
-    """The Anthropic request a resume sends (``messages``), with the part of each block;
-    ``history`` are the session's OpenCode messages, which blocks index into."""
-
-    messages: list[dict[str, Any]]
-    history: list[dict[str, Any]]
-    blocks: dict[int, Block]       # id(block body) -> Block
-    notes: list[tuple[str, str, str | None]] = field(default_factory=list)   # (kind, sentence, call id)
-
-
 def resumed_model(messages: list[dict[str, Any]]) -> dict[str, str]:
     """The model a resume talks to: the last user message's (``lastUser.model``)."""
     for msg in reversed(messages):
@@ -452,7 +399,7 @@ def _pid(part: Any) -> str:
 def request(messages: list[dict[str, Any]]) -> Request:
     """Steps 1 to 6 of a resume (see the module docstring), keeping each block's part."""
     kept = _filter_compacted(messages)
-    req = Request([], messages, {})
+    req = Request(history=messages)
     place = {id(msg): i for i, msg in enumerate(messages)}
     if len(kept) < len(messages):
         req.notes.append(("entry-not-sent", f"{len(messages) - len(kept)} message(s) before the newest compaction "
@@ -535,7 +482,7 @@ def request(messages: list[dict[str, Any]]) -> Request:
             if True in kinds and False in kinds[kinds.index(True):]:
                 late = [b for b in blocks[kinds.index(True):] if b.role != "call"]
                 req.notes.append(("agent-reordered", "OpenCode moves " + ", ".join(
-                    f"part {_pid(messages[b.message]['parts'][b.part])}" for b in late) + " ahead of the call(s) "
+                    f"part {_pid(messages[b.row]['parts'][b.part])}" for b in late) + " ahead of the call(s) "
                     "it followed in its step; builds before PR #22646 send it after them, which Anthropic refuses.",
                     None))
                 blocks = [b for b in blocks if b.role != "call"] + [b for b in blocks if b.role == "call"]
@@ -600,9 +547,8 @@ def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any
         document = parse(data, name) if data.startswith(HEADER) else parse_export(data, name)
     if isinstance(document, OpenCodeDB):
         if document.session is None:
-            raise InputError(name, f"{NAME}: the database holds {len(document.rows)} sessions; choose one with "
-                                   f"--session ID: " + ", ".join(f"{s.id} ({s.first_user[:40]!r})"
-                                                                 for s in listing(document)[:10]))
+            raise session.must_choose(NAME, len(document.rows), ", ".join(
+                f"{s.id} ({s.first_user[:40]!r})" for s in listing(document)[:10]), name)
         return document, document.messages(document.session), document.session
     if isinstance(document, Mapping) and _is_export(document):
         document = OpenCodeExport(dict(document))
@@ -614,6 +560,10 @@ def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
+    if isinstance(document, (bytes, bytearray)) and bytes(document).startswith(HEADER):
+        document = parse(bytes(document), name)
+    if isinstance(document, OpenCodeDB) and not document.rows:
+        return session.empty_store(NAME, document)
     document, messages, sid = _session_messages(document, name)
     req = request(messages)
     inner = anthropic.import_(req.messages, name)
@@ -621,11 +571,14 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     im = Imported(fmt, inner.messages, document, container="messages", history=messages)
     im.events.extend(inner.events)
     for src, calls in zip(inner.sources, inner.calls):
-        im.sources.append(_loc(req, src))
-        im.calls.append([_loc(req, c) for c in calls])
+        im.sources.append(req.loc(src))
+        im.calls.append([req.loc(c) for c in calls])
+    asked: dict[Any, int] = {}            # where each call id is asked for, found in one pass
+    for i, m in enumerate(inner.messages):
+        for c in m.get("tool_calls") or ():
+            asked.setdefault(_key(c.get("tool_call_id")), i)
     for kind, sentence, cid in req.notes:
-        row = next((i for i, calls in enumerate(inner.messages) if cid is not None
-                    and any(c.get("tool_call_id") == cid for c in calls.get("tool_calls") or ())), None)
+        row = asked.get(_key(cid)) if cid is not None else None
         im.note(row, kind, sentence, tool_call_id=cid)
     if isinstance(document, OpenCodeDB):
         for what in document.skipped(sid):
@@ -666,7 +619,7 @@ def _record_reasoning(im: Imported, req: Request, inner: Imported) -> None:
         content = req.messages[r.loc.message]["content"] if isinstance(r.loc.message, int) else []
         block = req.blocks.get(id(content[r.loc.blocks[0]])) if r.loc.blocks and r.loc.blocks[0] < len(content) else None
         if block is not None:
-            sent[(block.message, block.part)] = r
+            sent[(block.row, block.part)] = r
     for m, msg in enumerate(req.history):
         info = msg["info"]
         model = info.get("modelID") if isinstance(info.get("modelID"), str) and info.get("modelID") else None
@@ -704,18 +657,6 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
     return _repair_export(document, removed, {})
 
 
-def _loc(req: Request, src: Loc) -> Loc:
-    """A request location (message, content blocks) as OpenCode messages and parts."""
-    content = req.messages[src.message]["content"] if isinstance(src.message, int) else []
-    picked = [req.blocks[id(content[k])] for k in (src.blocks or range(len(content))) if k < len(content)]
-    if not picked:
-        return Loc(0)
-    msgs = sorted({b.message for b in picked})
-    if len(msgs) > 1:
-        return Loc(msgs[0], None, None, tuple(msgs))
-    return Loc(msgs[0], "parts", tuple(dict.fromkeys(b.part for b in picked)))
-
-
 # -- export -------------------------------------------------------------------------------------
 
 def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[tuple[int, int], dict[str, Any]]]:
@@ -724,41 +665,32 @@ def _changes(im: Imported, result: Result) -> tuple[set[tuple[int, int]], dict[t
     req, inner = state.request, state.inner
     d = Decisions.of(result)
     kept_rows = {o for _, o in d.rows if o is not None}
-    gone: set[tuple[int, int]] = set()
-
-    def block_of(loc: Loc) -> list[Block]:
-        content = req.messages[loc.message]["content"]
-        return [req.blocks[id(content[k])] for k in (loc.blocks or ())]
-
-    for i, msg in enumerate(inner.messages):
-        if msg.get("role") == "tool" and i not in kept_rows:
-            gone.update((b.message, b.part) for b in block_of(inner.sources[i]))
-        calls = inner.calls[i]
-        lost = set(range(len(calls))) if i not in kept_rows else d.dropped_calls.get(i, frozenset())
-        for j in lost:
-            gone.update((b.message, b.part) for b in block_of(calls[j]))
+    gone: set[tuple[int, int]] = {(b.row, b.part) for b in lost(req, inner, result)}
     # A turn the engine dropped takes its reasoning parts with it (a step of reasoning alone
     # would be sent as an assistant message of thinking alone).
     gone.update((r.loc.message, r.loc.blocks[0]) for r in im.reasoning
                 if r.row is not None and r.row not in kept_rows and r.loc.blocks)
     rewrite: dict[tuple[int, int], dict[str, Any]] = {}
+    calls = req.calls()
     for msg, o in d.rows:
         if o is None and msg.get("role") == "tool":
             cid = msg.get("tool_call_id")
-            for b in req.blocks.values():
-                if b.role == "call" and b.body.get("id") == cid and (b.message, b.part) not in gone:
-                    part = req.history[b.message]["parts"][b.part]
+            for b in calls.get(_key(cid), ()):
+                if (b.row, b.part) not in gone:
+                    part = req.history[b.row]["parts"][b.part]
                     st = part.get("state") if isinstance(part.get("state"), Mapping) else {}
                     new = dict(part)
                     new["state"] = {"status": "error", "input": st.get("input", {}), "error": NO_RESULT,
                                     "time": {"start": (st.get("time") or {}).get("start", 0),
                                              "end": (st.get("time") or {}).get("start", 0)}}
-                    rewrite[(b.message, b.part)] = new
+                    rewrite[(b.row, b.part)] = new
                     break
     return gone, rewrite
 
 
 def export_same(im: Imported, result: Result, notes: Exported) -> Any:
+    if im.state is None:                 # a store that holds no session
+        return im.document
     gone, rewrite = _changes(im, result)
     document = im.document
     if not gone and not rewrite:
@@ -794,7 +726,7 @@ def _repair_db(db: OpenCodeDB, removed: set[str], changed: dict[str, dict[str, A
     finally:
         conn.close()
     out = _parse(data, "<repaired>")
-    out.session = db.session
+    out.session, out.mode = db.session, db.mode
     return out
 
 
@@ -821,84 +753,35 @@ def _repair_export(doc: OpenCodeExport, removed: set[str], changed: dict[str, di
 def _spliced(doc: OpenCodeExport, removed: set[str], changed: dict[str, dict[str, Any]]) -> str:
     text = doc.text
     edits: list[tuple[int, int, str]] = []
-    messages = _array(text, _at(text, ("messages",)))[2]
+    messages = array_spans(text, key_at(text, ("messages",)))[2]
     for m, (mstart, _) in zip(doc.doc["messages"], messages):
-        first, last, spans = _array(text, _at(text, ("parts",), mstart))
+        first, last, spans = array_spans(text, key_at(text, ("parts",), mstart))
         keep = [_pid(p) not in removed for p in m["parts"]]
         if spans and not any(keep):
             edits.append((first, last, "[]"))
             continue
+        nxt_kept: list[int | None] = [None] * len(spans)   # the start of the next kept part, the end of the last
+        prev_kept: list[int | None] = [None] * len(spans)
+        for k in range(len(spans) - 2, -1, -1):
+            nxt_kept[k] = spans[k + 1][0] if keep[k + 1] else nxt_kept[k + 1]
+        for k in range(1, len(spans)):
+            prev_kept[k] = spans[k - 1][1] if keep[k - 1] else prev_kept[k - 1]
         for k, (p, (a, b)) in enumerate(zip(m["parts"], spans)):
             if not keep[k]:
-                nxt = next((spans[j][0] for j in range(k + 1, len(spans)) if keep[j]), None)
-                prev = next((spans[j][1] for j in range(k - 1, -1, -1) if keep[j]), None)
+                nxt, prev = nxt_kept[k], prev_kept[k]
                 edits.append((a, nxt, "") if nxt is not None else (prev, b, ""))
             elif _pid(p) in changed:
                 indent = text[text.rfind("\n", 0, a) + 1:a]
                 edits.append((a, b, pretty(changed[_pid(p)]).replace("\n", "\n" + indent)))
-    for a, b, piece in sorted(edits, reverse=True):
-        text = text[:a] + piece + text[b:]
-    return text
-
-
-# The JSON text of an export, read for positions only (what changes is cut or replaced by
-# position, so every other byte of the file stays as OpenCode printed it).
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_SCALAR = re.compile(r'-?[0-9][0-9.eE+-]*|true|false|null')
-_WS = re.compile(r"[ \t\r\n]*")
-
-
-def _end(text: str, i: int) -> int:
-    """The end of the JSON value that starts at ``i``."""
-    if text[i] == '"':
-        return _TOKEN.match(text, i).end()
-    if text[i] not in "[{":
-        return _SCALAR.match(text, i).end()
-    depth = 0
-    for tok in _TOKEN.finditer(text, i):
-        t = tok.group()
-        if t in "[{":
-            depth += 1
-        elif t in "]}":
-            depth -= 1
-            if depth == 0:
-                return tok.end()
-    raise ValueError("unterminated JSON value")
-
-
-def _array(text: str, i: int) -> tuple[int, int, list[tuple[int, int]]]:
-    """The array (or object) at ``i``: its start, its end, and the (start, end) of each element
-    (each member's value)."""
-    close = "]" if text[i] == "[" else "}"
-    out = []
-    j = _WS.match(text, i + 1).end()
-    while text[j] != close:
-        if close == "}":
-            j = _WS.match(text, _end(text, j)).end() + 1      # the key and its colon
-            j = _WS.match(text, j).end()
-        e = _end(text, j)
-        out.append((j, e))
-        j = _WS.match(text, e).end()
-        if text[j] == ",":
-            j = _WS.match(text, j + 1).end()
-    return i, j + 1, out
-
-
-def _at(text: str, path: tuple[str, ...], i: int | None = None) -> int:
-    """Where the value under the keys ``path`` starts (from the object at ``i``, the root by default)."""
-    i = _WS.match(text).end() if i is None else i
-    for key in path:
-        j = _WS.match(text, i + 1).end()
-        while True:
-            kend = _end(text, j)
-            name = json.loads(text[j:kend])
-            v = _WS.match(text, _WS.match(text, kend).end() + 1).end()
-            if name == key:
-                i = v
-                break
-            j = _WS.match(text, _end(text, v)).end()
-            j = _WS.match(text, j + 1).end()
-    return i
+    # One pass over the text; cuts of neighbouring parts overlap and are joined.
+    out: list[str] = []
+    pos = 0
+    for a, b, piece in sorted(edits):
+        a = max(a, pos)
+        out += (text[pos:a], piece)
+        pos = max(pos, b)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _new_document(im: Imported, result: Result, notes: Exported) -> dict[str, Any]:
@@ -1030,11 +913,7 @@ def _when(ms: Any) -> str | None:
 def select(db: OpenCodeDB, sid: str, name: str = "<input>") -> OpenCodeDB:
     """The database with ``sid`` chosen (``--session ID``): a shallow copy, so the database
     given keeps its own choice."""
-    if sid not in db.rows:
-        raise InputError(name, f"{NAME}: no session {sid!r}; sessions: " + (", ".join(db.rows) or "none"))
-    picked = copy.copy(db)
-    picked.session = sid
-    return picked
+    return session.selected(db, sid, db.rows, name, NAME)
 
 
 def chosen(db: OpenCodeDB) -> str | None:
@@ -1044,7 +923,10 @@ def chosen(db: OpenCodeDB) -> str | None:
 def replace(path: str, before: OpenCodeDB, after: OpenCodeDB, keep: Any) -> str:
     """``--in-place`` on the live database: the repaired rows written into it through SQLite, in
     one write transaction (a file swapped in would meet the old ``-wal`` on the next open)."""
-    return replace_rows(path, before.data, after.data, keep, NAME)
+    sid = before.session
+    scope = {"session": ("id = ?", (sid,)), "message": ("session_id = ?", (sid,)),
+             "part": ("session_id = ?", (sid,))}
+    return replace_rows(path, before.data, after.data, keep, NAME, scope if sid is not None else None)
 
 
 def evidence(document: Any) -> list[str]:

@@ -10,6 +10,7 @@ byte for byte.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,46 @@ def open_store(document: Any, name: str, fmt: str, parse: Callable[[bytes, str],
     if not isinstance(document, expected):
         raise InputError(name, f"{fmt}: expected {what}, got {kind_of(document)}")
     return document
+
+
+# Kinds that several stores emit but not every one: declared here once, and each store that
+# emits one lists it among its own (no store borrows a kind from a sibling store's module).
+NOT_SENT = Kind("entry-not-sent", IMPORT_CLAUSE, False, "not sent",
+                "A message or part the agent leaves out of the request on resume (compacted away, failed, or "
+                "with nothing to send); it is kept as it is.", "note")
+MOVED = Kind("entry-moved", EXPORT_CLAUSE, False, "entry moved",
+             "A line was moved with the result it holds, next to its call.", "change")
+declare(NOT_SENT, MOVED)
+
+NO_SESSION = "the database holds no session yet: nothing to check"
+
+
+def selected(db: Any, sid: str, held: Any, name: str, fmt: str) -> Any:
+    """``--session ID`` on a store holding several sessions (``held``: their ids): a shallow
+    copy of ``db`` with ``sid`` chosen, so the database given keeps its own choice; an id it
+    does not hold is refused, naming those it does."""
+    if sid not in held:
+        raise InputError(name, f"{fmt}: no session {sid!r}; sessions: " + (", ".join(held) or "none"))
+    picked = copy.copy(db)
+    picked.session = sid
+    return picked
+
+
+def must_choose(fmt: str, count: int, shown: str, name: str) -> InputError:
+    """The error for a store holding several sessions when none is chosen."""
+    return InputError(name, f"{fmt}: the database holds {count} sessions; choose one with --session ID: {shown}")
+
+
+def empty_store(fmt: str, document: Any) -> Imported:
+    """The import of a store that holds no session (a fresh database): an empty history the
+    engine has nothing to do with, written back as it was."""
+    im = Imported(fmt, [], document, container=None, history=[])
+    im.notes.append(NO_SESSION)
+    return im
+
+
+def is_empty_store(im: Imported) -> bool:
+    return im.state is None and not im.messages and NO_SESSION in im.notes
 
 
 def skipped_lines(im: Imported, document: Lines, why: str = "a resume skips it") -> None:

@@ -31,6 +31,7 @@ from typing import Any
 from rich.text import Text
 
 from ..bundled import samples_dir
+from ..formats import LocalFiles, reading_through
 from ..io import InputError
 
 ATTRIBUTE = "confinement"  # the app attribute that marks served mode
@@ -164,6 +165,58 @@ def read(confinement: Confinement, path: str | os.PathLike) -> bytes:
             return handle.read()
         except OSError as exc:
             raise InputError(os.fspath(path), exc.strerror or str(exc)) from None
+
+
+class ConfinedFiles:
+    """The files a store reader opens beside the file it was given (a database's ``-wal``, a
+    task folder's side files, a legacy tree), read through the confinement: each name opened
+    from the served folder's descriptor without following a link out, the descriptor it
+    checked being the one read. A name as the served app shows it (``<root name>/<path>``)
+    is the file under the root, never a folder of that name inside it. A refused or missing
+    file is absent to a ``stat`` and an error to a ``read``."""
+
+    def __init__(self, confinement: Confinement) -> None:
+        self.confinement = confinement
+
+    def _real(self, path: str | os.PathLike) -> str:
+        text = os.fspath(path)
+        prefix = self.confinement.root.name + "/"
+        if not os.path.isabs(text) and text.startswith(prefix):
+            return str(self.confinement.root / text[len(prefix):])
+        return text
+
+    def read(self, path: str | os.PathLike, limit: int = -1) -> bytes:
+        fd = self.confinement.open(self._real(path))
+        with os.fdopen(fd, "rb") as handle:
+            try:
+                return handle.read(limit)
+            except OSError as exc:
+                raise InputError(os.fspath(path), exc.strerror or str(exc)) from None
+
+    def stat(self, path: str | os.PathLike) -> os.stat_result | None:
+        try:
+            fd = self.confinement.open(self._real(path))
+        except (InputError, OSError):
+            return None
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
+    def listdir(self, path: str | os.PathLike) -> list[str]:
+        real = self._real(path)
+        if not self.confinement.inside(real):
+            raise Refused(os.fspath(path), "outside the served folder")
+        # The names only: every file in it is then opened through the confinement itself.
+        p = Path(real)
+        return os.listdir(p if p.is_absolute() else self.confinement.root / p)
+
+
+def reading(app: Any) -> Any:
+    """The context a load runs in: in served mode every side file a store reader opens goes
+    through the confinement; outside it, the local disk."""
+    confinement = of(app)
+    return reading_through(ConfinedFiles(confinement) if confinement is not None else LocalFiles())
 
 
 def attach(app: Any, root: str | os.PathLike) -> Confinement:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import formats
+from .. import formats, pipeline
 from ..formats import SessionInfo
 
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
@@ -41,13 +41,12 @@ def written_suffix(fmt: str) -> str:
 def session_entries(document: Any) -> list[SessionInfo]:
     """The sessions of a parsed file that holds several, when none is chosen yet (empty for
     any other document, and for a file holding one session only)."""
-    held = formats.sessions(document)
-    return held if len(held) > 1 and formats.chosen_session(document) is None else []
+    return pipeline.held_sessions(document)
 
 
 def chosen_session(document: Any) -> str | None:
     """The session chosen in a parsed file that holds several (None: not such a file)."""
-    return formats.chosen_session(document) if len(formats.sessions(document)) > 1 else None
+    return pipeline.chosen_session(document)
 
 
 def files_under(root: str | os.PathLike) -> Iterator[str]:

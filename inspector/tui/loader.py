@@ -200,8 +200,9 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
         try:
             if again is None:
                 source = confine.opened(node.app, source)  # served mode: read what was checked, by descriptor
-            doc = (renormalize(again, strict, progress, reasoning) if again is not None
-                   else load_document(source, progress, strict, reasoning))
+            with confine.reading(node.app):   # served mode: sidecars and trees read inside the root too
+                doc = (renormalize(again, strict, progress, reasoning) if again is not None
+                       else load_document(source, progress, strict, reasoning))
         except ChooseSession as choice:
             if not worker.is_cancelled:
                 node.post_message(SessionsOffered(choice.source, choice.sessions))

@@ -169,10 +169,11 @@ class BrowserScreen(Screen[str | None]):
             worker = get_current_worker()
             confinement = confine.of(self.app)
             read = read_bytes if confinement is None else (lambda p: confine.read(confinement, p))
-            for p in paths:
-                if worker.is_cancelled:
-                    return
-                self.post_message(self.Checked(p, check_file(p, read, self.items[p])))
+            with confine.reading(self.app):      # served mode: a store's sidecars read inside the root too
+                for p in paths:
+                    if worker.is_cancelled:
+                        return
+                    self.post_message(self.Checked(p, check_file(p, read, self.items[p])))
 
         self.run_worker(run, thread=True, exclusive=True, group="browse", description="check the folder's files")
 
