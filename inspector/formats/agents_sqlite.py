@@ -44,6 +44,7 @@ from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
+from . import identity
 from .sqlite_file import HEADER, damage, in_memory, quoted, snapshot, with_mode
 
 NAME = "agents-sqlite"
@@ -618,4 +619,5 @@ FORMAT = Format(
     sessions=listing, select=select, chosen=chosen,
     kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
     strip_reasoning=strip_reasoning,
+    pairing=identity.CALL_ORDER,
 )

@@ -45,6 +45,7 @@ from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Reasoning, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
 from .format import SESSION, Format, OnResume, SelfRepair
+from . import identity
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -908,4 +909,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
     kinds=EMITS + session.EMITS + thoughts.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
     repairs=SELF_REPAIRS,
+    pairing=identity.ADJACENT,
 )

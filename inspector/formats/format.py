@@ -229,6 +229,9 @@ class Format:
     strip_reasoning: Callable[[Any, Exported], Any] | None = None
     # MEM-5's own message list: read one to one, so there is no import step to show.
     own: bool = False
+    # How the format pairs a result with its call (``formats.identity``: ``literal``, the flat
+    # list's ids as sets; ``adjacent``, ``call-order``, ``name``: the provider's pairing).
+    pairing: str = "literal"
 
     @property
     def is_session(self) -> bool:

@@ -17,6 +17,7 @@ from . import base, reasoning
 from .base import (Decisions, Exported, Imported, Loc, PerMessage, Reasoning, args_string, call_args, call_name, describe_block,
                    join_text, kind_of, note_unconverted, rebuild, split_body)
 from .format import Format
+from . import identity
 from .shape import shape_of
 
 NAME = "openai-chat"
@@ -208,4 +209,5 @@ FORMAT = Format(
     provider="openai-chat",
     kinds=base.EMITS + reasoning.EMITS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.ADJACENT,
 )

@@ -46,6 +46,28 @@ def tool_use_id_pattern(view: View) -> Iterator[Hit]:
                                  "'^[a-zA-Z0-9_-]+$'", cid, call=j)
 
 
+def tool_use_id_reused(view: View) -> Iterator[Hit]:
+    """An id string used by two calls of the request: the import read the later pair under an
+    identity of its own (``formats.identity``), which an export written back as it was
+    (``same``, or a target that takes reuse) turns into the original string again. Converting
+    to Anthropic writes the derived identity instead, so such an outcome has nothing to say."""
+    out = view.outcome
+    derived = getattr(getattr(out, "imported", None), "identity", None)
+    if not derived or any(e.kind == "id-renamed" for e in getattr(out, "export_events", ())):
+        return
+    reused = {ident: s for ident, s in derived.items() if isinstance(s, str) and s not in ("", "0")}
+    if not reused:
+        return
+    for t, turn in enumerate(view.turns(combine_assistant=True)):
+        if turn.side == "assistant":
+            for k, (i, j, cid) in enumerate(turn.call_ids()):
+                if cid in reused:
+                    yield Hit(i, f"messages.{t}.content.{k}: `tool_use` ids must be unique", reused[cid], call=j,
+                              fix=f"Rename the later call and its result ({reused[cid]!r} -> {cid!r}): "
+                                  "`inspector normalize --to anthropic` writes this pair under that id, an "
+                                  "id-renamed event showing both.")
+
+
 def unknown_role(view: View) -> Iterator[Hit]:
     for t, turn in enumerate(view.turns(combine_assistant=True)):
         for i, m in turn.rows:
@@ -255,6 +277,9 @@ TARGET = create(NAME, [
          "a block other than tool_use after the first tool_use of an assistant turn (native)",
          "Put the turn's text and other blocks before its first tool_use (--strict does this; Inspector's export "
          "never writes this shape).", strict=True),
+    Rule("tool-use-id-reused", tool_use_id_reused, ERROR, "https://github.com/anthropics/claude-code/issues/20700",
+         "an id string used by two tool_use blocks of one request (a later turn reusing a completed pair's id)",
+         RENAME),
     Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",
          "Use role user or assistant (a system prompt goes in the top-level system field)."),
     Rule("thinking-not-first", thinking_not_first, ERROR, "https://github.com/anomalyco/opencode/issues/3077",
