@@ -8,8 +8,9 @@ formats and stores"). Each format declares its pairing on its ``Format`` (``pair
 :func:`assign` runs once on every import (``formats.import_history``), before the engine:
 
 - a call whose id string was used by an earlier pair that is already complete (call and
-  result) starts a pair of its own: it and the result that answers it get a derived
-  identity (``id-reused``);
+  result), and that has a result of its own after it, starts a pair of its own: it and that
+  result get a derived identity (``id-reused``); a reusing call with no result of its own is
+  left to MEM-5 (a redeclaration);
 - a call whose id is empty or missing, with a result of empty or missing id in the block
   right after its turn, is paired with it by position (``id-derived``);
 - an id declared again while its first declaration is still open, or twice in one turn,
@@ -27,6 +28,7 @@ ids (:data:`REFUSE_REUSE`) keeps the derived identities, and that rename is an e
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -49,11 +51,14 @@ PAIRINGS: dict[str, str] = {
              "before it",
 }
 
-# Targets whose provider refuses an id string used twice in one request, with the source.
-# Anthropic: "messages.N.content.M: `tool_use` ids must be unique" (observed:
-# https://github.com/anthropics/claude-code/issues/20700, https://github.com/anomalyco/opencode/issues/1279).
+# Targets whose provider documents a tool call id as unique in a request, with the source: a
+# conversion to them writes a reused id under its derived identity. Anthropic documents each
+# tool_use id as unique and refuses a duplicate in one message ("messages.N.content.M: `tool_use`
+# ids must be unique": anthropics/claude-code#20700, anomalyco/opencode#1279); a reuse across
+# turns was observed accepted (pydantic/pydantic-ai @ 4fda389, a cassette of
+# tests/cassettes/test_tool_search/), so ``check --target anthropic`` warns, never errs.
 REFUSE_REUSE: dict[str, str] = {
-    "anthropic": "https://github.com/anthropics/claude-code/issues/20700",
+    "anthropic": "https://docs.anthropic.com/en/api/messages",
 }
 
 # Placeholders standing for a result nobody saw, recognized by their exact text: Inspector's
@@ -75,7 +80,7 @@ EMITS = declare(
          "An interrupted placeholder was followed by the call's real result: the real one answers the call, "
          "and the placeholder answers nothing.", "note"),
     Kind("id-renamed", EXPORT_CLAUSE, False, "id renamed",
-         "The target refuses an id used twice in one request, so a later call and its result are written "
+         "The target documents a call id as unique in a request, so a later call reusing one and its result are written "
          "under the identity Inspector derived.", "change"),
 )
 
@@ -87,19 +92,37 @@ def _unusable(value: Any) -> bool:
 
 
 class _Namer:
-    """Derived identities: unique against every id string of the document."""
+    """Derived identities, unique against every id string of the document; and where each id
+    string is declared and answered (built once, when the first derived identity is needed)."""
 
     def __init__(self, messages: list[Any]) -> None:
         taken: set[str] = set()
-        for m in messages:
+        self.results: dict[str, list[int]] = {}
+        self.declared: dict[str, list[int]] = {}
+        for pos, m in enumerate(messages):
             if type(m) is not dict:
                 continue
             if isinstance(m.get("tool_call_id"), str):
                 taken.add(m["tool_call_id"])
+                if m.get("role") == "tool":
+                    self.results.setdefault(m["tool_call_id"], []).append(pos)
             for c in m.get("tool_calls") or () if isinstance(m.get("tool_calls"), list) else ():
                 if isinstance(c, Mapping):
                     taken.add(call_id(c))
+                    if m.get("role") == "assistant":
+                        self.declared.setdefault(call_id(c), []).append(pos)
         self.taken = taken
+
+    def answered(self, s: str, pos: int) -> bool:
+        """Whether a result with id ``s`` follows the turn at ``pos`` before ``s`` is declared
+        again: the reusing call has a result of its own, so it is a pair."""
+        after = self.results.get(s, ())
+        k = bisect_right(after, pos)
+        if k == len(after):
+            return False
+        later = self.declared.get(s, ())
+        d = bisect_right(later, pos)
+        return d == len(later) or after[k] < later[d]
 
     def __call__(self, stem: str) -> str:
         # Only [a-zA-Z0-9_-] so a derived identity is a valid id for every target.
@@ -146,6 +169,8 @@ def assign(im: Imported, pairing: str) -> None:
                 if s in done:
                     if namer is None:
                         namer = _Namer(msgs)
+                    if not namer.answered(s, pos):
+                        continue                # no result of its own follows: MEM-5 reads it as written
                     ident = namer(s)
                     im.identity[ident] = s
                     if new_calls is None:
@@ -246,7 +271,7 @@ def restore(im: Imported, result: Result, to: str, provider: str | None = None,
     if notes is not None and renamed:
         shown = ", ".join(f"{s!r} -> {ident!r}" for s, ident in renamed[:5])
         more = f" and {len(renamed) - 5} more" if len(renamed) > 5 else ""
-        notes.note("id-renamed", f"{to} refuses an id used twice in one request ({REFUSE_REUSE[provider or to]}): "
+        notes.note("id-renamed", f"{to} documents a tool call id as unique in a request ({REFUSE_REUSE[provider or to]}): "
                                  f"{len(renamed)} later call(s) and their results are written under a new id: "
                                  f"{shown}{more}.")
     if not back:
