@@ -144,13 +144,17 @@ def problems(data: bytes) -> list[str]:
     body = request(data)
     flat = anthropic.import_(body, "<resume>").messages
     found = rejected(flat, "anthropic")
-    blocks = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict)]
-    uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
-    results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
-    if len(uses) != len(set(uses)):
-        found.append("tool_use ids must be unique")
-    if len(results) != len(set(results)):
-        found.append("each tool_use must have a single result")
+    # Per message: the reports quote a duplicate inside one message ("messages.1.content.1"), and a
+    # request reusing a completed pair's id in a later turn was answered 200 (pydantic/pydantic-ai
+    # @ 4fda389, tests/cassettes/test_tool_search/test_cross_provider_capability_replay[...].yaml).
+    for m in body["messages"]:
+        blocks = [b for b in m["content"] if isinstance(b, dict)]
+        uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+        results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
+        if len(uses) != len(set(uses)):
+            found.append("tool_use ids must be unique")
+        if len(results) != len(set(results)):
+            found.append("each tool_use must have a single result")
     return found
 
 
