@@ -346,13 +346,16 @@ def problems(body: dict[str, Any]) -> list[str]:
     ``tool_use`` after a ``tool_use``, no empty message)."""
     flat = anthropic.import_(body, "<resume>").messages
     found = rejected(flat, "anthropic")
-    blocks = [b for m in body["messages"] for b in m["content"]]
-    uses = [b["id"] for b in blocks if b["type"] == "tool_use"]
-    results = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
-    if len(uses) != len(set(uses)):
-        found.append("tool_use ids must be unique")
-    if len(results) != len(set(results)):
-        found.append("each tool_use must have a single result")
+    # Per message (issue 30): the API refuses a duplicate inside one message ("messages.1.content.1"),
+    # and answered 200 a request reusing a completed pair's id in a later turn (pydantic/pydantic-ai
+    # @ 4fda389, tests/cassettes/test_tool_search/test_cross_provider_capability_replay[...].yaml).
+    for m in body["messages"]:
+        uses = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
+        results = [b["tool_use_id"] for b in m["content"] if b["type"] == "tool_result"]
+        if len(uses) != len(set(uses)):
+            found.append("tool_use ids must be unique")
+        if len(results) != len(set(results)):
+            found.append("each tool_use must have a single result")
     for m in body["messages"]:
         if not m["content"]:
             found.append("all messages must have non-empty content")
