@@ -185,13 +185,19 @@ def assign(im: Imported, pairing: str) -> None:
                 else:
                     open_[s] = s
             if empty:
+                # By position, each spelling apart ("" and a missing id alike; "0" with "0").
                 k = pos + 1
-                results: list[int] = []
+                results: dict[Any, list[int]] = {}
                 while k < len(msgs) and type(msgs[k]) is dict and msgs[k].get("role") == "tool":
                     if _unusable(msgs[k].get("tool_call_id")):
-                        results.append(k)
+                        results.setdefault(msgs[k].get("tool_call_id") or "", []).append(k)
                     k += 1
-                for j, r in zip(empty, results):
+                pairs: list[tuple[int, int]] = []
+                for j in empty:
+                    same = results.get(calls[j].get("tool_call_id", calls[j].get("id")) or "")
+                    if same:
+                        pairs.append((j, same.pop(0)))
+                for j, r in pairs:
                     if namer is None:
                         namer = _Namer(msgs)
                     call = calls[j]
