@@ -8,9 +8,9 @@ formats and stores"). Each format declares its pairing on its ``Format`` (``pair
 :func:`assign` runs once on every import (``formats.import_history``), before the engine:
 
 - a call whose id string was used by an earlier pair that is already complete (call and
-  result), and that has a result of its own after it, starts a pair of its own: it and that
-  result get a derived identity (``id-reused``); a reusing call with no result of its own is
-  left to MEM-5 (a redeclaration);
+  result) starts a pair of its own: it and the result that answers it get a derived identity
+  (``id-reused``); with no result of its own, MEM-5 answers it as interrupted, as it would any
+  open call (pydantic-ai's ``test_reused_tool_call_id_dangling_call_repaired`` does the same);
 - a call whose id is empty or missing, with a result of empty or missing id in the block
   right after its turn, is paired with it by position (``id-derived``);
 - an id declared again while its first declaration is still open, or twice in one turn,
@@ -28,7 +28,6 @@ ids (:data:`REFUSE_REUSE`) keeps the derived identities, and that rename is an e
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -92,37 +91,19 @@ def _unusable(value: Any) -> bool:
 
 
 class _Namer:
-    """Derived identities, unique against every id string of the document; and where each id
-    string is declared and answered (built once, when the first derived identity is needed)."""
+    """Derived identities: unique against every id string of the document."""
 
     def __init__(self, messages: list[Any]) -> None:
         taken: set[str] = set()
-        self.results: dict[str, list[int]] = {}
-        self.declared: dict[str, list[int]] = {}
-        for pos, m in enumerate(messages):
+        for m in messages:
             if type(m) is not dict:
                 continue
             if isinstance(m.get("tool_call_id"), str):
                 taken.add(m["tool_call_id"])
-                if m.get("role") == "tool":
-                    self.results.setdefault(m["tool_call_id"], []).append(pos)
             for c in m.get("tool_calls") or () if isinstance(m.get("tool_calls"), list) else ():
                 if isinstance(c, Mapping):
                     taken.add(call_id(c))
-                    if m.get("role") == "assistant":
-                        self.declared.setdefault(call_id(c), []).append(pos)
         self.taken = taken
-
-    def answered(self, s: str, pos: int) -> bool:
-        """Whether a result with id ``s`` follows the turn at ``pos`` before ``s`` is declared
-        again: the reusing call has a result of its own, so it is a pair."""
-        after = self.results.get(s, ())
-        k = bisect_right(after, pos)
-        if k == len(after):
-            return False
-        later = self.declared.get(s, ())
-        d = bisect_right(later, pos)
-        return d == len(later) or after[k] < later[d]
 
     def __call__(self, stem: str) -> str:
         # Only [a-zA-Z0-9_-] so a derived identity is a valid id for every target.
@@ -164,13 +145,17 @@ def assign(im: Imported, pairing: str) -> None:
                     continue
                 s = call_id(call)
                 if s in open_ or s in here:
-                    continue                    # a real redeclaration: MEM-5 drops it
+                    # A real redeclaration: read under the identity it redeclares, so that MEM-5
+                    # drops it as the second declaration of that very call.
+                    if open_[s] != s:
+                        if new_calls is None:
+                            new_calls = list(calls)
+                        new_calls[j] = {**call, "tool_call_id": open_[s]}
+                    continue
                 here.add(s)
                 if s in done:
                     if namer is None:
                         namer = _Namer(msgs)
-                    if not namer.answered(s, pos):
-                        continue                # no result of its own follows: MEM-5 reads it as written
                     ident = namer(s)
                     im.identity[ident] = s
                     if new_calls is None:
@@ -179,7 +164,7 @@ def assign(im: Imported, pairing: str) -> None:
                     first = done[s][1]
                     im.note(pos, "id-reused",
                             f"Call {j} reuses the id {s!r}, whose earlier pair (result at #{first}) is complete; "
-                            f"the provider pairs it with the result after it, so it is read as {ident!r} "
+                            f"the provider pairs it with the result after it, if any, so it is read as {ident!r} "
                             f"(written back as {s!r}).", call=j, tool_call_id=s)
                     open_[s] = ident
                 else:

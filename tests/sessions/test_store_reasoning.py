@@ -37,18 +37,23 @@ def thinking(thought: str, sig: str = SIG) -> dict:
 def claude_session(duplicate: bool = False, words: bool = False) -> bytes:
     """Extended thinking streamed one block per line: thinking, text, call; then a second
     turn whose thinking is redacted. ``duplicate``: the second turn declares toolu_01Run
-    again with no result of its own (a replayed turn), which MEM-5 drops from the signed turn
-    (a replay answered again would be a pair of its own, issue 30); ``words``: that turn has
-    text too, so it survives without its call."""
+    again while the first is still open (a replayed turn; its one result comes after), which
+    MEM-5 drops from the signed turn (a replay after a complete pair would be a pair of its own,
+    issue 30); ``words``: that turn has text too, so it survives without its call."""
     s = Session(version="2.1.90")
     s.user("The checkout test fails with a rounding error, can you look?")
     s.assistant("msg_01A7kq2", thinking("Run the test first."), text("Let me run the test."),
                 tool("toolu_01Run", "pytest tests/test_checkout.py"))
-    s.result("toolu_01Run", "FAILED test_total - assert 10.0 == 9.99")
+    if duplicate:
+        s.user("Still running?")
+    else:
+        s.result("toolu_01Run", "FAILED test_total - assert 10.0 == 9.99")
     second = [text("Reading the cart.")] if words else []
     second.append(tool("toolu_01Run" if duplicate else "toolu_01Cat", "cat shop/cart.py"))
     s.assistant("msg_01B2cr4", {"type": "redacted_thinking", "data": "RkFLRQ=="}, *second)
-    if not duplicate:
+    if duplicate:
+        s.result("toolu_01Run", "FAILED test_total - assert 10.0 == 9.99")
+    else:
         s.result("toolu_01Cat", "def total(): ...")
     s.assistant("msg_01C3ok5", text("Totals are rounded to one decimal."))
     s.user("Fix it please.")
@@ -382,9 +387,9 @@ def test_a_cline_turn_the_repair_drops_goes_with_its_thinking_as_the_event_says(
     t = b.Task("kilo")
     t.task("Why?")
     t.assistant(b.thinking("first", "EsgBsigA"), b.tool("toolu_01A", command="ls"))
-    t.user(b.result("toolu_01A", "x"), b.environment(1))
+    t.user(b.environment(1))                      # the call still open (issue 30: after its result, a pair)
     t.assistant(b.thinking("again", "EsgBsigB"), b.tool("toolu_01A", command="ls"))      # a replayed turn
-    t.user(b.environment(2))                      # replayed, never answered again (issue 30: else a pair)
+    t.user(b.result("toolu_01A", "y"), b.environment(2))
     t.assistant(b.text("done"))
     t.user(b.text("ok"), b.environment(3))
     path = t.write(tmp_path / "in" / b.EXTENSION_IDS["kilo"]) / cline.HISTORY_FILE
