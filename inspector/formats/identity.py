@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import orjson
+
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, INTERRUPTED, Kind, Result, call_id, declare
 from .base import Exported, Imported
 
@@ -229,8 +231,21 @@ def assign(im: Imported, pairing: str) -> None:
 
 
 def _placeholder(m: Mapping) -> bool:
+    """Whether a result is a placeholder: its text is one, or (a Gemini response Inspector wrote)
+    a JSON object of one key whose text is one."""
     content = m.get("content")
-    return isinstance(content, str) and content.strip() in PLACEHOLDERS
+    if not isinstance(content, str):
+        return False
+    text = content.strip()
+    if text in PLACEHOLDERS:
+        return True
+    if text.startswith("{") and len(text) < 200:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return False
+        return isinstance(value, dict) and len(value) == 1 and next(iter(value.values())) in PLACEHOLDERS
+    return False
 
 
 def original(im: Imported, identity: Any) -> Any:
