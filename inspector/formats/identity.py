@@ -15,6 +15,9 @@ formats and stores"). Each format declares its pairing on its ``Format`` (``pair
   right after its turn, is paired with it by position (``id-derived``);
 - an id declared again while its first declaration is still open, or twice in one turn,
   is left as it is: MEM-5 drops it as a redeclaration;
+- in call order (Responses items), an output that comes before any call with its call_id
+  answers nothing: it is read apart, MEM-5 drops it as an orphan, and a later output answers
+  the call (``result-early``; R3-23);
 - an interrupted placeholder (Inspector's own, or an agent's it can recognize) followed later
   by the real result of the same call is superseded: the real result answers the call and
   the placeholder no longer does (``result-superseded``; MEM-5 then drops it as answering no
@@ -80,6 +83,9 @@ EMITS = declare(
     Kind("result-superseded", IMPORT_CLAUSE, False, "placeholder superseded",
          "An interrupted placeholder was followed by the call's real result: the real one answers the call, "
          "and the placeholder answers nothing.", "note"),
+    Kind("result-early", IMPORT_CLAUSE, False, "output before its call",
+         "An output comes before any call with its call_id; in call order it answers nothing, so it is read "
+         "apart and a later output answers the call.", "note"),
     Kind("id-renamed", EXPORT_CLAUSE, False, "id renamed",
          "The target documents a call id as unique in a request, so a later call reusing one and its result are written "
          "under the identity Inspector derived.", "change"),
@@ -90,6 +96,11 @@ _UNUSABLE = ("", "0")
 
 def _unusable(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value in _UNUSABLE)
+
+
+def _spelling(value: Any) -> str:
+    """How an unusable id is spelled, for pairing by position: a missing id reads as ``""``."""
+    return value if isinstance(value, str) else ""
 
 
 class _Namer:
@@ -106,6 +117,16 @@ class _Namer:
                 if isinstance(c, Mapping):
                     taken.add(call_id(c))
         self.taken = taken
+        self.messages = messages
+        self._declared: set[str] | None = None
+
+    def declared(self) -> set[str]:
+        """Every call id string the document declares (built on first use)."""
+        if self._declared is None:
+            self._declared = {call_id(c) for m in self.messages if type(m) is dict and m.get("role") == "assistant"
+                              and isinstance(m.get("tool_calls"), list)
+                              for c in m["tool_calls"] if isinstance(c, Mapping)}
+        return self._declared
 
     def __call__(self, stem: str) -> str:
         # Only [a-zA-Z0-9_-] so a derived identity is a valid id for every target.
@@ -177,11 +198,11 @@ def assign(im: Imported, pairing: str) -> None:
                 results: dict[Any, list[int]] = {}
                 while k < len(msgs) and type(msgs[k]) is dict and msgs[k].get("role") == "tool":
                     if _unusable(msgs[k].get("tool_call_id")):
-                        results.setdefault(msgs[k].get("tool_call_id") or "", []).append(k)
+                        results.setdefault(_spelling(msgs[k].get("tool_call_id")), []).append(k)
                     k += 1
                 pairs: list[tuple[int, int]] = []
                 for j in empty:
-                    same = results.get(calls[j].get("tool_call_id", calls[j].get("id")) or "")
+                    same = results.get(_spelling(calls[j].get("tool_call_id", calls[j].get("id"))))
                     if same:
                         pairs.append((j, same.pop(0)))
                 for j, r in pairs:
@@ -228,6 +249,18 @@ def assign(im: Imported, pairing: str) -> None:
                             tool_call_id=s)
                 elif ident != s:
                     msgs[pos] = {**m, "tool_call_id": ident}   # a second result of that pair: a duplicate
+            elif pairing == CALL_ORDER and s not in _UNUSABLE:
+                # An output before any call with its call_id answers nothing in call order (R3-23);
+                # read apart, MEM-5 drops it as an orphan and a later output answers the call.
+                if namer is None:
+                    namer = _Namer(msgs)
+                if s in namer.declared():
+                    gone = namer(f"{s}-early")
+                    msgs[pos] = {**m, "tool_call_id": gone}
+                    im.note(pos, "result-early",
+                            f"This output for call {s!r} comes before any call with that call_id; in call order it "
+                            "answers nothing, so it is read apart (MEM-5 drops it as an orphan) and a later "
+                            "output answers the call.", tool_call_id=s)
 
 
 def _placeholder(m: Mapping) -> bool:
@@ -244,7 +277,10 @@ def _placeholder(m: Mapping) -> bool:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
             return False
-        return isinstance(value, dict) and len(value) == 1 and next(iter(value.values())) in PLACEHOLDERS
+        if not (isinstance(value, dict) and len(value) == 1):
+            return False
+        inner = next(iter(value.values()))
+        return isinstance(inner, str) and inner in PLACEHOLDERS
     return False
 
 
