@@ -7,10 +7,10 @@ the provider accepted stays accepted (``../shared/spec/semantics.md``, "Identity
 formats and stores"). Each format declares its pairing on its ``Format`` (``pairing``), and
 :func:`assign` runs once on every import (``formats.import_history``), before the engine:
 
-- a call whose id string was used by an earlier pair that is already complete (call and
-  result) starts a pair of its own: it and the result that answers it get a derived identity
-  (``id-reused``); with no result of its own, MEM-5 answers it as interrupted, as it would any
-  open call (pydantic-ai's ``test_reused_tool_call_id_dangling_call_repaired`` does the same);
+- a later pair (a call and the result after it) whose id string an earlier pair, already
+  complete, used gets a derived identity (``id-reused``); a reusing call with no result of its
+  own is not a pair, and clause 3 drops it as a redeclaration, as on the flat list (pydantic-ai
+  and deer-flow answer it as interrupted instead: ``docs/identity.md``);
 - a call whose id is empty or missing, with a result of empty or missing id in the block
   right after its turn, is paired with it by position (``id-derived``);
 - an id declared again while its first declaration is still open, or twice in one turn,
@@ -31,6 +31,7 @@ ids (:data:`REFUSE_REUSE`) keeps the derived identities, and that rename is an e
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -104,29 +105,41 @@ def _spelling(value: Any) -> str:
 
 
 class _Namer:
-    """Derived identities: unique against every id string of the document."""
+    """Derived identities, unique against every id string of the document; and where each id
+    string is declared and answered (built once, when the first derived identity is needed)."""
 
     def __init__(self, messages: list[Any]) -> None:
         taken: set[str] = set()
-        for m in messages:
+        self.results: dict[str, list[int]] = {}
+        self.calls: dict[str, list[int]] = {}
+        for pos, m in enumerate(messages):
             if type(m) is not dict:
                 continue
             if isinstance(m.get("tool_call_id"), str):
                 taken.add(m["tool_call_id"])
+                if m.get("role") == "tool":
+                    self.results.setdefault(m["tool_call_id"], []).append(pos)
             for c in m.get("tool_calls") or () if isinstance(m.get("tool_calls"), list) else ():
                 if isinstance(c, Mapping):
                     taken.add(call_id(c))
+                    if m.get("role") == "assistant":
+                        self.calls.setdefault(call_id(c), []).append(pos)
         self.taken = taken
-        self.messages = messages
-        self._declared: set[str] | None = None
 
-    def declared(self) -> set[str]:
+    def answered(self, s: str, pos: int) -> bool:
+        """Whether a result with id ``s`` follows the turn at ``pos`` before ``s`` is declared
+        again: the reusing call has a result of its own, so the two are a pair."""
+        after = self.results.get(s, ())
+        k = bisect_right(after, pos)
+        if k == len(after):
+            return False
+        later = self.calls.get(s, ())
+        d = bisect_right(later, pos)
+        return d == len(later) or after[k] < later[d]
+
+    def declared(self) -> Any:
         """Every call id string the document declares (built on first use)."""
-        if self._declared is None:
-            self._declared = {call_id(c) for m in self.messages if type(m) is dict and m.get("role") == "assistant"
-                              and isinstance(m.get("tool_calls"), list)
-                              for c in m["tool_calls"] if isinstance(c, Mapping)}
-        return self._declared
+        return self.calls.keys()
 
     def __call__(self, stem: str) -> str:
         # Only [a-zA-Z0-9_-] so a derived identity is a valid id for every target.
@@ -179,6 +192,8 @@ def assign(im: Imported, pairing: str) -> None:
                 if s in done:
                     if namer is None:
                         namer = _Namer(msgs)
+                    if not namer.answered(s, pos):
+                        continue                # no result of its own: clause 3 reads it as a redeclaration
                     ident = namer(s)
                     im.identity[ident] = s
                     if new_calls is None:
@@ -187,7 +202,7 @@ def assign(im: Imported, pairing: str) -> None:
                     first = done[s][1]
                     im.note(pos, "id-reused",
                             f"Call {j} reuses the id {s!r}, whose earlier pair (result at #{first}) is complete; "
-                            f"the provider pairs it with the result after it, if any, so it is read as {ident!r} "
+                            f"the provider pairs it with the result after it, so it is read as {ident!r} "
                             f"(written back as {s!r}).", call=j, tool_call_id=s)
                     open_[s] = ident
                 else:

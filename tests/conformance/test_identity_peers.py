@@ -2,8 +2,10 @@
 format the peer's history maps to. Each test names the peer's test (repository, path, name,
 commit) and says where Inspector agrees or, by this project's reading
 (``../shared/spec/semantics.md``, "Identity in provider formats and stores"), differs.
-Every case here failed before issue 30 (the old code dropped a real result or pair, or moved a
-result onto another call).
+Each case where Inspector now agrees failed before issue 30 (the old code dropped a real result
+or pair, or moved a result onto another call); the two where this project's reading keeps
+clause 3 (a dangling reuse, a second declaration while the first is open) pass on both and
+guard that reading.
 """
 
 from __future__ import annotations
@@ -31,20 +33,33 @@ def _tools(out):
     return [(m["tool_call_id"], m["content"]) for m in out.exported["messages"] if m.get("role") == "tool"]
 
 
-def test_pydantic_reused_id_dangling_later_call_is_answered_and_the_earlier_pair_kept():
+def test_pydantic_reused_id_dangling_later_call_keeps_the_earlier_pair():
     """pydantic/pydantic-ai @ 4fda38988f2939fa6ea9cdefcf120693e10ef491, tests/test_transcript_repair.py
-    ::test_reused_tool_call_id_dangling_call_repaired: the answered Mexico City call is
-    untouched; the later Amsterdam call reusing ``call_1`` gets an interrupted result. Inspector
-    agrees (before: clause 3 dropped the Amsterdam call as a redeclaration)."""
+    ::test_reused_tool_call_id_dangling_call_repaired: the answered Mexico City call is untouched;
+    the later Amsterdam call reusing ``call_1`` gets an interrupted result. Inspector agrees on the
+    earlier pair; it differs on the later call, which has no result of its own, so it is no pair
+    and clause 3 drops it as a redeclaration (this project's reading: a later *pair* gets an
+    identity of its own). No real result is lost, and the output is a fixed point."""
     out = _chat({"role": "user", "content": "What is the weather?"}, _call("call_1", "Mexico City"),
                 _result("call_1", "Sunny"), _call("call_1", "Amsterdam"),
                 {"role": "user", "content": "Never mind."}, {"role": "assistant", "content": "OK."})
     msgs = out.exported["messages"]
     assert [m["tool_calls"][0]["function"]["arguments"] for m in msgs if m.get("tool_calls")] == [
-        '{"city":"Mexico City"}', '{"city":"Amsterdam"}']
-    assert _tools(out) == [("call_1", "Sunny"), ("call_1", INTERRUPTED)]
-    assert msgs[4] == {"role": "tool", "tool_call_id": "call_1", "content": INTERRUPTED}   # right after its turn
+        '{"city":"Mexico City"}']
+    assert _tools(out) == [("call_1", "Sunny")]
+    assert [e.kind for e in out.result.events] == ["call-redeclared", "turn-emptied"]
     assert not run(out.data, "again.json", fmt="openai-chat").changed
+
+
+def test_pydantic_reused_id_with_its_own_result_is_a_pair_of_its_own():
+    """The same history as pydantic-ai's test above, with the Amsterdam call answered ("Rainy"):
+    both pairs are kept and the body comes back as it was (before: clause 3 dropped the Amsterdam
+    call and "Rainy" as a redeclaration and a duplicate)."""
+    body = {"messages": [{"role": "user", "content": "What is the weather?"}, _call("call_1", "Mexico City"),
+                         _result("call_1", "Sunny"), _call("call_1", "Amsterdam"), _result("call_1", "Rainy")]}
+    data = orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+    out = run(data, "peer.json", fmt="openai-chat")
+    assert out.result.events == [] and out.data == data
 
 
 def test_pydantic_shadowed_open_call_never_gets_the_later_calls_result():
@@ -115,12 +130,15 @@ def test_deerflow_empty_ids_pair_in_order_with_the_results_after_them():
     assert [(m["tool_call_id"], m["content"]) for m in out.imported.messages[2:]] == list(zip(derived, ["first", "second"]))
 
 
-def test_deerflow_reused_id_second_dangling_occurrence_is_patched():
+def test_deerflow_reused_id_consumes_the_later_result_for_the_first_open_call():
     """bytedance/deer-flow @ f1f4af99bbf1cffb83a80744bf6e4a44ee8f24be, backend/tests/test_dangling_tool_call_middleware.py
-    ::test_reused_tool_call_id_patches_second_dangling_occurrence: the first pair keeps
-    its result and the second, dangling occurrence gets an error result. Inspector agrees."""
-    out = _chat(_call("web_search:11", "a"), _result("web_search:11", "ok"), _call("web_search:11", "b"))
-    assert _tools(out) == [("web_search:11", "ok"), ("web_search:11", INTERRUPTED)]
+    ::test_reused_tool_call_id_consumes_later_result_for_first_dangling_occurrence: two calls
+    with one id, the first still open, then one result: the result answers the first call.
+    Inspector agrees (clause 3: the first declaration owns the pairing; the second is dropped,
+    where deer-flow answers it with an error) and, with --strict, keeps the result where it is."""
+    out = _chat(_call("web_search:11", "a"), _call("web_search:11", "b"), _result("web_search:11", "ok"))
+    assert _tools(out) == [("web_search:11", "ok")]
+    assert [e.kind for e in out.result.events] == ["call-redeclared", "turn-emptied"]
 
 
 def test_adk_final_response_of_a_long_running_call_replaces_the_placeholder():
