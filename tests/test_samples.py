@@ -90,8 +90,9 @@ def test_sample_normalizes_as_described(entry):
     assert changes == ("Changes nothing" not in entry["does"])
     again = normalize(result.messages)
     assert again.messages == result.messages and again.dropped == 0
-    if entry["format"] in RAW:
-        # The engine reading the file's messages directly agrees on the counts.
+    if entry["format"] in RAW and not imported.identity:
+        # The engine reading the file's messages directly agrees on the counts (unless the format's
+        # pairing gave a reused id an identity of its own: issue 30, the flat list reads it literally).
         assert _counts(normalize(_messages(document))) == entry["expect"]
 
 

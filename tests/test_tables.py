@@ -131,7 +131,8 @@ def test_views_ask_the_engine_which_kinds_add_restore_or_move():
     assert "strict-restored" in kinds_with("restore") and "strict-restored" not in kinds_with("add")
     assert "system-hoisted" in kinds_with("move") and "leading-tool" not in kinds_with("move")
     assert kinds_with("add") | kinds_with("restore") == set(kinds_with("add", "restore"))
-    assert set(STRICT_KINDS) == {"strict-moved", "strict-early-result", "strict-restored", "strict-healed"}
+    assert set(STRICT_KINDS) == {"strict-moved", "strict-early-result", "strict-restored", "strict-healed",
+                                 "strict-other-call"}
     try:  # a kind declared later is in the live set at once
         declare(Kind("test-added-late", IMPORT_CLAUSE, False, "late", "Declared by a test.", "add"))
         assert "test-added-late" in kinds_with("add")

@@ -106,6 +106,8 @@ STRICT_CLAUSES = {
     "strict:early-result": "A result placed before the turn that declares its call answers nothing a provider can see.",
     "strict:restore": "With the early result gone, a later real result for the call is no longer a duplicate.",
     "strict:heal": "A call left without a result gets the interrupted result, right after its turn.",
+    "strict:identity": "A result is never moved onto another call that shares its id: the call it answered is the "
+                       "latest declaration of that id before it.",
 }
 # What ``--strict`` asks of an export (not of the strict stage, which sees only flat rows).
 STRICT_EXPORT_CLAUSES = {
@@ -208,6 +210,9 @@ _KINDS = [
     Kind("strict-restored", "strict:restore", False, "result restored",
          "A later result clause 3 had dropped as a duplicate of an early one now answers the call "
          "(strict, beyond MEM-5).", "restore"),
+    Kind("strict-other-call", "strict:identity", True, "result of a dropped call",
+         "A result answered a later declaration of its id, which clause 3 dropped; it is not moved onto the earlier "
+         "call that keeps the id (strict, beyond MEM-5), and that call gets the interrupted result."),
     Kind("strict-healed", "strict:heal", False, "result synthesized",
          "The call that lost its early result got an interrupted result (strict, beyond MEM-5); its tool ran, and "
          "what it did is not in the history.", "add", unknown_effects=True),

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..engine import Result, gc_paused
 from ..io import InputError
+from . import identity
 from . import reasoning as thoughts
 from . import surrogates
 from .base import Exported, Imported, Loc, Reasoning, kind_of
@@ -54,7 +55,10 @@ def import_history(document: Any, name: str = "<input>", fmt: str = "auto") -> I
     if fmt == "auto":
         fmt = detect(document, name)
     with gc_paused():
-        return REGISTRY[known(fmt, name)].import_(document, name)
+        found = REGISTRY[known(fmt, name)]
+        im = found.import_(document, name)
+        identity.assign(im, found.pairing)     # the provider's pairing, before MEM-5
+        return im
 
 
 def export_history(imported: Imported, result: Result, to: str = "same", reasoning: str = "keep") -> Exported:
@@ -74,6 +78,8 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
         raise InputError("--reasoning", f"unknown policy {reasoning!r}; known: {', '.join(thoughts.POLICIES)}")
     out = Exported()
     with gc_paused():
+        # The document's own id strings back (a target that refuses reuse keeps the derived ones).
+        result = identity.restore(imported, result, to, REGISTRY[imported.format if to == "same" else to].provider, out)
         if to in ("same", imported.format):
             target = imported.format
             out.document = REGISTRY[target].export_same(imported, result, out)

@@ -44,6 +44,7 @@ from . import gemini, openai_responses, reasoning, session
 from .session import selected
 from .base import Exported, Imported, Loc
 from .format import SESSION, Format, SessionInfo
+from . import identity
 from .store.sqlite import (CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, schema_head,
                            triggers_aside, with_mode)
 
@@ -607,4 +608,5 @@ FORMAT = Format(
     sessions=listing, select=select, chosen=chosen,
     kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
     strip_reasoning=strip_reasoning,
+    pairing=identity.CALL_ORDER,
 )

@@ -14,6 +14,7 @@ from . import base, blocks, compaction, reasoning, surrogates
 from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
 from .format import Format
+from . import identity
 from .shape import messages_body, shape_of
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -380,4 +381,5 @@ FORMAT = Format(
     provider="anthropic",
     kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS + surrogates.EMITS + compaction.EMITS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.ADJACENT,
 )

@@ -134,6 +134,8 @@ class Imported:
     unconverted: list[tuple[Any, Any, Any]] = field(default_factory=list)
     state: Any = None
     reasoning: list[Reasoning] = field(default_factory=list)
+    # Identities the import derived (``formats.identity``) -> the id string the document holds.
+    identity: dict[str, Any] = field(default_factory=dict)
     _by_row: dict[int | None, list[Reasoning]] | None = field(default=None, repr=False, compare=False)
 
     def reasoning_of(self, row: int) -> list[Reasoning]:

@@ -15,6 +15,7 @@ from . import base, blocks, reasoning
 from .base import args_object, as_text, call_args, call_name, describe_block, join_text
 from .blocks import BlockSpec
 from .format import Format
+from . import identity
 from .shape import messages_body, shape_of
 
 NAME = "bedrock"
@@ -136,4 +137,5 @@ FORMAT = Format(
     provider="bedrock",
     kinds=blocks.EMITS + base.EMITS + reasoning.EMITS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.ADJACENT,
 )

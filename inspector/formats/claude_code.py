@@ -45,6 +45,7 @@ from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Reasoning, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
 from .format import SESSION, Format, OnResume, SelfRepair
+from . import identity
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -727,8 +728,9 @@ def _start_parent(entries: list[Any], chain: Chain) -> Any:
 def _runs(im: Imported, result: Result, position: dict[int, int],
           removed: set[int]) -> dict[int, list[tuple[int, list[int]]]]:
     """User lines whose kept rows the engine's order separates by a row that is not a
-    result (another turn's call): line -> its runs, each (first position, its block indexes),
-    in output order. Results only made adjacent by a synthesized result stay one line."""
+    result (another turn's call), or whose text the engine's order puts after another line's
+    results: line -> its runs, each (first position, its block indexes), in output order.
+    Results only made adjacent by a synthesized result stay one line."""
     by_line: dict[int, list[tuple[int, int]]] = {}
     for o, loc in enumerate(im.sources):
         if o in position and loc.blocks is not None and not loc.items and loc.message not in removed \
@@ -741,7 +743,10 @@ def _runs(im: Imported, result: Result, position: dict[int, int],
         rows.sort()
         runs: list[list[int]] = [[rows[0][1]]]
         for (q, _), (p, o) in zip(rows, rows[1:]):
-            if any(result.messages[x]["role"] != "tool" for x in range(q + 1, p)):
+            # Split where another turn's row comes between, and where this line's text would
+            # follow results of another line (R3-22: the provider wants the results first).
+            if any(result.messages[x]["role"] != "tool" for x in range(q + 1, p)) or \
+                    (p > q + 1 and result.messages[p]["role"] != "tool"):
                 runs.append([])
             runs[-1].append(o)
         if len(runs) > 1:
@@ -908,4 +913,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
     kinds=EMITS + session.EMITS + thoughts.EMITS + surrogates.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
     repairs=SELF_REPAIRS,
+    pairing=identity.ADJACENT,
 )

@@ -59,6 +59,7 @@ from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, join_text, kind_of
 from .base import describe_block as _describe
 from .format import SESSION, Format
+from . import identity
 from .store.jsontext import element_spans
 from .store.side import read_regular
 
@@ -894,4 +895,5 @@ FORMAT = Format(
     sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(HISTORY_FILE,), provider="anthropic",
     kinds=EMITS + session.EMITS + reasoning.EMITS, strip_reasoning=strip_reasoning,
+    pairing=identity.ADJACENT,
 )

@@ -41,6 +41,7 @@ from . import openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 from .format import SESSION, Format, OnResume, SelfRepair
+from . import identity
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
@@ -403,4 +404,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.CALL_ORDER,
 )

@@ -55,6 +55,7 @@ from . import anthropic, message_rows, session
 from .store.sqlite import schema_head
 from .base import Exported, Imported, args_object
 from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
+from . import identity
 from .message_rows import Block, Request, Row, RowsDB, Store
 
 NAME = "crush"
@@ -447,4 +448,5 @@ FORMAT = Format(
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen,
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
+    pairing=identity.ADJACENT,
 )

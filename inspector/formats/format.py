@@ -16,6 +16,7 @@ from typing import Any
 
 from ..engine import Kind, Result
 from ..io import dump_messages, parse_json
+from . import identity
 from .base import Exported, Imported, kind_of
 
 HISTORY, SESSION = "history", "session"
@@ -229,6 +230,15 @@ class Format:
     strip_reasoning: Callable[[Any, Exported], Any] | None = None
     # MEM-5's own message list: read one to one, so there is no import step to show.
     own: bool = False
+    # How the format pairs a result with its call (``formats.identity``: ``literal``, the flat
+    # list's ids as sets; ``adjacent``, ``call-order``, ``name``: the provider's pairing).
+    pairing: str = "literal"
+
+    def __post_init__(self) -> None:
+        # A format that pairs as its provider does emits the identity kinds (formats.identity).
+        if self.pairing != identity.LITERAL:
+            extra = tuple(k for k in identity.EMITS if k not in self.kinds)
+            object.__setattr__(self, "kinds", (*self.kinds, *extra))
 
     @property
     def is_session(self) -> bool:

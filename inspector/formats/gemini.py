@@ -27,6 +27,7 @@ from . import base, blocks, reasoning
 from .base import Imported, args_object, as_text, call_args, call_name, describe_block, join_text, kind_of
 from .blocks import BlockSpec
 from .format import Format
+from . import identity
 from .shape import shape_of
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -346,4 +347,5 @@ FORMAT = Format(
     provider="gemini",
     kinds=EMITS + blocks.EMITS + base.EMITS + reasoning.EMITS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.BY_NAME,
 )

@@ -47,6 +47,7 @@ from . import gemini, gemini_log, gemini_resume, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, kind_of
 from .base import describe_block as _describe
 from .format import SESSION, Format, OnResume, SelfRepair
+from . import identity
 from .gemini import Gemini
 from .gemini_resume import Src
 from .jsonl import Lines
@@ -512,6 +513,7 @@ FORMAT = Format(
     sniff=sniff, parse=parse, dump=dump, kind=SESSION, suffixes=(".json",), provider="gemini",
     kinds=EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.BY_NAME,
 )
 # The logs: the same records, read and written the same way, in a file of their own.
 LOG_FORMAT = Format(
@@ -520,4 +522,5 @@ LOG_FORMAT = Format(
     suffixes=(".jsonl",), provider="gemini", whole_file=True,
     kinds=EMITS + gemini_log.EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.BY_NAME,
 )

@@ -59,6 +59,7 @@ from . import anthropic, message_rows, reasoning, session
 from .store.sqlite import schema_head
 from .base import Exported, Imported, as_text
 from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
+from . import identity
 from .jsonl import LineFormat, Lines
 from .message_rows import Block, Request, Row, RowsDB, Store
 
@@ -540,6 +541,7 @@ FORMAT = Format(
     dump=dump, kind=SESSION, suffixes=(".db",), provider="openai-chat", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen, kinds=KINDS, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
+    pairing=identity.ADJACENT,
 )
 
 JSONL_FORMAT = Format(
@@ -548,6 +550,7 @@ JSONL_FORMAT = Format(
     describe_block=describe_part, sniff=LINES.sniff, parse=parse_jsonl, dump=LINES.dump, kind=SESSION,
     suffixes=(".jsonl",), provider="openai-chat", whole_file=True, kinds=KINDS, on_resume=on_resume,
     strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
+    pairing=identity.ADJACENT,
 )
 
 

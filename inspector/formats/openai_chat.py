@@ -18,6 +18,7 @@ from . import base, reasoning
 from .base import (Decisions, Exported, Imported, Loc, PerMessage, Reasoning, args_string, call_args, call_name, describe_block,
                    join_text, kind_of, note_unconverted, rebuild, split_body)
 from .format import Format
+from . import identity
 from .shape import shape_of
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -287,4 +288,5 @@ FORMAT = Format(
     provider="openai-chat",
     kinds=EMITS + base.EMITS + reasoning.EMITS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.ADJACENT,
 )

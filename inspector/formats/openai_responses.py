@@ -30,6 +30,7 @@ from .base import (Decisions, Exported, Imported, Loc, Reasoning, args_string, a
                    kind_of, note_unconverted, rebuild)
 from .openai_chat import TEXT_PARTS, content_text
 from .format import Format
+from . import identity
 from .shape import shape_of
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -417,4 +418,5 @@ FORMAT = Format(
     provider="openai-responses",
     kinds=EMITS + base.EMITS + reasoning.EMITS + compaction.EMITS,
     strip_reasoning=strip_reasoning,
+    pairing=identity.CALL_ORDER,
 )

@@ -61,6 +61,7 @@ from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
 from .format import SESSION, Format, SessionInfo
+from . import identity
 from .store.jsontext import array_spans, key_at
 from .store.request import Block, Request, lost
 from .store.side import files, read_regular
@@ -965,6 +966,7 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=select, chosen=chosen, kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
     strip_reasoning=strip_reasoning, replace=replace,
+    pairing=identity.ADJACENT,
 )
 
 EXPORT_FORMAT = Format(
@@ -973,4 +975,5 @@ EXPORT_FORMAT = Format(
     evidence_export, import_, export_same, export_new_document, describe_block=describe_part, sniff=sniff_export,
     parse=parse_export, dump=dump, kind=SESSION, suffixes=(".json",), provider="anthropic",
     kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds, strip_reasoning=strip_reasoning,
+    pairing=identity.ADJACENT,
 )

@@ -46,6 +46,29 @@ def tool_use_id_pattern(view: View) -> Iterator[Hit]:
                                  "'^[a-zA-Z0-9_-]+$'", cid, call=j)
 
 
+def tool_use_id_reused(view: View) -> Iterator[Hit]:
+    """An id string used by two calls of the request (``messages.N.content.M: `tool_use` ids must be
+    unique`` when both are in one message, the case clause 3 already drops): the import read the later pair under an
+    identity of its own (``formats.identity``), which an export written back as it was
+    (``same``, or a target that takes reuse) turns into the original string again. Converting
+    to Anthropic writes the derived identity instead, so such an outcome has nothing to say."""
+    out = view.outcome
+    derived = getattr(getattr(out, "imported", None), "identity", None)
+    if not derived or any(e.kind == "id-renamed" for e in getattr(out, "export_events", ())):
+        return
+    reused = {ident: s for ident, s in derived.items() if isinstance(s, str) and s not in ("", "0")}
+    if not reused:
+        return
+    for t, turn in enumerate(view.turns(combine_assistant=True)):
+        if turn.side == "assistant":
+            for k, (i, j, cid) in enumerate(turn.call_ids()):
+                if cid in reused:
+                    yield Hit(i, f"messages.{t}.content.{k}: `tool_use` ids must be unique", reused[cid], call=j,
+                              fix=f"Rename the later call and its result ({reused[cid]!r} -> {cid!r}): "
+                                  "`inspector normalize --to anthropic` writes this pair under that id, an "
+                                  "id-renamed event showing both.")
+
+
 def unknown_role(view: View) -> Iterator[Hit]:
     for t, turn in enumerate(view.turns(combine_assistant=True)):
         for i, m in turn.rows:
@@ -407,6 +430,14 @@ TARGET = create(NAME, after_compaction([
          "a block other than tool_use after the first tool_use of an assistant turn (native)",
          "Put the turn's text and other blocks before its first tool_use (--strict does this; Inspector's export "
          "never writes this shape).", strict=True),
+    # A warning: the API documents a tool_use id as unique, and refuses a duplicate within one
+    # message (claude-code #20700), but a request reusing the id of a completed pair in a later
+    # turn was answered 200 (pydantic/pydantic-ai @ 4fda389, tests/cassettes/test_tool_search/
+    # test_cross_provider_capability_replay[google-gemini-3-flash-preview-anthropic-claude-sonnet-4-5].yaml).
+    Rule("tool-use-id-reused", tool_use_id_reused, WARNING, MESSAGES,
+         "an id string used by two tool_use blocks of one request, a later turn reusing a completed pair's id "
+         "(documented unique; a duplicate in one message is refused, reuse across turns observed accepted)",
+         RENAME),
     Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",
          "Use role user or assistant (a system prompt goes in the top-level system field)."),
     Rule("thinking-not-first", thinking_not_first, ERROR, "https://github.com/anomalyco/opencode/issues/3077",

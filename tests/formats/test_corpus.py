@@ -34,7 +34,7 @@ MEM5_CHANGES = {
     "result-unusable-id",
 }
 # Import notes say how a body was read; they change nothing.
-IMPORT_NOTES = {"id-derived", "item-carried", "result-server-call", "result-builtin-call",
+IMPORT_NOTES = {"id-derived", "id-reused", "item-carried", "result-server-call", "result-builtin-call",
                 "compacted-before"}     # issue 31: what comes before a compaction is not sent
 # Bodies a provider accepted that MEM-5 still repairs, each with why (checked exactly).
 KNOWN_REPAIRS = {

@@ -91,6 +91,9 @@ CASES = [
      "block must have a corresponding `tool_use` block in the previous message.", None),
     ("anthropic", "tool-use-id-pattern", [U(), A("call:1"), T("call:1")],
      "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", None),
+    # issue 30: a later turn reusing a completed pair's id (read under a derived identity on import)
+    ("anthropic", "tool-use-id-reused", ("openai-chat", [U(), A("c1"), T("c1"), U(), A("c1"), T("c1")]),
+     "messages.3.content.0: `tool_use` ids must be unique", None),
     ("anthropic", "unknown-role", [U(), {"role": "developer", "content": "x"}],
      "messages.0.role: Input should be 'user' or 'assistant'", None),
     ("anthropic", "text-after-tool-use", ("anthropic", anthropic_doc(TEXT, USE, TEXT)),

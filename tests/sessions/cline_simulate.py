@@ -16,7 +16,7 @@ from typing import Any
 
 from inspector.formats import anthropic
 
-from .simulate import rejected
+from .simulate import rejected, turns
 
 AGENTS = ("cline", "cline-v4", "roo", "kilo")
 INTERRUPTED = "Task was interrupted before this tool call could be completed."
@@ -430,13 +430,18 @@ def problems(folder: str | Path, agent: str) -> list[str]:
     body = request(folder, agent)
     flat = anthropic.import_(body, "<resume>").messages
     found = rejected(flat, "anthropic")
-    every = [b for m in body["messages"] for b in blocks(m["content"]) if isinstance(b, dict)]
-    uses = [b["id"] for b in every if b.get("type") == "tool_use"]
-    results = [b["tool_use_id"] for b in every if b.get("type") == "tool_result"]
-    if len(uses) != len(set(uses)):
-        found.append("tool_use ids must be unique")
-    if len(results) != len(set(results)):
-        found.append("each tool_use must have a single result")
+    # Per turn (issue 30; consecutive messages of one role are one turn to the API): the API refuses
+    # a duplicate inside one turn ("messages.1.content.1"),
+    # and answered 200 a request reusing a completed pair's id in a later turn (pydantic/pydantic-ai
+    # @ 4fda389, tests/cassettes/test_tool_search/test_cross_provider_capability_replay[...].yaml).
+    for m in turns(body["messages"]):
+        every = [b for b in blocks(m["content"]) if isinstance(b, dict)]
+        uses = [b["id"] for b in every if b.get("type") == "tool_use"]
+        results = [b["tool_use_id"] for b in every if b.get("type") == "tool_result"]
+        if len(uses) != len(set(uses)):
+            found.append("tool_use ids must be unique")
+        if len(results) != len(set(results)):
+            found.append("each tool_use must have a single result")
     return found
 
 

@@ -8,8 +8,9 @@ then a message per line).
 The sessions: ``clean`` (a call and its response, signed thinking), ``crash`` (Goose stopped
 during a call: the request has no response; Goose drops the request itself), ``orphan`` (a
 response whose request is gone; Goose drops it), ``duplicate`` (two responses to one request;
-Goose drops the second), ``redeclared`` (#11823: a call id used twice, each answered: Goose
-sends both and the provider refuses the second), ``separated`` (#7914: the user wrote while the tool ran, so the
+Goose drops the second), ``redeclared`` (#9786: the provider emitted two requests with one id in
+one turn, each answered: Goose sends both), ``reused`` (#11823: a call id used again in a later
+turn, each answered: two complete pairs, kept as they are, issue 30), ``separated`` (#7914: the user wrote while the tool ran, so the
 response comes after a user message: Goose sends it as it is and the provider refuses),
 ``hidden`` (a compacted-away call, not agent-visible).
 """
@@ -147,13 +148,26 @@ def separated() -> list[Message]:
 
 
 def redeclared() -> list[Message]:
-    """aaif-goose/goose #11823: the provider reused a call id later in the session; each call has
-    its response, so ``fix_tool_calling`` keeps both and the request declares the id twice."""
+    """aaif-goose/goose #9786: the provider emitted two requests with one id in one turn; Goose ran
+    both and stored both responses, so one assistant message of the request declares the id twice."""
     t = 1764606000
     return _turn("r", t) + [
         ("user", [text("Again for tests/")], t + 10, VISIBLE),
-        ("assistant", [request("toolu_r01", "developer__shell", {"command": "ls tests"})], t + 11, VISIBLE),
-        ("user", [response("toolu_r01", "test_a.py")], t + 12, VISIBLE),
+        ("assistant", [request("toolu_r02", "developer__shell", {"command": "ls tests"}),
+                       request("toolu_r02", "developer__shell", {"command": "ls tests"})], t + 11, VISIBLE),
+        ("user", [response("toolu_r02", "test_a.py"), response("toolu_r02", "test_a.py")], t + 12, VISIBLE),
+        ("assistant", [text("One test file.")], t + 13, VISIBLE),
+    ]
+
+
+def reused() -> list[Message]:
+    """aaif-goose/goose #11823: the provider reused a call id later in the session; each call has
+    its response, so the request holds two complete pairs under one id (issue 30: kept)."""
+    t = 1764606000
+    return _turn("u", t) + [
+        ("user", [text("Again for tests/")], t + 10, VISIBLE),
+        ("assistant", [request("toolu_u01", "developer__shell", {"command": "ls tests"})], t + 11, VISIBLE),
+        ("user", [response("toolu_u01", "test_a.py")], t + 12, VISIBLE),
         ("assistant", [text("One test file.")], t + 13, VISIBLE),
     ]
 
@@ -170,7 +184,7 @@ def hidden() -> list[Message]:
 
 BROKEN = {"separated": separated, "redeclared": redeclared}
 SELF_REPAIRED = {"crash": crash, "orphan": orphan, "duplicate": duplicate}
-FINE = {"clean": clean, "hidden": hidden, **SELF_REPAIRED}
+FINE = {"clean": clean, "hidden": hidden, "reused": reused, **SELF_REPAIRED}
 ALL = {**BROKEN, **FINE}
 
 
@@ -218,13 +232,19 @@ def write_jsonl(path: Path, messages: list[Message]) -> Path:
 
 
 def sample() -> list[Message]:
-    """``samples/29-goose-session.db``: a call id the provider reused (#11823), each use answered,
-    then Goose stopped during a shell call whose request has no response."""
+    """``samples/29-goose-session.db``: a call id the provider reused in a later turn (#11823, each
+    use answered: kept), two requests with one id in one turn (#9786), then Goose stopped during a
+    shell call whose request has no response."""
     t = 1764608000
-    rows = redeclared()
+    rows = reused() + [
+        ("user", [text("And the docs folder?")], t + 20, VISIBLE),
+        ("assistant", [request("toolu_u03", "developer__shell", {"command": "ls docs"}),
+                       request("toolu_u03", "developer__shell", {"command": "ls docs"})], t + 21, VISIBLE),
+        ("user", [response("toolu_u03", "index.md"), response("toolu_u03", "index.md")], t + 22, VISIBLE),
+    ]
     return rows + [
         ("user", [text("Now run them")], t + 30, VISIBLE),
-        ("assistant", [request("toolu_r05", "developer__shell", {"command": "pytest tests"})], t + 31, VISIBLE),
+        ("assistant", [request("toolu_u05", "developer__shell", {"command": "pytest tests"})], t + 31, VISIBLE),
         ("user", [text("goose quit; did the tests pass?")], t + 600, VISIBLE),
     ]
 

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from inspector.formats import openai_chat
+from inspector.formats import import_history, openai_chat
 
 from .simulate import rejected
 
@@ -133,4 +133,6 @@ def resume_jsonl(path: Path) -> dict[str, Any]:
 
 def problems(body: dict[str, Any]) -> list[str]:
     """What Chat Completions refuses in ``body`` (``check --target openai-chat``)."""
-    return rejected(openai_chat.import_(body, "<resume>").messages, "openai-chat")
+    # Read as the provider pairs it (issue 30): a later pair reusing a completed pair's id is a pair
+    # of its own, which no documented refusal covers; a second declaration in one turn still is one.
+    return rejected(import_history(body, "<resume>", "openai-chat").messages, "openai-chat")

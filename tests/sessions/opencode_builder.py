@@ -336,8 +336,23 @@ def crash_pending() -> Session:
 
 
 def duplicate_call() -> Session:
-    """A replayed step stored a second tool part with the call id of an earlier one, so the
-    request declares ``toolu_01Run`` twice ("tool_use ids must be unique")."""
+    """A model switch left two tool parts with one call id in one step, so one assistant message of
+    the request declares ``toolu_01Lint`` twice (anomalyco/opencode#1279: "messages.1.content.2:
+    `tool_use` ids must be unique")."""
+    s = Session()
+    opening(s)
+    s.assistant(tool("toolu_01Lint", "bash", {"command": "ruff check shop/", "description": "Lint"},
+                     "All checks passed!"),
+                tool("toolu_01Lint", "bash", {"command": "ruff check shop/", "description": "Lint"},
+                     "All checks passed!"), finish="tool-calls")
+    s.assistant(text("The linter is clean."))
+    s.user("Go on.")
+    return s
+
+
+def replayed_call() -> Session:
+    """A later step reuses the call id of an earlier step whose result is in (issue 30): the request
+    holds two complete pairs under one id, in two assistant messages, which the API takes."""
     s = Session()
     opening(s)
     s.assistant(tool("toolu_01Run", "bash", {"command": "pytest tests/test_checkout.py", "description": "Run test"},
@@ -409,9 +424,13 @@ def compacted() -> Session:
 
 
 def sample() -> Session:
-    """The bundled sample: Kimi K2 steps whose call ids restart each response, the session
-    continued on Claude, and OpenCode killed while Claude's edit ran."""
+    """The bundled sample: Kimi K2 steps whose call ids restart each response (two complete pairs
+    under one id: kept), the session continued on Claude, a step holding one call twice (dropped),
+    and OpenCode killed while Claude's edit ran."""
     s = reused_call_ids()
+    s.assistant(tool("toolu_01Grep", "grep", {"pattern": "round(", "path": "shop"}, "shop/cart.py:41"),
+                tool("toolu_01Grep", "grep", {"pattern": "round(", "path": "shop"}, "shop/cart.py:41"),
+                finish="tool-calls")
     s.assistant(text("I'll change the rounding in cart.py."),
                 tool("toolu_01Edit", "edit", {"filePath": "/home/dana/shop/shop/cart.py", "oldString": "round(total, 1)",
                                               "newString": "round(total, 2)"}, status="running"), completed=False)
@@ -425,8 +444,9 @@ def write_sample(path: Path) -> Path:
     return write_db(path, sample(), wal=True)
 
 
-BROKEN = {"duplicate-call": duplicate_call, "duplicate-in-step": duplicate_in_step,
-          "reused-call-ids": reused_call_ids}
+BROKEN = {"duplicate-call": duplicate_call, "duplicate-in-step": duplicate_in_step}
+# Ids reused by complete pairs in later steps (issue 30): nothing to repair.
+REUSED = {"replayed-call": replayed_call, "reused-call-ids": reused_call_ids}
 OLD_BUILDS_REFUSE = {"text-after-call": text_after_call}
 SELF_REPAIRED = {"crash-running": crash_running, "crash-pending": crash_pending,
                  "foreign-reasoning": foreign_reasoning, "compacted": compacted}

@@ -38,7 +38,7 @@ from typing import Any
 
 from inspector.formats import anthropic
 
-from .simulate import rejected
+from .simulate import rejected, turns
 
 INTERRUPTED = "[Tool execution was interrupted]"
 CLAUDE_ID = re.compile(r"[^a-zA-Z0-9_-]")
@@ -346,13 +346,17 @@ def problems(body: dict[str, Any]) -> list[str]:
     ``tool_use`` after a ``tool_use``, no empty message)."""
     flat = anthropic.import_(body, "<resume>").messages
     found = rejected(flat, "anthropic")
-    blocks = [b for m in body["messages"] for b in m["content"]]
-    uses = [b["id"] for b in blocks if b["type"] == "tool_use"]
-    results = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
-    if len(uses) != len(set(uses)):
-        found.append("tool_use ids must be unique")
-    if len(results) != len(set(results)):
-        found.append("each tool_use must have a single result")
+    # Per turn (issue 30; consecutive messages of one role are one turn to the API): the API refuses
+    # a duplicate inside one turn ("messages.1.content.1"),
+    # and answered 200 a request reusing a completed pair's id in a later turn (pydantic/pydantic-ai
+    # @ 4fda389, tests/cassettes/test_tool_search/test_cross_provider_capability_replay[...].yaml).
+    for m in turns(body["messages"]):
+        uses = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
+        results = [b["tool_use_id"] for b in m["content"] if b["type"] == "tool_result"]
+        if len(uses) != len(set(uses)):
+            found.append("tool_use ids must be unique")
+        if len(results) != len(set(results)):
+            found.append("each tool_use must have a single result")
     for m in body["messages"]:
         if not m["content"]:
             found.append("all messages must have non-empty content")

@@ -34,7 +34,20 @@ def orphan_after_compaction() -> bytes:
 
 
 def duplicate_ids() -> bytes:
-    """A replayed turn declared toolu_01Run again (\"tool_use ids must be unique\")."""
+    """One message declares toolu_01Lint twice (as Claude Code 2.1.19 sent, \"messages.1.content.1:
+    `tool_use` ids must be unique\", anthropics/claude-code#21083)."""
+    s = Session()
+    opening(s)
+    s.assistant("msg_01D5du7", tool("toolu_01Lint", "ruff check shop/"), tool("toolu_01Lint", "ruff check shop/"))
+    s.result("toolu_01Lint", "All checks passed!")
+    s.assistant("msg_01D6du8", text("The linter is clean."))
+    s.user("Go on.")
+    return s.data()
+
+
+def reused_id() -> bytes:
+    """A later turn reuses toolu_01Run, whose first pair is complete (issue 30): the API answered a
+    request like it (pydantic-ai's recorded cassette), so nothing is broken."""
     s = Session()
     opening(s)
     s.assistant("msg_01D5du7", tool("toolu_01Run", "pytest tests/test_checkout.py"))

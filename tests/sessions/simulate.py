@@ -137,6 +137,18 @@ def request(data: bytes) -> dict[str, Any]:
     return {"model": "claude-sonnet-4-5-20250929", "max_tokens": 1024, "messages": messages}
 
 
+def turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive messages of one role as one message: the turn the API reads them as."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        if out and out[-1]["role"] == m["role"]:
+            out[-1]["content"] = [*out[-1]["content"], *content]
+        else:
+            out.append({"role": m["role"], "content": list(content)})
+    return out
+
+
 def problems(data: bytes) -> list[str]:
     """What the Anthropic API would reject in the resumed request: ``check --target anthropic``,
     plus the two id errors the API reports for a whole request (ids must be unique; one result
@@ -144,13 +156,18 @@ def problems(data: bytes) -> list[str]:
     body = request(data)
     flat = anthropic.import_(body, "<resume>").messages
     found = rejected(flat, "anthropic")
-    blocks = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict)]
-    uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
-    results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
-    if len(uses) != len(set(uses)):
-        found.append("tool_use ids must be unique")
-    if len(results) != len(set(results)):
-        found.append("each tool_use must have a single result")
+    # Per turn (consecutive messages of one role are one turn to the API): the reports quote a
+    # duplicate inside one message ("messages.1.content.1"), and a
+    # request reusing a completed pair's id in a later turn was answered 200 (pydantic/pydantic-ai
+    # @ 4fda389, tests/cassettes/test_tool_search/test_cross_provider_capability_replay[...].yaml).
+    for m in turns(body["messages"]):
+        blocks = [b for b in m["content"] if isinstance(b, dict)]
+        uses = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+        results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
+        if len(uses) != len(set(uses)):
+            found.append("tool_use ids must be unique")
+        if len(results) != len(set(results)):
+            found.append("each tool_use must have a single result")
     return found
 
 

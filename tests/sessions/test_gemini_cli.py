@@ -84,7 +84,10 @@ def test_check_finds_gemini_sessions_in_a_folder_and_in_place_keeps_a_backup(tmp
     assert gemini_builder.problems(orjson.loads(path.read_bytes())) == []
 
 
-def test_a_call_recorded_twice_keeps_its_first_record():
+def test_a_call_recorded_twice_with_its_result_is_two_pairs_gemini_takes():
+    """Issue 30: the second record reuses the id of a pair already complete, so it is a pair of its
+    own (an import note), not a redeclaration; the session comes back byte for byte and Gemini
+    takes it. (Before: clause 3 dropped the second call and its response.)"""
     r = gemini_builder.Record()
     r.user("List the tests.")
     r.gemini("", gemini_builder.call("run_shell_command-1", "ls tests", "test_cart.py"))
@@ -92,8 +95,7 @@ def test_a_call_recorded_twice_keeps_its_first_record():
     r.user("Thanks.")
     data = r.data()
     out = run(data, "s.json")
-    assert [e.kind for e in out.result.events] == ["call-redeclared", "result-duplicate"]
+    assert out.result.events == [] and [e.kind for e in out.imported.events] == ["id-reused"]
+    assert not out.changed and out.data == data
     repaired = orjson.loads(out.data)
-    assert repaired["messages"][1] == orjson.loads(data)["messages"][1]
-    assert repaired["messages"][2]["toolCalls"] == [] and repaired["messages"][2]["content"] == "Listing again."
     assert gemini_builder.problems(repaired) == []

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import main as inspector
-from inspector.formats import goose, on_resume, openai_chat
+from inspector.formats import goose, import_history, on_resume, openai_chat
 from inspector.formats.detect import detect
 from inspector.pipeline import export, load, parse, repair, run_file
 
@@ -49,11 +49,12 @@ def shape(messages: list) -> list[tuple]:
 def test_the_importer_reads_what_goose_sends(name, tmp_path):
     db, lines = stores(tmp_path, name)
     for path, body in ((db, sim.resume_db(db)), (lines, sim.resume_jsonl(lines))):
-        sent = openai_chat.import_(body, "<sim>").messages
+        # Read as the provider pairs it: ids reused by complete pairs get their identities (issue 30).
+        sent = import_history(body, "<sim>", "openai-chat").messages
         assert shape(run_file(path).imported.messages) == shape(sent), (name, path.suffix)
 
 
-@pytest.mark.parametrize("name", sorted(gb.SELF_REPAIRED) + ["clean", "hidden"])
+@pytest.mark.parametrize("name", sorted(gb.SELF_REPAIRED) + ["clean", "hidden", "reused"])
 def test_what_goose_repairs_itself_is_noted_and_the_files_come_back_as_they_were(name, tmp_path):
     for path in stores(tmp_path, name):
         assert sim.problems(sim.resume_db(path) if path.suffix == ".db" else sim.resume_jsonl(path)) == []
@@ -71,23 +72,32 @@ def test_a_crashed_call_is_left_out_by_goose_with_a_note_naming_it(tmp_path):
     assert not any(c["tool_call_id"] == "toolu_k02" for m in im.messages for c in m.get("tool_calls") or ())
 
 
-def test_a_reused_call_id_is_refused_and_repaired_into_a_copy_goose_resumes(tmp_path):
+def test_a_call_id_twice_in_one_turn_is_refused_and_repaired_into_a_copy_goose_resumes(tmp_path):
     db, lines = stores(tmp_path, "redeclared")
     before = digest(db, lines)
     assert "duplicate-tool-call-id" in sim.problems(sim.resume_db(db))
     out = run_file(db)
     assert out.changed and digest(db, lines) == before
+    assert [e.kind for e in out.result.events] == ["call-redeclared"]   # Goose drops the second response itself
     fixed = tmp_path / "fixed.db"
     fixed.write_bytes(out.data)
     assert sim.problems(sim.resume_db(fixed)) == []
-    assert rows(fixed) < rows(db)                 # rows removed, none edited or added
+    assert len(rows(fixed)) == len(rows(db))        # the second request cut from its row, no row added
     assert not run_file(fixed).changed
     out = run_file(lines)
     fixed_lines = tmp_path / "fixed.jsonl"
     fixed_lines.write_bytes(out.data)
     assert sim.problems(sim.resume_jsonl(fixed_lines)) == []
-    kept = fixed_lines.read_bytes().splitlines()
-    assert set(kept) < set(lines.read_bytes().splitlines())     # every line left is a line as it was
+    assert len(fixed_lines.read_bytes().splitlines()) == len(lines.read_bytes().splitlines())
+
+
+def test_a_call_id_reused_by_a_later_complete_pair_comes_back_as_it_was(tmp_path):
+    """Issue 30 (aaif-goose/goose #11823's shape): each use answered, so both pairs are kept under
+    identities of their own; the database and the lines come back byte for byte."""
+    for path in stores(tmp_path, "reused"):
+        out = run_file(path)
+        assert not out.changed and out.data == path.read_bytes() and out.result.events == []
+        assert [e.kind for e in out.imported.events] == ["id-reused"]
 
 
 def test_a_response_after_a_later_prompt_is_refused_and_strict_moves_it(tmp_path):

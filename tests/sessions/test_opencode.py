@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.formats import anthropic, detect
+from inspector.formats import anthropic, detect, import_history
 from inspector.formats import opencode as oc
 from inspector.io import InputError
 from inspector.pipeline import parse, run, run_file
@@ -22,8 +22,8 @@ from . import opencode_simulate as sim
 from .simulate import rejected
 
 BROKEN = sorted(ob.BROKEN)
-FINE = sorted({"clean": ob.clean, **ob.OLD_BUILDS_REFUSE, **ob.SELF_REPAIRED})
-ALL = {"clean": ob.clean, **ob.BROKEN, **ob.OLD_BUILDS_REFUSE, **ob.SELF_REPAIRED}
+FINE = sorted({"clean": ob.clean, **ob.OLD_BUILDS_REFUSE, **ob.SELF_REPAIRED, **ob.REUSED})
+ALL = {"clean": ob.clean, **ob.BROKEN, **ob.OLD_BUILDS_REFUSE, **ob.SELF_REPAIRED, **ob.REUSED}
 
 
 def digest(*paths: Path) -> list[str | None]:
@@ -82,7 +82,7 @@ def test_an_export_printed_another_way_keeps_its_own_bytes():
     doc = json.loads(ob.duplicate_call().export())
     data = json.dumps(doc, separators=(",", ":")).encode()
     out = run(data, "compact.json")
-    gone = json.loads(data)["messages"][2]["parts"][1]
+    gone = json.loads(data)["messages"][2]["parts"][-2]     # the second tool part (then step-finish)
     assert out.data == data.replace(b"," + json.dumps(gone, separators=(",", ":")).encode(), b"")
 
 
@@ -116,7 +116,8 @@ def test_what_needs_nothing_comes_back_byte_identical(name, tmp_path):
 def test_import_reads_what_opencode_sends(name):
     """The importer and the simulator are written apart; their requests must agree."""
     data = ALL[name]().export()
-    expected = anthropic.import_(sim.resume_export(data)["messages"], "<sim>").messages
+    # Read as Anthropic pairs it: ids reused by complete pairs get their identities (issue 30).
+    expected = import_history(sim.resume_export(data)["messages"], "<sim>", "anthropic").messages
     assert run(data, "s.json").imported.messages == expected
 
 
@@ -223,7 +224,7 @@ def test_bytes_that_are_not_opencode_are_refused_clearly(tmp_path):
 def test_check_target_anthropic_accepts_the_repaired_copy(tmp_path, capsys):
     from inspector.cli import main
 
-    db = ob.write_db(tmp_path / "opencode.db", ob.reused_call_ids())
+    db = ob.write_db(tmp_path / "opencode.db", ob.duplicate_call())
     assert main(["normalize", "-q", str(db)]) == 0
     capsys.readouterr()
     assert main(["check", "--target", "anthropic", str(tmp_path / "opencode.repaired.db")]) == 0
@@ -262,8 +263,8 @@ def test_the_bundled_sample_is_repaired_and_resumes(tmp_path):
     copy.write_bytes(sample.read_bytes())
     assert sim.problems(sim.resume_db(copy))
     out = run_file(copy)
-    assert (out.result.dropped, out.result.synthesized) == (3, 0)
-    assert [e.kind for e in out.imported.events] == ["agent-placeholder"]
+    assert (out.result.dropped, out.result.synthesized) == (2, 0)
+    assert [e.kind for e in out.imported.events] == ["agent-placeholder", "id-reused"]
     repaired = tmp_path / "opencode.repaired.db"
     repaired.write_bytes(out.data)
     assert sim.problems(sim.resume_db(repaired)) == []

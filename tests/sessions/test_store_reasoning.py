@@ -37,17 +37,24 @@ def thinking(thought: str, sig: str = SIG) -> dict:
 def claude_session(duplicate: bool = False, words: bool = False) -> bytes:
     """Extended thinking streamed one block per line: thinking, text, call; then a second
     turn whose thinking is redacted. ``duplicate``: the second turn declares toolu_01Run
-    again (a replayed turn), which MEM-5 drops from the signed turn; ``words``: that turn
-    has text too, so it survives without its call."""
+    again while the first is still open (a replayed turn; its one result comes after), which
+    MEM-5 drops from the signed turn (a replay after a complete pair would be a pair of its own,
+    issue 30); ``words``: that turn has text too, so it survives without its call."""
     s = Session(version="2.1.90")
     s.user("The checkout test fails with a rounding error, can you look?")
     s.assistant("msg_01A7kq2", thinking("Run the test first."), text("Let me run the test."),
                 tool("toolu_01Run", "pytest tests/test_checkout.py"))
-    s.result("toolu_01Run", "FAILED test_total - assert 10.0 == 9.99")
+    if duplicate:
+        s.user("Still running?")
+    else:
+        s.result("toolu_01Run", "FAILED test_total - assert 10.0 == 9.99")
     second = [text("Reading the cart.")] if words else []
     second.append(tool("toolu_01Run" if duplicate else "toolu_01Cat", "cat shop/cart.py"))
     s.assistant("msg_01B2cr4", {"type": "redacted_thinking", "data": "RkFLRQ=="}, *second)
-    s.result("toolu_01Cat", "def total(): ...") if not duplicate else s.result("toolu_01Run", "again")
+    if duplicate:
+        s.result("toolu_01Run", "FAILED test_total - assert 10.0 == 9.99")
+    else:
+        s.result("toolu_01Cat", "def total(): ...")
     s.assistant("msg_01C3ok5", text("Totals are rounded to one decimal."))
     s.user("Fix it please.")
     return s.data()
@@ -380,7 +387,7 @@ def test_a_cline_turn_the_repair_drops_goes_with_its_thinking_as_the_event_says(
     t = b.Task("kilo")
     t.task("Why?")
     t.assistant(b.thinking("first", "EsgBsigA"), b.tool("toolu_01A", command="ls"))
-    t.user(b.result("toolu_01A", "x"), b.environment(1))
+    t.user(b.environment(1))                      # the call still open (issue 30: after its result, a pair)
     t.assistant(b.thinking("again", "EsgBsigB"), b.tool("toolu_01A", command="ls"))      # a replayed turn
     t.user(b.result("toolu_01A", "y"), b.environment(2))
     t.assistant(b.text("done"))
@@ -397,7 +404,10 @@ def test_a_cline_turn_the_repair_drops_goes_with_its_thinking_as_the_event_says(
 
 
 @pytest.mark.parametrize("shape", ["db", "export"])
-def test_an_opencode_step_the_repair_drops_goes_with_its_reasoning_part(tmp_path, shape):
+def test_an_opencode_step_replayed_with_its_result_keeps_its_reasoning_part(tmp_path, shape):
+    """Issue 30: a replayed step reusing the id of a complete pair, with its own result, is a pair of
+    its own: kept with its signed reasoning, nothing written. (It was the case that dropped a
+    signed step; a step is now dropped only for an id declared twice in one turn.)"""
     from .opencode_builder import Session as OpenCodeSession
     from .opencode_builder import opening, reasoning, text, tool, write_db
 
@@ -414,9 +424,7 @@ def test_an_opencode_step_the_repair_drops_goes_with_its_reasoning_part(tmp_path
         path = tmp_path / "s.json"
         path.write_bytes(s.export())
     out = run(path.read_bytes(), str(path))
-    kinds = [e.kind for e in out.export_events]
-    assert "signed-turn-dropped" in kinds
-    assert any("reasoning of message" in e.message for e in out.export_events if e.kind == "entry-removed")
-    again = run(out.data, str(path))
-    assert [r.text for r in again.imported.reasoning] == []            # the replayed step's reasoning went with it
-    assert not again.changed
+    assert out.export_events == [] and out.result.events == [] and not out.changed
+    assert out.data == path.read_bytes()
+    assert [r.text for r in out.imported.reasoning] == ["Run it again."]
+    assert "id-reused" in [e.kind for e in out.imported.events]
