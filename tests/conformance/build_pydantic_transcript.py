@@ -51,6 +51,19 @@ def text(t):
 
 # Shapes: OpenAI Chat as [role, ids] (an assistant's call ids, a tool message's answered id);
 # Anthropic as provider turns (consecutive messages of one role are one turn) of block types.
+# Issue 30's reading (shared/spec/semantics.md, "Identity in provider formats and stores"): only a later
+# *pair* (a call with a result of its own) that reuses a completed pair's id gets an identity of its own.
+REUSED_ALONE = ("The later call reuses call_1 after its pair was complete but has no result of its own. The "
+                "project's reading gives a derived identity only to a later pair; a lone reusing call is a "
+                "redeclaration for MEM-5 clause 3, which drops it (call-redeclared, turn-emptied), so the "
+                "model is not shown an 'interrupted' answer for a call that never ran. The peer keeps it and "
+                "answers it as interrupted; both are accepted by the target.")
+REUSED_OPEN = ("call_1 is declared again while its first declaration is still open (never answered). The "
+               "project's reading keeps this a real redeclaration: MEM-5 clause 3 drops the later call with "
+               "its result, and the first call is answered as interrupted. The peer renames the later call "
+               "and keeps 'Rainy'; Inspector cannot tell which city a result for an id declared twice "
+               "answers, and never moves a result across identities.")
+
 def case(test, body, peer, verdict="agree", why="", ours=None, identity=False, fmt="openai-chat"):
     return {"source": {"repository": REPO, "path": PATH, "commit": COMMIT, "test": test}, "target": fmt,
             "shape": "chat" if fmt == "openai-chat" else "turns", "body": body, "peer_shape": peer, "peer_sent": None, "inspector": ours, "verdict": verdict, "why": why,
@@ -161,13 +174,17 @@ CASES = [
          chat(U("What is the weather?"), A(W), T("call_1"), A(("call_1", "get_weather", '{"city": "Amsterdam"}')),
               U("Never mind."), A(text="OK."), U("Thanks.")),
          [["user", []], ["assistant", ["call_1"]], ["tool", ["call_1"]], ["assistant", ["call_1"]], ["tool", ["call_1"]],
-          ["user", []], ["assistant", []], ["user", []]], identity=True),
+          ["user", []], ["assistant", []], ["user", []]], "differs", REUSED_ALONE, identity=True,
+         ours=[["user", []], ["assistant", ["call_1"]], ["tool", ["call_1"]], ["user", []], ["assistant", []],
+               ["user", []]]),
     case("test_reused_tool_call_id_shadowed_open_call_repaired",
          chat(U("What is the weather?"), A(W), U("In Amsterdam, I mean."),
               A(("call_1", "get_weather", '{"city": "Amsterdam"}')), T("call_1", "Rainy"), A(text="Rainy!"),
               U("Thanks.")),
          [["user", []], ["assistant", ["call_1"]], ["tool", ["call_1"]], ["user", []], ["assistant", ["call_1"]],
-          ["tool", ["call_1"]], ["assistant", []], ["user", []]], identity=True),
+          ["tool", ["call_1"]], ["assistant", []], ["user", []]], "differs", REUSED_OPEN, identity=True,
+         ours=[["user", []], ["assistant", ["call_1"]], ["tool", ["call_1"]], ["user", []], ["assistant", []],
+               ["user", []]]),
     case("test_dangling_tool_call_followed_by_response",
          chat(U("What is the weather?"), A(W), A(text="I could not check the weather."), U("Try again?")),
          [["user", []], ["assistant", ["call_1"]], ["tool", ["call_1"]], ["assistant", []], ["user", []]]),

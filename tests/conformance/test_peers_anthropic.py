@@ -46,11 +46,6 @@ def shape(messages, style: str) -> list:
     return out
 
 
-def _skip_identity(case) -> None:
-    if "identity" in case.get("tags", ()):
-        pytest.skip("a reused call id: issue 30's identity rules decide it (expected to pass after them)")
-
-
 def _run(case, strict=False):
     """The case's body read in its own format (``format``, else the target's) and written for
     the target (a conversion when they differ, as the peer converts)."""
@@ -64,14 +59,12 @@ WITH_ERRORS = [c for c in CASES if "errors" in c[1]]       # the peer's test pin
 
 @pytest.mark.parametrize("suite,case", WITH_ERRORS, ids=[_id(c) for c in WITH_ERRORS])
 def test_inspector_reports_the_refusals_the_peer_repairs(suite, case):
-    _skip_identity(case)
     errors = sorted({p.rule for p in check(_run(case), case["target"]) if p.severity == ERROR})
     assert errors == sorted(case["errors"])
 
 
 @pytest.mark.parametrize("suite,case", CASES, ids=[_id(c) for c in CASES])
 def test_strict_sends_what_the_peer_sends_or_differs_by_its_stated_policy(suite, case):
-    _skip_identity(case)
     assert case["verdict"] in VERDICTS and (case["verdict"] == "agree" or case["why"])
     out = _run(case, strict=True)
     sent = out.exported["messages"]
