@@ -214,24 +214,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .sessions import agent_repairs, each_session, expand, own_words, why
+    from .sessions import each_session, expand
+    from .verdict import resume_verdict
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
     for path, session, label in each_session(expand(args.files), args.session):
         try:
             outcome = run_file(path, args.fmt, strict=args.strict, session=session, reasoning=args.reasoning)
+            verdict = resume_verdict(outcome, args.target, args.model)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
-        result = outcome.result
-        if not outcome.changed:
-            own = agent_repairs(outcome.imported)
-            print(f"{label}: ok, nothing to change" + (f" ({own_words(own)})" if own else ""))
-        else:
-            changes = len(result.events) + len(outcome.export_events)
-            print(f"{label}: would change: {result.summary()}, "
-                  f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
+        print(check_line(label, outcome, verdict))
+        if outcome.changed:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target, args.model)
@@ -243,6 +239,28 @@ def cmd_check(args: argparse.Namespace) -> int:
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             print(target_text(label, f"the chat template {template.name}", problems), end="")
     return worst
+
+
+def check_line(label: str, outcome: Any, verdict: Any) -> str:
+    """``check``'s line for one history: what MEM-5 would change, then the resume verdict
+    (``inspector.verdict``) in its one wording, and the kinds of change the repair makes."""
+    said = verdict.sentence()
+    if not outcome.changed:
+        if verdict.agent is None and verdict.provider is None:
+            return f"{label}: {said}" if verdict.providers else f"{label}: ok, nothing to change"
+        plain = verdict.status == "resumes" and not verdict.ran_on
+        return f"{label}: ok, nothing to change" + ("" if plain else f" ({said})")
+    result = outcome.result
+    changes = len(result.events) + len(outcome.export_events)
+    words = [said] if verdict.agent is not None or verdict.ran_on or verdict.status != "resumes" else []
+    if verdict.agent is None and verdict.provider is None:
+        words = [said.removeprefix("MEM-5 changes it; ")] if verdict.providers else []
+    kinds = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in verdict.repair.items())
+    if kinds and words:
+        words.append("repair: " + kinds)
+    tail = f" ({'; '.join(words)})" if words else ""
+    return (f"{label}: would change: {result.summary()}, "
+            f"{changes} event{'s' if changes != 1 else ''}{tail}")
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from .detect import detect, evidence
 from .files import (
     claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
-from .format import Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
 from .sqlite_file import whole_database
 
@@ -32,9 +32,9 @@ FORMATS: tuple[str, ...] = tuple(REGISTRY)
 REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (default) | strip
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
-__all__ = ["EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Exported", "Format", "Imported", "Loc",
+__all__ = ["EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
-           "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
+           "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
            "select_session", "self_repairs", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
            "whole_file_suffixes", "writes_whole_file"]
@@ -99,6 +99,12 @@ def on_resume(imported: Imported) -> OnResume | None:
     declares nothing): ``check``, ``doctor`` and the TUI word it with ``sentences()``."""
     fact = get(imported.format).on_resume
     return fact(imported) if fact is not None else None
+
+
+def agent_title(fmt: str) -> str | None:
+    """What a sentence calls the agent whose store ``fmt`` reads (None: no agent's store)."""
+    agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
+    return agent.title if agent is not None else None
 
 
 def self_repairs(fmt: str) -> tuple[SelfRepair, ...]:

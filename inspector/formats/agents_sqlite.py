@@ -43,7 +43,7 @@ from ..engine import Result
 from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
 from .base import Exported, Imported, Loc
-from .format import SESSION, Format, SessionInfo
+from .format import Agent, Format, SESSION, SessionInfo
 from .sqlite_file import HEADER, damage, in_memory, quoted, snapshot, with_mode
 
 NAME = "agents-sqlite"
@@ -611,6 +611,10 @@ def chosen(db: AgentsDB) -> str | None:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("agents-sdk", "OpenAI Agents SDK",
+              "stop the program, move the repaired database into place, open the same session id again")
+
 FORMAT = Format(
     NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
@@ -618,4 +622,5 @@ FORMAT = Format(
     sessions=listing, select=select, chosen=chosen,
     kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
     strip_reasoning=strip_reasoning,
+    agent=AGENT,
 )

@@ -44,7 +44,7 @@ from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Reasoning, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
-from .format import SESSION, Format, OnResume, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -89,6 +89,9 @@ SELF_REPAIRS = (
                rule="lone-surrogate"),
     SelfRepair(None, "2.1.152", "strips thinking-block signatures left by another model or login",
                "sends them, and the session gets stuck", CHANGELOG + "2.1.152", rule="signature-other-model"),
+    # A line Inspector cannot read at all: said on the doctor's unreadable row.
+    SelfRepair(None, "2.1.121", "skips a line an unclean shutdown corrupted", "", CHANGELOG + "2.1.121",
+               case="a line cut by an unclean shutdown"),
 )
 
 NAME = "claude-code"
@@ -901,6 +904,10 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("claude-code", "Claude Code",
+              "put the repaired file in place of the original under the same name, then `claude --resume <session id>`")
+
 FORMAT = Format(
     NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
@@ -908,4 +915,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
     kinds=EMITS + session.EMITS + thoughts.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
     repairs=SELF_REPAIRS,
+    agent=AGENT,
 )

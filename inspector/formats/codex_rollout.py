@@ -40,7 +40,7 @@ from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
 from . import openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
-from .format import SESSION, Format, OnResume, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair
 
 # The kinds of event this module emits, declared to the engine's kind table.
 EMITS = declare(
@@ -398,10 +398,15 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("codex", "Codex CLI",
+              "put the repaired rollout in place of the original under the same name, then `codex resume <id>`")
+
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
+    agent=AGENT,
 )

@@ -53,7 +53,7 @@ from ..engine import Result
 from ..io import InputError
 from . import anthropic, message_rows, session
 from .base import Exported, Imported, args_object
-from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
 from .message_rows import Block, Request, Row, RowsDB, Store
 
 NAME = "crush"
@@ -437,6 +437,11 @@ def dump(document: Any, compact: bool = False) -> bytes:
     return document.to_bytes()
 
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("crush", "Crush",
+              "quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
+              "(and remove crush.db-wal and crush.db-shm), then run `crush`")
+
 FORMAT = Format(
     NAME, "a Crush database", "Crush's session database (.crush/crush.db; --session ID picks a session)",
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
@@ -444,4 +449,5 @@ FORMAT = Format(
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen,
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
+    agent=AGENT,
 )

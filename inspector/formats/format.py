@@ -73,11 +73,12 @@ class SelfRepair:
     rule: str | None = None
     lossless: bool = True
     leading: bool = False
+    case: str = ""          # the case in words, for a claim found by neither kind nor rule
 
     @property
     def name(self) -> str:
-        """What the claim is called in a sentence: its event kind, else its rule."""
-        return self.kind or self.rule or ""
+        """What the claim is called in a sentence: its event kind, else its rule, else its case."""
+        return self.kind or self.rule or self.case
 
     def covers(self, version: str | None) -> bool | None:
         """Whether ``version`` does it (None: the version is not known)."""
@@ -171,6 +172,20 @@ class OnResume:
 
 
 @dataclass(frozen=True, slots=True)
+class Agent:
+    """The coding agent whose store a format reads: ``name`` (the doctor's own, also its folder
+    under ``doctor --fix DIR``), ``title`` (what a sentence calls it), ``resume`` (how to resume
+    a repaired copy), ``folder`` (the agent resumes the session file's whole folder, a Cline
+    task). Several formats of one store (Gemini CLI's records and logs, Goose's database and
+    JSONL) carry the same record."""
+
+    name: str
+    title: str
+    resume: str = ""
+    folder: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Format:
     """One provider format: what it is called, how it is recognized, read and written.
 
@@ -191,6 +206,10 @@ class Format:
     ``repairs`` are the agent's self-repair claims (:class:`SelfRepair`), each stated once
     here; ``on_resume(imported)`` says what the agent repairs by itself when it resumes the
     session, by the version that wrote it.
+    ``agent`` is the :class:`Agent` whose store it reads (None: a request body or flat history).
+    ``ran_on(imported)`` reads the provider a session ran on where the store records it: the
+    target it is judged for (None: not one Inspector knows) and the words saying what it ran
+    on (None from the hook: the store records nothing, the format's ``provider`` stands).
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling
     ``keep(bytes)`` to store the backup, and returns the backup's name.
@@ -223,6 +242,8 @@ class Format:
     # What the agent does itself on resume to an imported session (a session store's fact).
     on_resume: Callable[[Imported], OnResume] | None = None
     repairs: tuple[SelfRepair, ...] = ()
+    agent: Agent | None = None
+    ran_on: Callable[[Imported], tuple[str | None, str] | None] | None = None
     replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
     # ``--reasoning strip`` on a document this format wrote: the document without its
     # reasoning, each removal noted (None: the format holds none Inspector knows).

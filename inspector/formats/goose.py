@@ -57,7 +57,7 @@ from ..engine import EXPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
 from . import anthropic, message_rows, reasoning, session
 from .base import Exported, Imported, as_text
-from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
 from .jsonl import LineFormat, Lines
 from .message_rows import Block, Request, Row, RowsDB, Store
 
@@ -531,12 +531,18 @@ def dump(document: Any, compact: bool = False) -> bytes:
 
 KINDS = EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("goose", "Goose",
+              "quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
+              "sessions.db-wal and sessions.db-shm), then `goose session --resume --name <session id>`")
+
 FORMAT = Format(
     NAME, "a Goose sessions database", "Goose's session database (sessions/sessions.db; --session ID picks a "
     "session)", evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse,
     dump=dump, kind=SESSION, suffixes=(".db",), provider="openai-chat", whole_file=True,
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen, kinds=KINDS, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
+    agent=AGENT,
 )
 
 JSONL_FORMAT = Format(
@@ -545,6 +551,7 @@ JSONL_FORMAT = Format(
     describe_block=describe_part, sniff=LINES.sniff, parse=parse_jsonl, dump=LINES.dump, kind=SESSION,
     suffixes=(".jsonl",), provider="openai-chat", whole_file=True, kinds=KINDS, on_resume=on_resume,
     strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
+    agent=AGENT,
 )
 
 

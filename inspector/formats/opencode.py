@@ -64,7 +64,7 @@ from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
-from .format import SESSION, Format, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
 from .sqlite_file import copied, open_image, replace_rows
 
 NAME = "opencode"
@@ -72,6 +72,14 @@ EXPORT = "opencode-export"
 HEADER = b"SQLite format 3\x00"
 INTERRUPTED = "[Tool execution was interrupted]"
 NO_RESULT = "Tool call was interrupted; no result."
+# What OpenCode repairs itself on resume: a tool part still pending or running is sent with an
+# error result of its own (import event ``agent-placeholder``); the one claim every verdict reads.
+SELF_REPAIRS = (
+    SelfRepair("agent-placeholder", None,
+               f"answers a call still pending or running with the error \"{INTERRUPTED}\"", "",
+               "anomalyco/opencode packages/opencode/src/session/message-v2.ts @ "
+               "007a9409bafea06d6b9084ff1f6d1fe9f5e3a803 (toModelMessages)", lossless=False),
+)
 CLAUDE_ID = re.compile(r"[^a-zA-Z0-9_-]")
 # The model a session resumes with when its messages name none (the fixtures' provider).
 DEFAULT_MODEL = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
@@ -1077,12 +1085,24 @@ def describe_part(block: Any) -> str:
 
 # -- registration --------------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("opencode", "OpenCode",
+              "`OPENCODE_DB=<repaired .db> opencode -s <session id>`, or quit OpenCode and put it in place")
+
+
+def on_resume(im: Imported) -> OnResume:
+    """What OpenCode answers itself on resume (no version recorded)."""
+    return OnResume.of("OpenCode", None, SELF_REPAIRS, im.events)
+
+
 FORMAT = Format(
     NAME, "an OpenCode database", "OpenCode's session database (opencode.db; --session ID picks a session)",
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".db",), provider="anthropic", whole_file=True,
     sessions=listing, select=select, chosen=chosen, kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
     strip_reasoning=strip_reasoning, replace=replace,
+    agent=AGENT,
+    on_resume=on_resume, repairs=SELF_REPAIRS,
 )
 
 EXPORT_FORMAT = Format(
