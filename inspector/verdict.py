@@ -23,7 +23,7 @@ from . import formats, targets
 from .formats import SelfRepair
 
 __all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
-           "Refusal", "ResumeVerdict", "as_sent", "resume_verdict", "unreadable"]
+           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable"]
 
 RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails", "unreadable"
 STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, RESUMES)     # worst first
@@ -222,36 +222,52 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
         if provider is None:
             every = _every_provider(imported, model)
             return ResumeVerdict(FAILS if every else RESUMES, changed=changed, providers=every, repair=repair)
-        refusals = _refusals(imported, list(imported.messages), provider, model, set(), None, None)[0]
+        refusals = _refusals(imported, provider, model)[0]
         return ResumeVerdict(FAILS if refusals else RESUMES, provider=provider, refusals=tuple(refusals),
                              changed=changed, repair=repair)
-    rows, marked, told = as_sent(imported)
+    told = formats.on_resume(imported)
     provider, ran_on = _provider(imported, target)
     agent = formats.agent_title(imported.format)
     version = told.version if told is not None else None
     refusals: list[Refusal] = []
-    if provider is not None:
-        refusals, told = _refusals(imported, rows, provider, model, marked, told, _first_sent(rows))
     claims = _claims(told) if told is not None else ()
+    if provider is not None:
+        refusals, claims = _refusals(imported, provider, model)
     status = FAILS if refusals else AGENT_REPAIRS if claims else RESUMES
     return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
                          repair=repair)
 
 
-def _refusals(imported: Any, rows: list[Any], provider: str, model: str | None, marked: set[int],
-              told: Any, first: int | None) -> tuple[list[Refusal], Any]:
-    """The provider's errors on the rows sent, less those the agent's declared repairs cover
-    (the rows its import marked, and the claims found by a rule); ``told`` comes
-    back with the claims found by a rule counted in."""
-    problems = [p for p in targets.check(rows, provider, model) if p.severity == targets.ERROR]
-    problems = [p for p in problems if p.index not in marked]
-    if told is not None:
-        found = [told.claim(p.rule, p.index, p.tool_call_id, first) for p in problems]
-        told = told.with_claims([c for c in found if c is not None])
-        problems = [p for p, c in zip(problems, found) if c is None]
+def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> tuple[list[Any], tuple[Claim, ...]]:
+    """What ``provider`` finds in the rows the agent sends on resume, less the errors its own
+    repairs cover (the rows its import marked, and the claims found by a rule), with those
+    claims: the "as given" moment of every view. Warnings are kept."""
+    rows, marked, told = as_sent(imported)
+    problems = targets.check(rows, provider, model)
+    if told is None:
+        return problems, ()
+    first = _first_sent(rows)
+    kept, found = [], []
+    for p in problems:
+        if p.severity != targets.ERROR:
+            kept.append(p)
+            continue
+        if p.index in marked:
+            continue
+        claim = told.claim(p.rule, p.index, p.tool_call_id, first)
+        if claim is None:
+            kept.append(p)
+        else:
+            found.append(claim)
+    return kept, _claims(told.with_claims(found))
+
+
+def _refusals(imported: Any, provider: str, model: str | None) -> tuple[list[Refusal], tuple[Claim, ...]]:
+    problems, claims = as_sent_problems(imported, provider, model)
     n = len(imported.messages)
     return [Refusal(provider, p.rule, p.where or (imported.where(p.index) if p.index < n else f"#{p.index}"),
-                    p.index if p.index < n else None, p.tool_call_id, p.strict) for p in problems], told
+                    p.index if p.index < n else None, p.tool_call_id, p.strict)
+            for p in problems if p.severity == targets.ERROR], claims
 
 
 def _every_provider(imported: Any, model: str | None) -> tuple[ProviderRefusals, ...]:
