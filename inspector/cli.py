@@ -246,8 +246,9 @@ def check_line(label: str, outcome: Any, verdict: Any) -> str:
     (``inspector.verdict``) in its one wording, and the kinds of change the repair makes."""
     said = verdict.sentence()
     if not outcome.changed:
-        if verdict.agent is None and verdict.provider is None:
-            return f"{label}: {said}" if verdict.providers else f"{label}: ok, nothing to change"
+        if verdict.agent is None and verdict.provider is None:   # no agent: said per provider
+            rest = said.removeprefix("MEM-5 changes nothing; ")
+            return f"{label}: ok, nothing to change" + (f"; {rest}" if verdict.providers else "")
         plain = verdict.status == "resumes" and not verdict.ran_on
         return f"{label}: ok, nothing to change" + ("" if plain else f" ({said})")
     result = outcome.result

@@ -63,7 +63,10 @@ class Claim:
 
     @property
     def cost(self) -> str:
-        return "" if self.repair.lossless else LOST
+        """What the repair costs for the version that wrote it: the real result, when a
+        placeholder stands for it (by every version, or by the versions before ``since``)."""
+        lost = not self.repair.lossless or (self.repair.lost_before and self.covers is not True)
+        return LOST if lost else ""
 
     def to_dict(self) -> dict[str, Any]:
         r = self.repair

@@ -74,7 +74,8 @@ SELF_REPAIRS = (
                "puts back a result that hangs off its own tool_use line (2.1.x's parallel-call layout)",
                "sends a \"[Tool result missing]\" placeholder in its place (no API error)",
                CHANGELOG + "2.1.80, \"Fixed --resume dropping parallel tool results\" "
-               "(recoverOrphanedParallelToolResults in its session loader)", rule="tool-use-without-result"),
+               "(recoverOrphanedParallelToolResults in its session loader)", rule="tool-use-without-result",
+               lost_before=True),
     SelfRepair("sibling-recovered", None,
                "sends an assistant line off the chain with its API message (same message.id)",
                "", "Claude Code's transcript loader merges the lines of one API message by message.id "

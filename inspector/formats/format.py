@@ -63,7 +63,8 @@ class SelfRepair:
     first version that does it (None: every version known), ``does`` what it does then,
     ``before`` what happened before, ``source`` where the claim comes from (a changelog entry
     or a source file), ``lossless`` whether the real content is kept (False: a placeholder
-    stands for a result, so the tool may already have run)."""
+    stands for a result, so the tool may already have run), ``lost_before`` whether what
+    versions before ``since`` do stands a placeholder for it."""
 
     kind: str | None
     since: str | None
@@ -74,6 +75,7 @@ class SelfRepair:
     lossless: bool = True
     leading: bool = False
     case: str = ""          # the case in words, for a claim found by neither kind nor rule
+    lost_before: bool = False   # before ``since`` the agent stands a placeholder for the result
 
     @property
     def name(self) -> str:
