@@ -21,6 +21,7 @@ from typing import Any
 
 from . import formats, targets
 from .formats import SelfRepair
+from .formats.ran_on import judged_for
 
 __all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
            "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable"]
@@ -131,7 +132,7 @@ class ResumeVerdict:
             more = f" and {len(self.refusals) - 1} more" if len(self.refusals) > 1 else ""
             parts.append(f"{self.head()}: {first.provider} refuses it ({first.rule} at {first.where}{more})")
         elif self.provider is None:
-            parts.append(f"{self.head()}; {self.ran_on}: which provider's rules apply is not known")
+            parts.append(f"provider unknown, not judged: {self.ran_on}")
         else:
             parts.append(self.head())
         parts += [c.said + (f" ({c.cost})" if c.cost else "") for c in self.claims]
@@ -204,13 +205,12 @@ def _provider(imported: Any, target: str | None) -> tuple[str | None, str]:
     """The provider a resume runs on (``--target`` first, then what the store records, then
     the format's own) and what the store says it ran on."""
     fmt = formats.get(imported.format)
-    ran = fmt.ran_on(imported) if fmt.ran_on is not None else None
     if target is not None:
         return target, ""
+    ran = judged_for(fmt.ran_on(imported)) if fmt.ran_on is not None else None
     if ran is None:
         return fmt.provider, ""
-    provider, words = ran
-    return provider, words
+    return ran
 
 
 def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None) -> ResumeVerdict:

@@ -299,6 +299,11 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    """The provider and model Crush records on each message (``messages.provider``, ``model``)."""
+    return [(r.columns.get("provider"), r.columns.get("model")) for r in im.state.rows]
+
+
 def on_resume(im: Imported) -> OnResume:
     """What Crush does itself on resume; the store records no Crush version."""
     return OnResume.of("Crush", None, SELF_REPAIRS, im.events)
@@ -449,5 +454,5 @@ FORMAT = Format(
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen,
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
-    agent=AGENT,
+    agent=AGENT, ran_on=ran_on,
 )

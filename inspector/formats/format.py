@@ -209,9 +209,9 @@ class Format:
     here; ``on_resume(imported)`` says what the agent repairs by itself when it resumes the
     session, by the version that wrote it.
     ``agent`` is the :class:`Agent` whose store it reads (None: a request body or flat history).
-    ``ran_on(imported)`` reads the provider a session ran on where the store records it: the
-    target it is judged for (None: not one Inspector knows) and the words saying what it ran
-    on (None from the hook: the store records nothing, the format's ``provider`` stands).
+    ``ran_on(imported)`` lists the (provider, model) a store records per message, oldest first
+    (``formats/ran_on.py`` says which provider's rules judge it; nothing recorded: the
+    format's ``provider`` stands).
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling
     ``keep(bytes)`` to store the backup, and returns the backup's name.
@@ -245,7 +245,7 @@ class Format:
     on_resume: Callable[[Imported], OnResume] | None = None
     repairs: tuple[SelfRepair, ...] = ()
     agent: Agent | None = None
-    ran_on: Callable[[Imported], tuple[str | None, str] | None] | None = None
+    ran_on: Callable[[Imported], list[tuple[str | None, str | None]]] | None = None
     replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
     # ``--reasoning strip`` on a document this format wrote: the document without its
     # reasoning, each removal noted (None: the format holds none Inspector knows).

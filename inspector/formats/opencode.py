@@ -1090,6 +1090,25 @@ AGENT = Agent("opencode", "OpenCode",
               "`OPENCODE_DB=<repaired .db> opencode -s <session id>`, or quit OpenCode and put it in place")
 
 
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    """The provider and model of each assistant message (``providerID``/``modelID``), then the
+    one the resume talks to when the last user message records it (``resumed_model``)."""
+    out: list[tuple[str | None, str | None]] = []
+    for msg in im.history if isinstance(im.history, list) else ():
+        info = msg.get("info") if isinstance(msg, Mapping) else None
+        if not isinstance(info, Mapping):
+            continue
+        if info.get("role") == "assistant" and isinstance(info.get("providerID"), str):
+            out.append((info["providerID"], info.get("modelID") if isinstance(info.get("modelID"), str) else None))
+    for msg in reversed(im.history if isinstance(im.history, list) else ()):
+        info = msg.get("info") if isinstance(msg, Mapping) else None
+        model = info.get("model") if isinstance(info, Mapping) and info.get("role") == "user" else None
+        if isinstance(model, Mapping) and isinstance(model.get("providerID"), str):
+            out.append((model["providerID"], model.get("modelID") if isinstance(model.get("modelID"), str) else None))
+            break
+    return out
+
+
 def on_resume(im: Imported) -> OnResume:
     """What OpenCode answers itself on resume (no version recorded)."""
     return OnResume.of("OpenCode", None, SELF_REPAIRS, im.events)
@@ -1103,6 +1122,7 @@ FORMAT = Format(
     strip_reasoning=strip_reasoning, replace=replace,
     agent=AGENT,
     on_resume=on_resume, repairs=SELF_REPAIRS,
+    ran_on=ran_on,
 )
 
 EXPORT_FORMAT = Format(
@@ -1111,4 +1131,5 @@ EXPORT_FORMAT = Format(
     evidence_export, import_, export_same, export_new_document, describe_block=describe_part, sniff=sniff_export,
     parse=parse_export, dump=dump, kind=SESSION, suffixes=(".json",), provider="anthropic",
     kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds, strip_reasoning=strip_reasoning,
+    ran_on=ran_on,
 )
