@@ -164,10 +164,10 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             if column is None or is_session_record(record.relpath):
                 data = outcomes[-1].data
             change = tally(outcomes, conversion.target)
-            if is_session_record(record.relpath):     # the one resume verdict, per session
-                verdicts = [(formats.chosen_session(o.imported.document) if len(outcomes) > 1 else None,
-                             resume_verdict(o, conversion.target))
-                            for o in outcomes]
+            # the one resume verdict, per agent session (a session file, or a record an agent wrote)
+            verdicts = [(formats.chosen_session(o.imported.document) if len(outcomes) > 1 else None,
+                         resume_verdict(o, conversion.target))
+                        for o in outcomes if formats.is_session_format(o.imported.format)]
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
@@ -185,9 +185,8 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
-        if is_session_record(record.relpath):
-            for session, verdict in verdicts:
-                health.add_resume(record.source if record.relpath is None else record.relpath, session, verdict)
+        for session, verdict in verdicts:
+            health.add_resume(record.source if record.relpath is None else record.relpath, session, verdict)
         # The report and the change log count from this one tally.
         health.add_record(change.dropped, change.kinds, change.changed, record.source, record.line,
                           problems=change.problems)
