@@ -21,10 +21,10 @@ from typing import Any
 
 from . import formats, targets
 from .formats import SelfRepair
-from .formats.ran_on import judged_for
 
 __all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
-           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable"]
+           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable",
+           "written_refusals"]
 
 RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails", "unreadable"
 STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, RESUMES)     # worst first
@@ -204,13 +204,10 @@ def _claims(told: Any) -> tuple[Claim, ...]:
 def _provider(imported: Any, target: str | None) -> tuple[str | None, str]:
     """The provider a resume runs on (``--target`` first, then what the store records, then
     the format's own) and what the store says it ran on."""
-    fmt = formats.get(imported.format)
     if target is not None:
         return target, ""
-    ran = judged_for(fmt.ran_on(imported)) if fmt.ran_on is not None else None
-    if ran is None:
-        return fmt.provider, ""
-    return ran
+    ran = formats.ran_on(imported)
+    return ran if ran is not None else (formats.provider(imported.format), "")
 
 
 def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None) -> ResumeVerdict:
@@ -223,8 +220,11 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     if not formats.is_session_format(imported.format):
         provider = target or formats.provider(imported.format)
         if provider is None:
+            # No provider of its own: it fails only where every provider refuses it; the
+            # providers that do are named either way.
             every = _every_provider(imported, model)
-            return ResumeVerdict(FAILS if every else RESUMES, changed=changed, providers=every, repair=repair)
+            status = FAILS if len(every) == len(targets.TARGETS) else RESUMES
+            return ResumeVerdict(status, changed=changed, providers=every, repair=repair)
         refusals = _refusals(imported, provider, model)[0]
         return ResumeVerdict(FAILS if refusals else RESUMES, provider=provider, refusals=tuple(refusals),
                              changed=changed, repair=repair)
@@ -271,6 +271,21 @@ def _refusals(imported: Any, provider: str, model: str | None) -> tuple[list[Ref
     return [Refusal(provider, p.rule, p.where or (imported.where(p.index) if p.index < n else f"#{p.index}"),
                     p.index if p.index < n else None, p.tool_call_id, p.strict)
             for p in problems if p.severity == targets.ERROR], claims
+
+
+def written_refusals(outcome: Any, model: str | None = None) -> tuple[str | None, list[Refusal]]:
+    """What the provider of the written document refuses in it (the export dialog's warning):
+    the provider a session runs on for its own format (as :func:`resume_verdict` reads it),
+    else the output format's own provider (None, with nothing refused: a flat list)."""
+    imported = outcome.imported
+    if outcome.output_format == imported.format and formats.is_session_format(imported.format):
+        provider = _provider(imported, None)[0]
+    else:
+        provider = formats.provider(outcome.output_format)
+    if provider is None:
+        return None, []
+    return provider, [Refusal(provider, p.rule, p.where or f"#{p.index}", None, p.tool_call_id, p.strict)
+                      for p in targets.check(outcome, provider, model) if p.severity == targets.ERROR]
 
 
 def _every_provider(imported: Any, model: str | None) -> tuple[ProviderRefusals, ...]:

@@ -43,7 +43,7 @@ def render(v: resume.ResumeVerdict) -> RowVerdict:
         return RowVerdict(UNREADABLE, v.sentence(), resume=v)
     status = {resume.FAILS: FAILS, resume.AGENT_REPAIRS: AGENT_REPAIRS}.get(v.status, CHANGES if v.changed else OK)
     if status == OK:
-        sentence = "ok: nothing to do" + (f" ({v.sentence()})" if v.claims or v.ran_on else "")
+        sentence = "ok: nothing to do" + (f" ({v.sentence()})" if v.claims or v.ran_on or v.providers else "")
     elif status == CHANGES:
         sentence = v.sentence() + "; MEM-5 would change it"
     else:

@@ -210,7 +210,7 @@ class Format:
     session, by the version that wrote it.
     ``agent`` is the :class:`Agent` whose store it reads (None: a request body or flat history).
     ``ran_on(imported)`` lists the (provider, model) a store records per message, oldest first
-    (``formats/ran_on.py`` says which provider's rules judge it; nothing recorded: the
+    (``formats/provider_ids.py`` says which provider's rules judge it; nothing recorded: the
     format's ``provider`` stands).
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling

@@ -29,6 +29,7 @@ from ...engine import KINDS, Event, Result
 from ...formats import Imported, whole_file_suffixes
 from ...io import InputError, atomic_write, describe_error
 from ...sessions import repaired_name
+from ...verdict import written_refusals
 from .. import adapter, confine, destination, facts
 from ..text import inert
 from .error import ErrorDialog
@@ -77,6 +78,10 @@ class ExportDialog(ModalScreen[str | None]):
         self.source = source
         self.reasoning = reasoning  # --reasoning: keep, or strip every reasoning block on export
         self._confirm: str | None = None  # the existing path the user was asked about
+        # What the written document's provider refuses, per format (None: not known yet), and
+        # the (path, format) the user was warned about before writing it anyway.
+        self.refused: dict[str, str] = {}
+        self._warned: tuple[str, str] | None = None
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
     def _describe(self) -> Text:
@@ -124,11 +129,16 @@ class ExportDialog(ModalScreen[str | None]):
         """Off the UI thread: the export's own events for the chosen format, before writing."""
         to = self.to
         try:
-            events = export_outcome(self.imported, self.result, to, reasoning=self.reasoning).events
+            exported = export_outcome(self.imported, self.result, to, reasoning=self.reasoning)
+            events = exported.events
+            refused = refusal_text(self.imported, self.result, exported, to, self.reasoning)
         except Exception as exc:  # noqa: BLE001 - the write will say it again, in its error dialog
             text = Text(inert(describe_error(exc, "export")), "bold")
         else:
             text = preview_text(events, to if to != "same" else self.imported.format, self.imported)
+            if refused:
+                self.refused[to] = refused
+                text = Text.assemble(Text(f"⚠ {inert(refused)}\n", "bold"), text)
         self.app.call_from_thread(self._show_preview, to, text)
 
     def _show_preview(self, to: str, text: Text) -> None:
@@ -202,6 +212,13 @@ class ExportDialog(ModalScreen[str | None]):
             self.query_one("#export", Button).label = "Replace"
             self._note(question)
             return
+        refused = self.refused.get(self.to)
+        if refused and self._warned != (path, self.to):
+            # the provider refuses what this writes: said before writing, written on a second press
+            self._warned = (path, self.to)
+            self.query_one("#export", Button).label = "Write anyway"
+            self._note(f"{refused}. Press enter again to write it anyway.")
+            return
         self._busy(path)
         self.write(path)
 
@@ -257,6 +274,15 @@ class ExportDialog(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         if self.writing is None:  # a running write finishes first; then the dialog closes itself
             self.dismiss(None)
+
+
+def refusal_text(imported: Imported, result: Result, exported: Any, to: str, reasoning: str) -> str:
+    """The warning for a written document its provider refuses (``inspector.verdict``), or ""."""
+    provider, refused = written_refusals(pipeline.Outcome("<export>", imported, result, exported, to, reasoning))
+    if not refused:
+        return ""
+    rules = ", ".join(dict.fromkeys(f"{r.rule} at {r.where}" for r in refused))
+    return f"{provider} would refuse what this writes: {rules}"
 
 
 def omitted_blocks(imported: Imported, fmt: str) -> list[str]:
