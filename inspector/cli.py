@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line per history checked: what MEM-5 changes and the resume verdict "
+                        "(status, provider, refusals, the agent's own repairs and what each costs)")
 
     from .doctor.command import add_parser as add_doctor_parser
 
@@ -226,18 +229,27 @@ def cmd_check(args: argparse.Namespace) -> int:
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
-        print(check_line(label, outcome, verdict))
+        report: dict[str, Any] = {"file": label, "format": outcome.format, "changed": outcome.changed,
+                                  "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
+        if not args.json:
+            print(check_line(label, outcome, verdict))
         if outcome.changed:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target, args.model)
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
-            print(target_text(label, args.target, problems), end="")
+            report["after_normalizing"] = [p.to_dict() for p in problems]
+            if not args.json:
+                print(target_text(label, args.target, problems), end="")
         if template is not None:
             problems = check_template(outcome, template)
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
-            print(target_text(label, f"the chat template {template.name}", problems), end="")
+            report["template"] = [p.to_dict() for p in problems]
+            if not args.json:
+                print(target_text(label, f"the chat template {template.name}", problems), end="")
+        if args.json:
+            sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_APPEND_NEWLINE))
     return worst
 
 

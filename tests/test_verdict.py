@@ -90,6 +90,11 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
             assert f"({c.repair.name})" in line, (where, line)
             assert (c.cost in line) if c.cost else True, (where, line)
 
+        # check --json: the verdict itself
+        main(["check", str(path), *(["--session", session] if session else []), "--json"])
+        assert orjson.loads(capsys.readouterr().out.splitlines()[0])["verdict"] == \
+            orjson.loads(orjson.dumps(v.to_dict())), where
+
         # the doctor: the same status and the same sentence
         shutil.rmtree(tmp_path / "one", ignore_errors=True)
         (tmp_path / "one").mkdir()
