@@ -69,6 +69,14 @@ class Claim:
         lost = not self.repair.lossless or (self.repair.lost_before and self.covers is not True)
         return LOST if lost else ""
 
+    def words(self) -> str:
+        """The claim in its one sentence, naming the calls (a few) and what it costs."""
+        calls = ""
+        if self.calls:
+            more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
+            calls = f" for {', '.join(self.calls[:3])}{more}"
+        return self.said + calls + (f" ({self.cost})" if self.cost else "")
+
     def to_dict(self) -> dict[str, Any]:
         r = self.repair
         return {"case": r.name, "rule": r.rule, "count": self.count, "calls": list(self.calls), "since": r.since,
@@ -135,7 +143,7 @@ class ResumeVerdict:
             parts.append(f"provider unknown, not judged: {self.ran_on}")
         else:
             parts.append(self.head())
-        parts += [c.said + (f" ({c.cost})" if c.cost else "") for c in self.claims]
+        parts += [c.words() for c in self.claims]
         if self.ran_on and self.provider is not None:
             parts.append(self.ran_on)
         return "; ".join(parts)
@@ -215,7 +223,9 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     (``--target``) judges for that provider instead of the one the history runs on;
     ``model`` (``--model``) is the model it is sent to."""
     imported, result = outcome.imported, outcome.result
-    repair = dict(Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events]))
+    own = {r.kind for r in formats.self_repairs(imported.format)}    # the agent's, not Inspector's
+    repair = dict(Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events]
+                          if e.kind not in own))
     changed = outcome.changed
     if not formats.is_session_format(imported.format):
         provider = target or formats.provider(imported.format)

@@ -115,7 +115,7 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
         if v.provider is not None:
             given = checks.at(INPUT, v.provider)
             assert _errors(given.problems) == {r.rule for r in v.refusals}, where
-            assert given.agent_repairs == tuple(c.said + (f" ({c.cost})" if c.cost else "") for c in v.claims)
+            assert given.agent_repairs == tuple(c.words() for c in v.claims)
         else:
             refusing = {p.provider: set(p.rules) for p in v.providers}
             for t in targets.TARGETS:

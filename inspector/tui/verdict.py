@@ -150,7 +150,7 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
 
     def as_given(t: str) -> tuple[list[Problem], tuple[str, ...]]:
         problems, claims = as_sent_problems(imported, t, model)
-        return problems, tuple(c.said + (f" ({c.cost})" if c.cost else "") for c in claims)
+        return problems, tuple(c.words() for c in claims)
 
     moments: list[tuple[str, Callable[[str], tuple[list[Problem], tuple[str, ...]]],
                         Callable[[int], int | None], Callable[[Problem], str | None]]] = [
