@@ -140,7 +140,7 @@ class ResumeVerdict:
             more = f" and {len(self.refusals) - 1} more" if len(self.refusals) > 1 else ""
             parts.append(f"{self.head()}: {first.provider} refuses it ({first.rule} at {first.where}{more})")
         elif self.provider is None:
-            parts.append(f"provider unknown, not judged: {self.ran_on}")
+            parts.append(f"{self.head()}; provider unknown, not judged: {self.ran_on}")
         else:
             parts.append(self.head())
         parts += [c.words() for c in self.claims]

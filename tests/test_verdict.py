@@ -262,3 +262,15 @@ def test_a_crush_session_is_judged_for_the_provider_it_ran_on(tmp_path, capsys):
     line = _check_line(capsys, tmp_path / "ses-openrouter.db", None)
     assert "ran on anthropic (claude-sonnet-4-5), gemini (gemini-2.5-pro), openrouter (qwen/qwen3-coder)" in line
     assert "anthropic refuses" not in line
+
+
+def test_a_codex_rollout_run_on_another_provider_is_not_judged_as_openai():
+    from inspector.pipeline import run
+
+    data = codex_builder.crash_missing_output()
+    assert resume_verdict(run(data, "r.jsonl")).provider == "openai-responses"
+    local = resume_verdict(run(data.replace(b'"model_provider":"openai"', b'"model_provider":"ollama"'), "r.jsonl"))
+    assert local.provider is None and "ran on ollama (" in local.sentence() and not local.refusals
+    routed = data.replace(b'"model_provider":"openai"', b'"model_provider":"openrouter"')
+    routed = routed.replace(b'"model":"gpt-5-codex"', b'"model":"anthropic/claude-sonnet-4"')
+    assert resume_verdict(run(routed, "r.jsonl")).provider == "anthropic"

@@ -266,6 +266,19 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
                                                       f"leaves it out of what it sends on resume.", tool_call_id=cid)
 
 
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    """The provider a rollout ran on when it is not OpenAI's own Responses API (session_meta's
+    ``model_provider``: ``ollama``, ``openrouter``, an ``[model_providers]`` entry of the user's
+    config; openai/codex ``codex-rs/protocol`` ``SessionMeta``), with the last turn's model;
+    nothing for ``openai``, whose API the format's provider already is."""
+    provider = next((e["payload"].get("model_provider") for e in im.history if isinstance(e, Mapping)
+                     and e.get("type") == "session_meta" and isinstance(e.get("payload"), Mapping)), None)
+    if not isinstance(provider, str) or provider in ("", "openai"):
+        return []
+    models = _models(im.history)
+    return [(provider, models[max(models)] if models else None)]
+
+
 def on_resume(im: Imported) -> OnResume:
     """What Codex does itself when it resumes this rollout; the version is the session_meta's
     ``cli_version`` (what Codex does here is the same in every version the source shows)."""
@@ -408,5 +421,5 @@ FORMAT = Format(
     kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
-    agent=AGENT,
+    agent=AGENT, ran_on=ran_on,
 )
