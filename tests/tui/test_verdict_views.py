@@ -73,7 +73,7 @@ async def test_the_export_dialog_warns_before_writing_a_history_the_provider_ref
         assert "thinking-not-first" in widget_text(app, "#export-preview")
         dialog.query_one(Input).value = str(out)
         await pilot.press("enter")
-        await pilot.pause()
+        await finish_export(app, pilot)
         assert not out.exists() and isinstance(app.screen, ExportDialog)
         assert "thinking-not-first" in widget_text(app, "#export-note")
         assert str(dialog.query_one("#export", Button).label) == "Write anyway"

@@ -12,6 +12,7 @@ dialog stays up, greyed out, until the file is in place, and a failure opens an 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,10 @@ class ExportDialog(ModalScreen[str | None]):
         note.update(Text(inert(message)))
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        if self._warned is not None and event.value != self._warned[0]:
+            self._warned = None
+            self.query_one("#export", Button).label = "Export"
+            self._note("", error=False)
         if self._confirm is not None and event.value != self._confirm:
             self._confirm = None
             self.query_one("#export", Button).label = "Export"
@@ -212,13 +217,6 @@ class ExportDialog(ModalScreen[str | None]):
             self.query_one("#export", Button).label = "Replace"
             self._note(question)
             return
-        refused = self.refused.get(self.to)
-        if refused and self._warned != (path, self.to):
-            # the provider refuses what this writes: said before writing, written on a second press
-            self._warned = (path, self.to)
-            self.query_one("#export", Button).label = "Write anyway"
-            self._note(f"{refused}. Press enter again to write it anyway.")
-            return
         self._busy(path)
         self.write(path)
 
@@ -231,9 +229,15 @@ class ExportDialog(ModalScreen[str | None]):
             self._note(f"Writing {path}…", error=False)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
-    def write(self, path: str) -> str:
+    def write(self, path: str) -> str | Refused:
         """Off the UI thread: build the document, serialize it, write it atomically."""
         exported = export_outcome(self.imported, self.result, self.to, reasoning=self.reasoning)
+        if self._warned != (path, self.to):
+            # the provider refuses what this writes: said before anything is written, and
+            # written only when asked again (the check runs here, so it never races the preview)
+            refused = refusal_text(self.imported, self.result, exported, self.to, self.reasoning)
+            if refused:
+                return Refused(path, refused)
         data, fmt, count = exported.data, exported.format, exported.entries
         changes = len(exported.events)
         try:
@@ -253,8 +257,16 @@ class ExportDialog(ModalScreen[str | None]):
             return
         event.stop()
         if event.state == WorkerState.SUCCESS:
+            result = event.worker.result
+            if isinstance(result, Refused):
+                self._busy(None)
+                self._warned = (result.path, self.to)
+                self.query_one("#export", Button).label = "Write anyway"
+                self._note(f"{result.sentence}. Press enter again to write it anyway.")
+                self.query_one(Input).focus()
+                return
             self.writing = None
-            self.dismiss(event.worker.result)
+            self.dismiss(result)
         elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             path = self.writing
             self._busy(None)
@@ -274,6 +286,14 @@ class ExportDialog(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         if self.writing is None:  # a running write finishes first; then the dialog closes itself
             self.dismiss(None)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """What the write worker returns instead of writing a history its provider refuses."""
+
+    path: str
+    sentence: str
 
 
 def refusal_text(imported: Imported, result: Result, exported: Any, to: str, reasoning: str) -> str:
