@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line per history checked: what MEM-5 changes and the resume verdict "
+                        "(status, provider, refusals, the agent's own repairs and what each costs)")
 
     from .doctor.command import add_parser as add_doctor_parser
 
@@ -240,7 +243,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .sessions import agent_repairs, each_session, expand, own_words, why
+    from .sessions import each_session, expand
+    from .verdict import resume_verdict
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
@@ -248,28 +252,55 @@ def cmd_check(args: argparse.Namespace) -> int:
         label = session.label
         try:
             outcome = session.run(strict=args.strict, reasoning=args.reasoning)
+            verdict = resume_verdict(outcome, args.target, args.model)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
-        result = outcome.result
-        if not outcome.changed:
-            own = agent_repairs(outcome.imported)
-            print(f"{label}: ok, nothing to change" + (f" ({own_words(own)})" if own else ""))
-        else:
-            changes = len(result.events) + len(outcome.export_events)
-            print(f"{label}: would change: {result.summary()}, "
-                  f"{changes} event{'s' if changes != 1 else ''}{why(outcome.imported, result)}")
+        report: dict[str, Any] = {"file": label, "format": outcome.format, "changed": outcome.changed,
+                                  "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
+        if not args.json:
+            print(check_line(label, outcome, verdict))
+        if outcome.changed:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target, args.model)
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
-            print(target_text(label, args.target, problems), end="")
+            report["after_normalizing"] = [p.to_dict() for p in problems]
+            if not args.json:
+                print(target_text(label, args.target, problems), end="")
         if template is not None:
             problems = check_template(outcome, template)
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
-            print(target_text(label, f"the chat template {template.name}", problems), end="")
+            report["template"] = [p.to_dict() for p in problems]
+            if not args.json:
+                print(target_text(label, f"the chat template {template.name}", problems), end="")
+        if args.json:
+            sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_APPEND_NEWLINE))
     return worst
+
+
+def check_line(label: str, outcome: Any, verdict: Any) -> str:
+    """``check``'s line for one history: what MEM-5 would change, then the resume verdict
+    (``inspector.verdict``) in its one wording, and the kinds of change the repair makes."""
+    said = verdict.sentence()
+    if not outcome.changed:
+        if verdict.agent is None and verdict.provider is None:   # no agent: said per provider
+            rest = said.removeprefix("MEM-5 changes nothing; ")
+            return f"{label}: ok, nothing to change" + (f"; {rest}" if verdict.providers else "")
+        plain = verdict.status == "resumes" and not verdict.ran_on
+        return f"{label}: ok, nothing to change" + ("" if plain else f" ({said})")
+    result = outcome.result
+    changes = len(result.events) + len(outcome.export_events)
+    words = [said] if verdict.agent is not None or verdict.ran_on or verdict.status != "resumes" else []
+    if verdict.agent is None and verdict.provider is None:
+        words = []          # a flat history MEM-5 changes: its line says what changes (explain: why)
+    kinds = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in verdict.repair.items())
+    if kinds and words:
+        words.append("repair: " + kinds)
+    tail = f" ({'; '.join(words)})" if words else ""
+    return (f"{label}: would change: {result.summary()}, "
+            f"{changes} event{'s' if changes != 1 else ''}{tail}")
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -130,59 +129,3 @@ def each_session(paths: Iterator[str], session: str | None, fmt: str = "auto") -
             yield path, one
 
 
-
-def why(imported: Any, result: Any) -> str:
-    """Why a session would fail to resume, in a few words: the first thing its API rejects in
-    the history as it is (with where it is), and the kinds of change the repair makes."""
-    if not formats.is_session_format(imported.format):
-        return ""
-    from .targets import check, failed
-
-    words = []
-    agent = formats.on_resume(imported)
-    if agent is not None:
-        # The format knows what its agent repairs itself: the import's recoveries stand for
-        # those, an entry the agent repairs as it sends it is no refusal, and what is left is
-        # what the provider would refuse.
-        keep = list(range(len(imported.messages)))
-        self_kinds = {r.kind for r, _ in agent.cases}
-        fixed = {e.origin for e in imported.events if e.kind in self_kinds and e.origin is not None}
-    else:
-        # As the agent sends it today: without the results the import put back on the chain.
-        back = {e.origin for e in imported.events if e.kind == "result-recovered"}
-        keep = [i for i in range(len(imported.messages)) if i not in back]
-        fixed = set()
-    problems = [p for p in check([imported.messages[i] for i in keep], formats.provider(imported.format))
-                if failed([p]) and keep[p.index] not in fixed]
-    if agent is not None:
-        # A refusal the agent's own claims cover (found by the provider's rule) is no refusal.
-        start = next((i for i in keep if imported.messages[i].get("role") not in ("system", "developer")), None) \
-            if all(isinstance(imported.messages[i], dict) for i in keep) else None
-        claims = [agent.claim(p.rule, keep[p.index], p.tool_call_id, start) for p in problems]
-        agent = agent.with_claims([c for c in claims if c is not None])
-        problems = [p for p, c in zip(problems, claims) if c is None]
-    if problems:
-        first = problems[0]
-        more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
-        lead = "the provider would refuse this" if agent is not None else "resume fails now"
-        words.append(f"{lead}: {first.target} {first.rule} at {imported.where(keep[first.index])}{more}")
-    if agent is not None:
-        words.extend(agent.sentences())
-    own = agent_repairs(imported)
-    if own:
-        words.append(own_words(own))
-    kinds = Counter(e.kind for e in [*imported.events, *result.events] if e not in own)
-    if kinds:
-        words.append("repair: " + ", ".join(f"{k} x{n}" if n > 1 else k for k, n in kinds.items()))
-    return f" ({'; '.join(words)})" if words else ""
-
-
-def agent_repairs(imported: Any) -> list[Any]:
-    """The results the agent itself sends when it resumes (a Cline-family placeholder, read by
-    the import), which the repair need not write."""
-    return [e for e in imported.events if e.kind == "result-placeholder"]
-
-
-def own_words(own: list[Any]) -> str:
-    ids = ", ".join(str(e.tool_call_id) for e in own)
-    return f"the agent answers {ids} itself on resume, with a placeholder instead of the real result"

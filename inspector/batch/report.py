@@ -18,6 +18,7 @@ from ..engine import CLAUSES, KINDS, RULE_ID
 
 TOP = 10
 FIRST_FAILURES = 10
+RESUME_LISTED = 50       # session records whose resume verdict the report lists (all are counted)
 MAX_REASONS = 200
 BUCKETS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, None))
 
@@ -37,6 +38,10 @@ class Health:
         # --target: what the provider would still reject, (target, rule, severity) -> [problems, records]
         self.problems: dict[tuple[str, str, str], list[int]] = {}
         self.rejected = 0                                # records with at least one error left
+        # Agent session records: the resume verdict (inspector.verdict), counted by status,
+        # and the first few listed as ``check`` says them: (ordinal, entry)
+        self.resumes: Counter[str] = Counter()
+        self.resume_rows: list[tuple[int, dict[str, Any]]] = []
         self.seconds = 0.0
 
     # -- adding up ------------------------------------------------------------------
@@ -66,6 +71,15 @@ class Health:
                 heapq.heappush(self._top, item)
             elif item > self._top[0]:
                 heapq.heapreplace(self._top, item)
+
+    def add_resume(self, source: str, session: str | None, verdict: Any) -> None:
+        """One session's resume verdict (``inspector.verdict.ResumeVerdict``), rendered only:
+        its status, its words, the rules refused and the agent's claims."""
+        self.resumes[verdict.status] += 1
+        if len(self.resume_rows) < RESUME_LISTED:
+            self.resume_rows.append((self.read, {"source": source, "session": session, "status": verdict.status,
+                                                 "verdict": verdict.head(), "refused": list(verdict.refused_rules),
+                                                 "claims": list(verdict.claimed), "sentence": verdict.sentence()}))
 
     def add_problems(self, problems: list) -> None:
         """One record's provider problems (``targets.Problem``), counted by rule."""
@@ -112,6 +126,8 @@ class Health:
             tally[0] += problems
             tally[1] += records
         self.rejected += other.rejected
+        self.resumes.update(other.resumes)
+        self.resume_rows = sorted(self.resume_rows + other.resume_rows, key=lambda r: r[0])[:RESUME_LISTED]
         for item in other._top:
             if len(self._top) < TOP:
                 heapq.heappush(self._top, item)
@@ -135,6 +151,7 @@ class Health:
         for entry in self.first_failures:
             shift_line(entry, source, lines)
         self._first_keys = [k + ordinals for k in self._first_keys]
+        self.resume_rows = [(k + ordinals, e) for k, e in self.resume_rows]
 
     def summary(self, output: str) -> str:
         """The one line printed at the end of a run (the table aside)."""
@@ -205,6 +222,8 @@ class Health:
         }
         if self.problems:   # only with --target
             report["left"] = {"rejected": self.rejected, "rules": self.problem_rows()}
+        if self.resumes:    # only for agent session files
+            report["resume"] = {"counts": dict(self.resumes), "sessions": [e for _, e in self.resume_rows]}
         return report
 
     def render(self) -> str:
@@ -237,6 +256,11 @@ class Health:
             for row in self.problem_rows():
                 lines.append(f"  {row['severity']:<9}{row['target'] + ':' + row['rule']:<34}{row['problems']:>10,}"
                              f"{row['records']:>11,}")
+        if self.resumes:
+            counts = ", ".join(f"{n:,} {status}" for status, n in sorted(self.resumes.items()))
+            lines += ["", f"Resume verdicts (agent session files): {counts}"]
+            lines += [f"  {e['source']}" + (f" --session {e['session']}" if e["session"] else "")
+                      + f": {e['sentence']}" for _, e in self.resume_rows]
         dist = self.distribution()
         lines += ["", f"Drops per history ({dist['histories']:,} histories)"]
         if dist["histories"]:

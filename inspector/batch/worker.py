@@ -34,6 +34,7 @@ from .heap import keep_freed_memory
 from .parquet import Group, run_group
 from .reader import Record, Span, Task, is_session_record, mirrored_name, task_records
 from .report import Health
+from ..verdict import resume_verdict
 
 RECORD = "<record>"  # the name a record carries inside the pipeline; failures name the file
 EXCERPT = 120
@@ -163,6 +164,10 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             if column is None or is_session_record(record.relpath):
                 data = outcomes[-1].data
             change = tally(outcomes, conversion.target)
+            # the one resume verdict, per agent session (a session file, or a record an agent wrote)
+            verdicts = [(formats.chosen_session(o.imported.document) if len(outcomes) > 1 else None,
+                         resume_verdict(o, conversion.target))
+                        for o in outcomes if formats.is_session_format(o.imported.format)]
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue
@@ -180,6 +185,8 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
             dest = Path(mirror, mirrored_name(record.relpath or ""))
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
+        for session, verdict in verdicts:
+            health.add_resume(record.source if record.relpath is None else record.relpath, session, verdict)
         # The report and the change log count from this one tally.
         health.add_record(change.dropped, change.kinds, change.changed, record.source, record.line,
                           problems=change.problems)

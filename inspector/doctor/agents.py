@@ -1,11 +1,10 @@
-"""What each supported agent does with its own sessions: where it keeps them, how to resume a
-repaired copy, and which breakages it repairs itself on resume.
+"""The agents whose stores the doctor looks for, read from the formats.
 
-What an agent repairs itself is a fact of its store's format, stated once there
-(``Format.repairs``, :class:`~inspector.formats.SelfRepair`: agent, version, what it does,
-what older versions did, and the source of the claim), as is the version that wrote a
-session (``formats.on_resume``). This table only links each agent to its format, so that
-``check``, ``doctor`` and the TUI say the same thing from the same claim.
+Every fact about an agent is its store's format's (``Format.agent``: name, title, how to
+resume a repaired copy, whether a session is a folder; ``Format.repairs``: what it repairs
+itself on resume). This module only gathers them by agent, the formats of one store (Gemini
+CLI's records and logs, Goose's database and JSONL) under one name, for the doctor's rows and
+the README's table of claims. Where each agent keeps its store is ``homes.py``'s.
 """
 
 from __future__ import annotations
@@ -20,68 +19,58 @@ __all__ = ["AGENTS", "Agent", "SelfRepair", "agent_for_format", "claims_table"]
 
 @dataclass(frozen=True, slots=True)
 class Agent:
-    name: str               # the doctor's own name for the agent (also its folder under --fix DIR)
+    """One agent and the formats that read its store (the first is its own)."""
+
+    name: str
     title: str
-    format: str             # the format that reads its store: the one link to the formats, which hold the facts
+    formats: tuple[str, ...]
     resume: str = ""
-    unreadable_note: str = ""   # what the agent itself does with a file Inspector cannot read
-    folder: bool = False        # the agent resumes the session file's whole folder (a Cline task)
-    also: tuple[str, ...] = ()  # other formats of the same store (Gemini CLI's logs beside its records)
+    folder: bool = False
+
+    @property
+    def format(self) -> str:
+        return self.formats[0]
+
+    @property
+    def also(self) -> tuple[str, ...]:
+        return self.formats[1:]
+
+    @property
+    def unreadable_note(self) -> str:
+        """What the agent itself does with a file Inspector cannot read: its claims on a case
+        no import event or provider rule finds (a line cut by an unclean shutdown)."""
+        return "; ".join(f"{self.title} since {r.since} {r.does} ({r.source})" if r.since
+                         else f"{self.title} {r.does} ({r.source})"
+                         for r in self.repairs if r.kind is None and r.rule is None)
 
     @property
     def repairs(self) -> tuple[SelfRepair, ...]:
-        """What the agent repairs itself, as its format states it (none: a store Inspector
-        has no reader for yet)."""
+        """What the agent repairs itself, as its format states it."""
         return formats.self_repairs(self.format)
 
 
-AGENTS: dict[str, Agent] = {a.name: a for a in (
-    Agent("claude-code", "Claude Code", "claude-code",
-          "keep a copy of the original, put the repaired file in its place under the same name, then "
-          "`claude --resume <session id>`",
-          "Claude Code since 2.1.121 skips a line an unclean shutdown corrupted "
-          "(anthropics/claude-code CHANGELOG.md @ 5cfc0a1905ce, 2.1.121)"),
-    Agent("codex", "Codex CLI", "codex-rollout",
-          "keep a copy of the original, put the repaired rollout in its place under the same name, then "
-          "`codex resume <id>`"),
-    Agent("gemini-cli", "Gemini CLI", "gemini-cli",
-          resume="keep a copy of the original, write the repaired session over its name, then "
-                 "`gemini --resume <session id>`",
-          also=("gemini-cli-log",)),
-    Agent("agents-sdk", "OpenAI Agents SDK", "agents-sqlite",
-          resume="stop the program, move the database and its -wal and -shm aside (keep them: they are the "
-                 "original), put the repaired database in its place with no -wal or -shm beside it (the copy "
-                 "already holds the -wal's commits; a stale one would undo the repair), open the same session "
-                 "id again"),
-    Agent("opencode", "OpenCode", "opencode",
-          resume="`OPENCODE_DB=<repaired .db> opencode -s <session id>`; or quit OpenCode, move opencode.db and "
-                 "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
-                 "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
-                 "would undo the repair), then `opencode -s <session id>`"),
-    Agent("cline", "Cline / Roo Code / Kilo Code", "cline",
-          resume="quit VS Code, keep a copy of the original task folder, put the repaired one in its place, "
-                 "reopen the task",
-          folder=True),
-    Agent("crush", "Crush", "crush",
-          resume="quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
-                 "(and remove crush.db-wal and crush.db-shm: the copy already holds their commits, and a stale -wal "
-                 "would undo the repair), then run `crush`"),
-    Agent("goose", "Goose", "goose",
-          resume="quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
-                 "sessions.db-wal and sessions.db-shm: the copy already holds their commits, and a stale -wal would "
-                 "undo the repair), then `goose session --resume --name <session id>`",
-          also=("goose-jsonl",)),
-)}
+def _gather() -> dict[str, Agent]:
+    out: dict[str, Agent] = {}
+    for f in formats.REGISTRY.values():
+        a = f.agent
+        if a is None:
+            continue
+        known = out.get(a.name)
+        out[a.name] = Agent(a.name, a.title, (*known.formats, f.name) if known else (f.name,), a.resume, a.folder)
+    return out
+
+
+AGENTS: dict[str, Agent] = _gather()
 
 
 def agent_for_format(fmt: str) -> Agent | None:
     """The agent whose sessions ``fmt`` reads (None: a request body, or no agent's store)."""
-    return next((a for a in AGENTS.values() if fmt == a.format or fmt in a.also), None)
+    return next((a for a in AGENTS.values() if fmt in a.formats), None)
 
 
 def claims_table() -> list[dict[str, str]]:
     """Every self-repair claim as rows (agent, rule or case, since, what it does, before,
     source), read from the formats: the README's table of what each agent repairs itself."""
-    return [{"agent": a.title, "rule": r.rule or f"({r.kind})", "since": r.since or "every version read",
+    return [{"agent": a.title, "rule": r.rule or f"({r.kind or r.case})", "since": r.since or "every version read",
              "does": r.does, "before": r.before or "", "source": r.source}
             for a in AGENTS.values() for r in a.repairs]

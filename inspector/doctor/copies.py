@@ -97,7 +97,8 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
     target = check_destination(out, roots)
     by_path: dict[str, list[Row]] = {}
     for row in rows:
-        if row.status in NEEDS_COPY:
+        # a session the agent repairs itself and MEM-5 leaves as it is has nothing to write
+        if row.status in NEEDS_COPY and (row.verdict.resume is None or row.verdict.resume.changed):
             by_path.setdefault(row.path, []).append(row)
     sources = []
     written: set[Path] = set()

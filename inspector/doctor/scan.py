@@ -18,7 +18,7 @@ from ..io import InputError, display_name, read_bytes
 from ..sessions import expand
 from .agents import AGENTS, agent_for_format
 from .homes import Home, known_homes
-from .verdict import UNREADABLE, Verdict, judge
+from .verdict import UNREADABLE, RowVerdict, judge
 
 __all__ = ["Found", "Row", "Scan", "found", "rows_of", "scan"]
 
@@ -36,7 +36,7 @@ class Row:
     root: str
     rel: str
     format: str | None
-    verdict: Verdict
+    verdict: RowVerdict
 
     @property
     def status(self) -> str:
@@ -65,11 +65,11 @@ def _short(path: Path, home: Path) -> str:
         return str(path)
 
 
-def _unreadable(error: BaseException | str, path: Path | None = None) -> Verdict:
+def _unreadable(error: BaseException | str, path: Path | None = None) -> RowVerdict:
     text = str(error)
     if path is not None and text.startswith(display_name(path) + ":"):
         text = text[len(display_name(path)) + 1:].lstrip()     # the row already names the file
-    return Verdict(UNREADABLE, f"unreadable: {text}")
+    return RowVerdict(UNREADABLE, f"unreadable: {text}")
 
 
 def _relative(path: Path, root: Path, home_dir: Path | None) -> str:

@@ -26,7 +26,7 @@ from .detect import detect, evidence
 from .files import (
     claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
-from .format import Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
 from .store.side import LocalFiles, reading_through
 from .store.sqlite import whole_database
@@ -35,10 +35,10 @@ FORMATS: tuple[str, ...] = tuple(REGISTRY)
 REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (default) | strip
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
-__all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Exported", "Format", "Imported", "Loc",
+__all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
-           "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
-           "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider",
+           "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
+           "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
            "select_session", "self_repairs", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
            "whole_file_suffixes", "writes_whole_file"]
 
@@ -109,6 +109,21 @@ def on_resume(imported: Imported) -> OnResume | None:
     declares nothing): ``check``, ``doctor`` and the TUI word it with ``sentences()``."""
     fact = get(imported.format).on_resume
     return fact(imported) if fact is not None else None
+
+
+def ran_on(imported: Imported) -> tuple[str | None, str] | None:
+    """The provider check a session is judged by, from what its store records it ran on, and
+    the words that say so (None: the store records nothing; its format's provider stands)."""
+    from .provider_ids import judged_for
+
+    hook = get(imported.format).ran_on
+    return judged_for(hook(imported)) if hook is not None else None
+
+
+def agent_title(fmt: str) -> str | None:
+    """What a sentence calls the agent whose store ``fmt`` reads (None: no agent's store)."""
+    agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
+    return agent.title if agent is not None else None
 
 
 def self_repairs(fmt: str) -> tuple[SelfRepair, ...]:

@@ -43,7 +43,7 @@ from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
 from .session import selected
 from .base import Exported, Imported, Loc
-from .format import SESSION, Format, SessionInfo
+from .format import Agent, Format, SESSION, SessionInfo
 from . import identity
 from .store.sqlite import (CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, schema_head,
                            triggers_aside, with_mode)
@@ -601,6 +601,13 @@ def chosen(db: AgentsDB) -> str | None:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("agents-sdk", "OpenAI Agents SDK",
+              "stop the program, move the database and its -wal and -shm aside (keep them: they are the "
+              "original), put the repaired database in its place with no -wal or -shm beside it (the copy "
+              "already holds the -wal's commits; a stale one would undo the repair), open the same session "
+              "id again")
+
 FORMAT = Format(
     NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
@@ -609,4 +616,5 @@ FORMAT = Format(
     kinds=session.EMITS + openai_responses.FORMAT.kinds + gemini.EMITS, replace=replace,
     strip_reasoning=strip_reasoning,
     pairing=identity.CALL_ORDER,
+    agent=AGENT,
 )

@@ -44,7 +44,7 @@ from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Reasoning, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
-from .format import SESSION, Format, OnResume, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from . import identity
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
@@ -75,7 +75,8 @@ SELF_REPAIRS = (
                "puts back a result that hangs off its own tool_use line (2.1.x's parallel-call layout)",
                "sends a \"[Tool result missing]\" placeholder in its place (no API error)",
                CHANGELOG + "2.1.80, \"Fixed --resume dropping parallel tool results\" "
-               "(recoverOrphanedParallelToolResults in its session loader)", rule="tool-use-without-result"),
+               "(recoverOrphanedParallelToolResults in its session loader)", rule="tool-use-without-result",
+               lost_before=True),
     SelfRepair("sibling-recovered", None,
                "sends an assistant line off the chain with its API message (same message.id)",
                "", "Claude Code's transcript loader merges the lines of one API message by message.id "
@@ -90,6 +91,9 @@ SELF_REPAIRS = (
                rule="lone-surrogate"),
     SelfRepair(None, "2.1.152", "strips thinking-block signatures left by another model or login",
                "sends them, and the session gets stuck", CHANGELOG + "2.1.152", rule="signature-other-model"),
+    # A line Inspector cannot read at all: said on the doctor's unreadable row.
+    SelfRepair(None, "2.1.121", "skips a line an unclean shutdown corrupted", "", CHANGELOG + "2.1.121",
+               case="a line cut by an unclean shutdown"),
 )
 
 NAME = "claude-code"
@@ -906,6 +910,11 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("claude-code", "Claude Code",
+              "keep a copy of the original, put the repaired file in its place under the same name, then "
+              "`claude --resume <session id>`")
+
 FORMAT = Format(
     NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
@@ -914,4 +923,5 @@ FORMAT = Format(
     kinds=EMITS + session.EMITS + thoughts.EMITS + surrogates.EMITS, on_resume=on_resume, strip_reasoning=strip_reasoning,
     repairs=SELF_REPAIRS,
     pairing=identity.ADJACENT,
+    agent=AGENT,
 )

@@ -58,7 +58,7 @@ from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, join_text, kind_of
 from .base import describe_block as _describe
-from .format import SESSION, Format
+from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from . import identity
 from .store.jsontext import element_spans
 from .store.side import read_regular
@@ -77,6 +77,13 @@ PLACEHOLDER = {
 }
 VALIDATOR_TEXT = "Tool execution was interrupted before completion."
 VALIDATOR_SOURCE = "since Roo Code 3.36.3: validateToolResultIds.ts validateAndFixToolResultIds"
+# What the extension repairs itself on resume (the import reads its placeholder as sent, event
+# ``result-placeholder``): the one claim, read by every verdict (inspector.verdict).
+SELF_REPAIRS = (
+    SelfRepair("result-placeholder", None, "answers a call left without a result with a placeholder",
+               "", f"Cline {PLACEHOLDER['cline'][1]}; Roo Code and Kilo Code {PLACEHOLDER['roo'][1]}; "
+               f"Roo Code {VALIDATOR_SOURCE}", lossless=False),
+)
 # Block types the Anthropic handlers of Roo and Kilo let through (anthropic-filter.ts).
 ANTHROPIC_BLOCKS = frozenset({"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"})
 
@@ -745,6 +752,11 @@ def _add_user(im: Imported, s: Sent, declared_at: dict[str, int], agent: str) ->
         im.add({"role": "user", "content": join_text(texts)}, RecordLoc(s.record, "content", tuple(run)))
 
 
+def on_resume(im: Imported) -> OnResume:
+    """What the extension that owns the task answers itself on resume (no version recorded)."""
+    return OnResume.of(AGENTS.get(getattr(im.document, "agent", None), "Cline"), None, SELF_REPAIRS, im.events)
+
+
 # -- export --------------------------------------------------------------------------------
 
 def _use_lost(recs: list[Any], lose: dict[int, set[int]], cid: Any, first: int) -> bool:
@@ -889,6 +901,11 @@ def export_new(im: Imported, result: Result, notes: Exported) -> list[dict[str, 
     return out
 
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("cline", "Cline / Roo Code / Kilo Code",
+              "quit VS Code, keep a copy of the original task folder, put the repaired one in its place, "
+              "reopen the task", folder=True)
+
 FORMAT = Format(
     NAME, "a Cline / Roo Code / Kilo Code task", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id", "tool_use_id"), ("text", "content", "input", "thinking")),
@@ -896,4 +913,6 @@ FORMAT = Format(
     kind=SESSION, suffixes=(HISTORY_FILE,), provider="anthropic",
     kinds=EMITS + session.EMITS + reasoning.EMITS, strip_reasoning=strip_reasoning,
     pairing=identity.ADJACENT,
+    agent=AGENT,
+    on_resume=on_resume, repairs=SELF_REPAIRS,
 )

@@ -40,7 +40,7 @@ from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
 from . import openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
-from .format import SESSION, Format, OnResume, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from . import identity
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -266,6 +266,19 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
                                                       f"leaves it out of what it sends on resume.", tool_call_id=cid)
 
 
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    """The provider a rollout ran on when it is not OpenAI's own Responses API (session_meta's
+    ``model_provider``: ``ollama``, ``openrouter``, an ``[model_providers]`` entry of the user's
+    config; openai/codex ``codex-rs/protocol`` ``SessionMeta``), with the last turn's model;
+    nothing for ``openai``, whose API the format's provider already is."""
+    provider = next((e["payload"].get("model_provider") for e in im.history if isinstance(e, Mapping)
+                     and e.get("type") == "session_meta" and isinstance(e.get("payload"), Mapping)), None)
+    if not isinstance(provider, str) or provider in ("", "openai"):
+        return []
+    models = _models(im.history)
+    return [(provider, models[max(models)] if models else None)]
+
+
 def on_resume(im: Imported) -> OnResume:
     """What Codex does itself when it resumes this rollout; the version is the session_meta's
     ``cli_version`` (what Codex does here is the same in every version the source shows)."""
@@ -398,6 +411,11 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("codex", "Codex CLI",
+              "keep a copy of the original, put the repaired rollout in its place under the same name, then "
+              "`codex resume <id>`")
+
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
@@ -405,4 +423,5 @@ FORMAT = Format(
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
     pairing=identity.CALL_ORDER,
+    agent=AGENT, ran_on=ran_on,
 )

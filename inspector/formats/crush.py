@@ -54,7 +54,7 @@ from ..io import InputError
 from . import anthropic, message_rows, session
 from .store.sqlite import schema_head
 from .base import Exported, Imported, args_object
-from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
 from . import identity
 from .message_rows import Block, Request, Row, RowsDB, Store
 
@@ -303,6 +303,11 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     return im
 
 
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    """The provider and model Crush records on each message (``messages.provider``, ``model``)."""
+    return [(r.columns.get("provider"), r.columns.get("model")) for r in im.state.rows]
+
+
 def on_resume(im: Imported) -> OnResume:
     """What Crush does itself on resume; the store records no Crush version."""
     return OnResume.of("Crush", None, SELF_REPAIRS, im.events)
@@ -441,6 +446,12 @@ def dump(document: Any, compact: bool = False) -> bytes:
     return document.to_bytes()
 
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("crush", "Crush",
+              "quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
+              "(and remove crush.db-wal and crush.db-shm: the copy already holds their commits, and a stale -wal "
+              "would undo the repair), then run `crush`")
+
 FORMAT = Format(
     NAME, "a Crush database", "Crush's session database (.crush/crush.db; --session ID picks a session)",
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
@@ -449,4 +460,5 @@ FORMAT = Format(
     kinds=message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
     pairing=identity.ADJACENT,
+    agent=AGENT, ran_on=ran_on,
 )

@@ -64,7 +64,8 @@ class SelfRepair:
     first version that does it (None: every version known), ``does`` what it does then,
     ``before`` what happened before, ``source`` where the claim comes from (a changelog entry
     or a source file), ``lossless`` whether the real content is kept (False: a placeholder
-    stands for a result, so the tool may already have run)."""
+    stands for a result, so the tool may already have run), ``lost_before`` whether what
+    versions before ``since`` do stands a placeholder for it."""
 
     kind: str | None
     since: str | None
@@ -74,11 +75,13 @@ class SelfRepair:
     rule: str | None = None
     lossless: bool = True
     leading: bool = False
+    case: str = ""          # the case in words, for a claim found by neither kind nor rule
+    lost_before: bool = False   # before ``since`` the agent stands a placeholder for the result
 
     @property
     def name(self) -> str:
-        """What the claim is called in a sentence: its event kind, else its rule."""
-        return self.kind or self.rule or ""
+        """What the claim is called in a sentence: its event kind, else its rule, else its case."""
+        return self.kind or self.rule or self.case
 
     def covers(self, version: str | None) -> bool | None:
         """Whether ``version`` does it (None: the version is not known)."""
@@ -172,6 +175,20 @@ class OnResume:
 
 
 @dataclass(frozen=True, slots=True)
+class Agent:
+    """The coding agent whose store a format reads: ``name`` (the doctor's own, also its folder
+    under ``doctor --fix DIR``), ``title`` (what a sentence calls it), ``resume`` (how to resume
+    a repaired copy), ``folder`` (the agent resumes the session file's whole folder, a Cline
+    task). Several formats of one store (Gemini CLI's records and logs, Goose's database and
+    JSONL) carry the same record."""
+
+    name: str
+    title: str
+    resume: str = ""
+    folder: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Format:
     """One provider format: what it is called, how it is recognized, read and written.
 
@@ -192,6 +209,10 @@ class Format:
     ``repairs`` are the agent's self-repair claims (:class:`SelfRepair`), each stated once
     here; ``on_resume(imported)`` says what the agent repairs by itself when it resumes the
     session, by the version that wrote it.
+    ``agent`` is the :class:`Agent` whose store it reads (None: a request body or flat history).
+    ``ran_on(imported)`` lists the (provider, model) a store records per message, oldest first
+    (``formats/provider_ids.py`` says which provider's rules judge it; nothing recorded: the
+    format's ``provider`` stands).
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling
     ``keep(bytes)`` to store the backup, and returns the backup's name.
@@ -224,6 +245,8 @@ class Format:
     # What the agent does itself on resume to an imported session (a session store's fact).
     on_resume: Callable[[Imported], OnResume] | None = None
     repairs: tuple[SelfRepair, ...] = ()
+    agent: Agent | None = None
+    ran_on: Callable[[Imported], list[tuple[str | None, str | None]]] | None = None
     replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
     # ``--reasoning strip`` on a document this format wrote: the document without its
     # reasoning, each removal noted (None: the format holds none Inspector knows).

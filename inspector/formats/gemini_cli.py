@@ -46,7 +46,7 @@ from ..io import InputError, dumps, parse_json
 from . import gemini, gemini_log, gemini_resume, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, kind_of
 from .base import describe_block as _describe
-from .format import SESSION, Format, OnResume, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from . import identity
 from .gemini import Gemini
 from .gemini_resume import Src
@@ -507,6 +507,11 @@ def dump(document: Any, compact: bool = False) -> bytes:
 
 # -- registration --------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("gemini-cli", "Gemini CLI",
+              "keep a copy of the original, write the repaired session over its name, then "
+              "`gemini --resume <session id>`")
+
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=lambda block: _describe(block, ("id",), ("text", "args", "response", "result")),
@@ -514,6 +519,7 @@ FORMAT = Format(
     kinds=EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
     pairing=identity.BY_NAME,
+    agent=AGENT,
 )
 # The logs: the same records, read and written the same way, in a file of their own.
 LOG_FORMAT = Format(
@@ -523,4 +529,5 @@ LOG_FORMAT = Format(
     kinds=EMITS + gemini_log.EMITS + session.EMITS + gemini.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
     pairing=identity.BY_NAME,
+    agent=AGENT,
 )

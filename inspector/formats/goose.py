@@ -58,7 +58,7 @@ from ..io import InputError
 from . import anthropic, message_rows, reasoning, session
 from .store.sqlite import schema_head
 from .base import Exported, Imported, as_text
-from .format import SESSION, Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
 from . import identity
 from .jsonl import LineFormat, Lines
 from .message_rows import Block, Request, Row, RowsDB, Store
@@ -535,6 +535,12 @@ def dump(document: Any, compact: bool = False) -> bytes:
 
 KINDS = EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("goose", "Goose",
+              "quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
+              "sessions.db-wal and sessions.db-shm: the copy already holds their commits, and a stale -wal would "
+              "undo the repair), then `goose session --resume --name <session id>`")
+
 FORMAT = Format(
     NAME, "a Goose sessions database", "Goose's session database (sessions/sessions.db; --session ID picks a "
     "session)", evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse,
@@ -542,6 +548,7 @@ FORMAT = Format(
     sessions=listing, select=message_rows.select, chosen=message_rows.chosen, kinds=KINDS, on_resume=on_resume,
     replace=replace, strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
     pairing=identity.ADJACENT,
+    agent=AGENT,
 )
 
 JSONL_FORMAT = Format(
@@ -551,6 +558,7 @@ JSONL_FORMAT = Format(
     suffixes=(".jsonl",), provider="openai-chat", whole_file=True, kinds=KINDS, on_resume=on_resume,
     strip_reasoning=strip_reasoning, repairs=SELF_REPAIRS,
     pairing=identity.ADJACENT,
+    agent=AGENT,
 )
 
 

@@ -60,7 +60,7 @@ from ..engine import IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError, parse_json
 from . import anthropic, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, Reasoning, args_object, call_args, call_name, kind_of
-from .format import SESSION, Format, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
 from . import identity
 from .store.jsontext import array_spans, key_at
 from .store.request import Block, Request, lost
@@ -72,6 +72,14 @@ EXPORT = "opencode-export"
 HEADER = b"SQLite format 3\x00"
 INTERRUPTED = "[Tool execution was interrupted]"
 NO_RESULT = "Tool call was interrupted; no result."
+# What OpenCode repairs itself on resume: a tool part still pending or running is sent with an
+# error result of its own (import event ``agent-placeholder``); the one claim every verdict reads.
+SELF_REPAIRS = (
+    SelfRepair("agent-placeholder", None,
+               f"answers a call still pending or running with the error \"{INTERRUPTED}\"", "",
+               "anomalyco/opencode packages/opencode/src/session/message-v2.ts @ "
+               "007a9409bafea06d6b9084ff1f6d1fe9f5e3a803 (toModelMessages)", lossless=False),
+)
 CLAUDE_ID = re.compile(r"[^a-zA-Z0-9_-]")
 # The model a session resumes with when its messages name none (the fixtures' provider).
 DEFAULT_MODEL = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
@@ -960,6 +968,38 @@ def describe_part(block: Any) -> str:
 
 # -- registration --------------------------------------------------------------------------------
 
+# The agent whose store this is (the doctor's table of agents reads it here).
+AGENT = Agent("opencode", "OpenCode",
+              "`OPENCODE_DB=<repaired .db> opencode -s <session id>`; or quit OpenCode, move opencode.db and "
+              "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
+              "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
+              "would undo the repair), then `opencode -s <session id>`")
+
+
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    """The provider and model of each assistant message (``providerID``/``modelID``), then the
+    one the resume talks to when the last user message records it (``resumed_model``)."""
+    out: list[tuple[str | None, str | None]] = []
+    for msg in im.history if isinstance(im.history, list) else ():
+        info = msg.get("info") if isinstance(msg, Mapping) else None
+        if not isinstance(info, Mapping):
+            continue
+        if info.get("role") == "assistant" and isinstance(info.get("providerID"), str):
+            out.append((info["providerID"], info.get("modelID") if isinstance(info.get("modelID"), str) else None))
+    for msg in reversed(im.history if isinstance(im.history, list) else ()):
+        info = msg.get("info") if isinstance(msg, Mapping) else None
+        model = info.get("model") if isinstance(info, Mapping) and info.get("role") == "user" else None
+        if isinstance(model, Mapping) and isinstance(model.get("providerID"), str):
+            out.append((model["providerID"], model.get("modelID") if isinstance(model.get("modelID"), str) else None))
+            break
+    return out
+
+
+def on_resume(im: Imported) -> OnResume:
+    """What OpenCode answers itself on resume (no version recorded)."""
+    return OnResume.of("OpenCode", None, SELF_REPAIRS, im.events)
+
+
 FORMAT = Format(
     NAME, "an OpenCode database", "OpenCode's session database (opencode.db; --session ID picks a session)",
     evidence, import_, export_same, export_new, describe_block=describe_part, sniff=sniff, parse=parse, dump=dump,
@@ -967,6 +1007,9 @@ FORMAT = Format(
     sessions=listing, select=select, chosen=chosen, kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds,
     strip_reasoning=strip_reasoning, replace=replace,
     pairing=identity.ADJACENT,
+    agent=AGENT,
+    on_resume=on_resume, repairs=SELF_REPAIRS,
+    ran_on=ran_on,
 )
 
 EXPORT_FORMAT = Format(
@@ -976,4 +1019,5 @@ EXPORT_FORMAT = Format(
     parse=parse_export, dump=dump, kind=SESSION, suffixes=(".json",), provider="anthropic",
     kinds=EMITS + session.EMITS + anthropic.FORMAT.kinds, strip_reasoning=strip_reasoning,
     pairing=identity.ADJACENT,
+    ran_on=ran_on,
 )

@@ -2,10 +2,17 @@
 outcome, arranged for the screen: no textual, no rule of its own.
 
 Three moments can be checked, and the screen shows the one its view stands for: the input as
-given (view 0: the flat messages the import read, before any repair), the history after
-MEM-5 (the four stages' views) and after the strict stage (its own view, when it is on). Each
-problem keeps the input entry its row came from (the result's origins), so the table marks
-the rows in every view that shows them.
+given (view 0: the rows the agent sends on resume, its own repairs applied, as
+``inspector.verdict`` says for ``check`` and ``doctor``; a flat history as read), the history
+after MEM-5 (the four stages' views, exported under the reasoning policy) and after the strict
+stage (its own view, when it is on). Each problem keeps the input entry its row came from (the
+result's origins), so the table marks the rows in every view that shows them.
+
+API (stable for the screen and ``VerdictBar``): :func:`check_all` (the moments for every
+target, off the UI thread), :class:`ProviderCheck` (one target at one moment),
+:class:`ProviderChecks` (all of them), :func:`stage_of_view`, :func:`flagged_rows`,
+:data:`WHEN`. ``Verdict``/``Verdicts`` are the old names of the two classes, kept until the
+screen's code uses the new ones.
 """
 
 from __future__ import annotations
@@ -18,14 +25,16 @@ from .. import pipeline, targets
 from ..engine import Result
 from ..formats import Imported
 from ..targets import Problem
+from ..verdict import as_sent_problems
 
 INPUT, MEM5, STRICT = "input", "mem-5", "strict"
 WHEN = {INPUT: "as given", MEM5: "after MEM-5's repair", STRICT: "after the strict stage"}
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
-    """One target's problems with the history at one moment."""
+class ProviderCheck:
+    """One target's problems with the history at one moment (as given: what the agent
+    sends, less what its own repairs cover, each of those said in ``agent_repairs``)."""
 
     target: str
     stage: str
@@ -33,6 +42,7 @@ class Verdict:
     origins: tuple[int | None, ...] = ()     # per problem: the input entry its row came from
     places: tuple[str | None, ...] = ()      # per problem: its native location, when known
     failure: str | None = None               # the check itself could not run (why)
+    agent_repairs: tuple[str, ...] = ()      # the agent's own repairs on resume, each in its sentence
 
     @property
     def errors(self) -> int:
@@ -59,13 +69,15 @@ class Verdict:
         when = WHEN[self.stage]
         if self.failure is not None:
             return f"{self.target}: not checked {when} ({self.failure})"
+        own = f"; the agent repairs it itself: {'; '.join(self.agent_repairs)}" if self.agent_repairs else ""
         if self.errors:
             more = f" and {_count(self.warnings, 'warning')}" if self.warnings else ""
             rules = ", ".join(dict.fromkeys(p.rule for p in self.problems if p.severity == targets.ERROR))
-            return f"{self.target} would reject this history {when}: {_count(self.errors, 'error')}{more} ({rules})"
+            return (f"{self.target} would reject this history {when}: {_count(self.errors, 'error')}{more} "
+                    f"({rules}){own}")
         if self.warnings:
-            return f"{self.target} would accept this history {when}, with {_count(self.warnings, 'warning')}"
-        return f"{self.target} would accept this history {when}"
+            return f"{self.target} would accept this history {when}, with {_count(self.warnings, 'warning')}{own}"
+        return f"{self.target} would accept this history {when}{own}"
 
     def strict_repairs(self) -> list[Problem]:
         """The problems the strict stage repairs, as each target rule declares."""
@@ -73,17 +85,20 @@ class Verdict:
 
 
 @dataclass(slots=True)
-class Verdicts:
+class ProviderChecks:
     """Every checked target at every checked moment."""
 
-    by_stage: dict[str, dict[str, Verdict]] = field(default_factory=dict)
+    by_stage: dict[str, dict[str, ProviderCheck]] = field(default_factory=dict)
     complete: bool = False   # every target checked (the chosen one comes first)
 
-    def at(self, stage: str, target: str) -> Verdict | None:
+    def at(self, stage: str, target: str) -> ProviderCheck | None:
         return self.by_stage.get(stage, {}).get(target)
 
-    def matrix(self, stage: str) -> list[Verdict]:
+    def matrix(self, stage: str) -> list[ProviderCheck]:
         return list(self.by_stage.get(stage, {}).values())
+
+
+Verdict, Verdicts = ProviderCheck, ProviderChecks      # the old names (see the module's note)
 
 
 def stage_of_view(name: str, index: int) -> str:
@@ -98,48 +113,71 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _verdict(target: str, stage: str, subject: Any, origin: Callable[[int], int | None],
-             place: Callable[[Problem], str | None]) -> Verdict:
+def _checked(target: str, stage: str, check: Callable[[], tuple[list[Problem], tuple[str, ...]]],
+             origin: Callable[[int], int | None], place: Callable[[Problem], str | None]) -> ProviderCheck:
     try:
-        problems = targets.check(subject, target)
+        problems, own = check()
     except Exception as exc:  # noqa: BLE001 - one target that cannot read a history leaves the others
-        return Verdict(target, stage, failure=f"{type(exc).__name__}: {exc}")
-    return Verdict(target, stage, tuple(problems), tuple(origin(p.index) for p in problems),
-                   tuple(place(p) for p in problems))
+        return ProviderCheck(target, stage, failure=f"{type(exc).__name__}: {exc}")
+    return ProviderCheck(target, stage, tuple(problems), tuple(origin(p.index) for p in problems),
+                         tuple(place(p) for p in problems), agent_repairs=own)
+
+
+def _export(imported: Imported, res: Result, reasoning: str) -> Any:
+    """The export of a moment under the reasoning policy: what ``normalize`` writes."""
+    return pipeline.export(imported, res, reasoning=reasoning)
 
 
 def check_all(imported: Imported, result: Result, strict: bool, name: str = "<input>",
               names: Sequence[str] | None = None, cancelled: Callable[[], bool] = lambda: False,
-              first: str | None = None, report: Callable[[Verdicts], None] = lambda verdicts: None) -> Verdicts:
+              first: str | None = None, report: Callable[[ProviderChecks], None] = lambda verdicts: None,
+              reasoning: str = "keep", model: str | None = None) -> ProviderChecks:
     """Every target in ``names`` (all by default) on the input as given, after MEM-5, and
-    after strict when ``result`` has it (``strict``). Off the UI thread: a check reads the
-    whole history, a few seconds per target on 100,000 messages, so ``first`` (the chosen
-    target) is checked at every moment before the others and ``report`` is called with
-    what is known then, and again at the end."""
+    after strict when ``result`` has it (``strict``), each export under ``reasoning`` (the
+    ``--reasoning`` policy), for ``model`` (``--model``) when given. Off the UI thread: a
+    check reads the whole history, a few seconds per target on 100,000 messages, so ``first``
+    (the chosen target) is checked at every moment before the others and ``report`` is
+    called with what is known then, and again at the end. A moment whose export fails (a
+    history no writer can write) is reported for each target as not checked, never raised."""
     names = tuple(names or targets.TARGETS)
     if first in names:
         names = (first, *(t for t in names if t != first))
-    out = Verdicts()
-    given = list(imported.messages)
-    n = len(given)
+    out = ProviderChecks()
+    n = len(imported.messages)
 
     def given_place(p: Problem) -> str | None:
         return p.where or (imported.where(p.index) if p.index < n else None)
 
-    moments: list[tuple[str, Any, Callable[[int], int | None], Callable[[Problem], str | None]]] = [
-        (INPUT, given, lambda i: i if i < n else None, given_place)]
+    def as_given(t: str) -> tuple[list[Problem], tuple[str, ...]]:
+        problems, claims = as_sent_problems(imported, t, model)
+        return problems, tuple(c.words() for c in claims)
+
+    moments: list[tuple[str, Callable[[str], tuple[list[Problem], tuple[str, ...]]],
+                        Callable[[int], int | None], Callable[[Problem], str | None]]] = [
+        (INPUT, as_given, lambda i: i if i < n else None, given_place)]
     repairs = [(MEM5, result if not strict else pipeline.repair(imported, (), owned=True))]
     if strict:
         repairs.append((STRICT, result))
     for stage, res in repairs:
         origins = res.origins
-        moments.append((stage, pipeline.Outcome(name, imported, res, pipeline.export(imported, res)),
-                        lambda i, o=origins: o[i] if i < len(o) else None, lambda p: p.where))
+        made: list[Any] = []
+
+        def after(t: str, res: Result = res, made: list[Any] = made) -> tuple[list[Problem], tuple[str, ...]]:
+            if not made:       # exported once per moment, for the first target that asks
+                try:
+                    made.append(pipeline.Outcome(name, imported, res, _export(imported, res, reasoning),
+                                                 reasoning=reasoning))
+                except Exception as exc:  # noqa: BLE001 - said per target as "not checked" (R3-14)
+                    made.append(exc)
+            if isinstance(made[0], Exception):
+                raise made[0]
+            return targets.check(made[0], t, model), ()
+        moments.append((stage, after, lambda i, o=origins: o[i] if i < len(o) else None, lambda p: p.where))
     for k, t in enumerate(names):
-        for stage, subject, origin, place in moments:
+        for stage, check, origin, place in moments:
             if cancelled():
                 return out
-            out.by_stage.setdefault(stage, {})[t] = _verdict(t, stage, subject, origin, place)
+            out.by_stage.setdefault(stage, {})[t] = _checked(t, stage, lambda c=check, t=t: c(t), origin, place)
         if k == 0 and first == t and len(names) > 1:
             report(out)
     out.complete = True
@@ -147,7 +185,7 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
     return out
 
 
-def flagged_rows(verdict: Verdict | None, row_of: dict[int, int], final_rows: Iterable[tuple[int, int]] = ()
+def flagged_rows(verdict: ProviderCheck | None, row_of: dict[int, int], final_rows: Iterable[tuple[int, int]] = ()
                  ) -> dict[int, str]:
     """Row number -> the worst severity of the problems on it, for one view: ``row_of`` maps
     an input entry to the view's row; ``final_rows`` maps (output index, row) for a view that

@@ -76,7 +76,7 @@ def build(home: Path, cwd: Path) -> dict[str, str]:
     opencode.mkdir(parents=True, exist_ok=True)
     opencode_builder.write_db(opencode / "opencode.db", opencode_builder.crash_running())
     _write(opencode / "opencode.db", (opencode / "opencode.db").read_bytes(), 12)
-    expected[".local/share/opencode/opencode.db"] = "ok"
+    expected[".local/share/opencode/opencode.db"] = "agent-repairs"   # OpenCode answers its running call itself
     opencode_builder.write_db(opencode / "opencode-dev.db", opencode_builder.duplicate_call())
     _write(opencode / "opencode-dev.db", (opencode / "opencode-dev.db").read_bytes(), 12)
     expected[".local/share/opencode/opencode-dev.db"] = "changes"
@@ -93,7 +93,7 @@ def build(home: Path, cwd: Path) -> dict[str, str]:
     expected[".local/share/goose/sessions/sessions.db"] = "fails"
     goose_builder.write_jsonl(goose / "20250601_3.jsonl", goose_builder.crash())
     _write(goose / "20250601_3.jsonl", (goose / "20250601_3.jsonl").read_bytes(), 14)
-    expected[".local/share/goose/sessions/20250601_3.jsonl"] = "ok"
+    expected[".local/share/goose/sessions/20250601_3.jsonl"] = "agent-repairs"   # Goose drops the call itself
     registry = home / ".local/share/crush/projects.json"
     registry.parent.mkdir(parents=True, exist_ok=True)
     registry.write_text(json.dumps({"projects": [{"path": str(cwd), "data_dir": str(cwd / ".crush"),

@@ -9,7 +9,7 @@ from pathlib import Path
 from inspector import formats
 from inspector.doctor import AGENTS, claims_table, scan
 from inspector.pipeline import run
-from inspector.sessions import why
+from inspector.verdict import resume_verdict
 
 from . import fakehome
 
@@ -34,8 +34,8 @@ def test_the_doctor_reads_each_agents_claims_from_its_format():
 def test_check_and_doctor_say_the_same_of_an_orphan_result_opening_the_conversation(tmp_path):
     data = _leading_orphan("2.1.90")
     outcome = run(data, "s.jsonl")
-    said = why(outcome.imported, outcome.result)
-    assert "the provider would refuse this" not in said
+    said = resume_verdict(outcome).sentence()
+    assert "fails on resume" not in said
     assert "Claude Code 2.1.90 (which wrote it) leaves out the orphaned tool result a conversation starts with" in said
     (tmp_path / "s.jsonl").write_bytes(data)
     [row] = scan([str(tmp_path)], env={"HOME": str(tmp_path)}).rows
@@ -45,7 +45,7 @@ def test_check_and_doctor_say_the_same_of_an_orphan_result_opening_the_conversat
 
 def test_check_names_the_older_version_that_did_not_repair_it():
     outcome = run(_leading_orphan("2.0.14"), "s.jsonl")
-    said = why(outcome.imported, outcome.result)
+    said = resume_verdict(outcome).sentence()
     assert "Claude Code 2.0.14 (which wrote it) sends it, and the provider refuses it" in said
     assert "since 2.1.69 it leaves out the orphaned tool result" in said
 

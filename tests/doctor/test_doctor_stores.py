@@ -28,13 +28,13 @@ def test_each_session_of_each_store_gets_its_verdict(tmp_path):
     status = {k: r.status for k, r in rows.items()}
     assert status == {("crush", "ses-crash"): "agent-repairs", ("crush", "ses-orphan"): "agent-repairs",
                       ("crush", "ses-dup"): "changes", ("crush", "ses-clean"): "ok",
-                      ("goose", "20261201_1"): "fails", ("goose", "20261201_2"): "ok",
-                      ("goose", "20261201_3"): "fails", ("goose", "20250601_1.jsonl"): "ok"}
+                      ("goose", "20261201_1"): "fails", ("goose", "20261201_2"): "agent-repairs",
+                      ("goose", "20261201_3"): "fails", ("goose", "20250601_1.jsonl"): "agent-repairs"}
     crash = rows[("crush", "ses-crash")].verdict.sentence
-    assert "since 0.59.0" in crash and "before 0.59.0" in crash and "placeholder" in crash
+    assert "since 0.59.0" in crash and "before 0.59.0" in crash and "the real result is lost" in crash
     assert "duplicate-tool-call-id" in rows[("goose", "20261201_1")].verdict.sentence
     assert "tool-calls-unanswered" in rows[("goose", "20261201_3")].verdict.sentence
-    assert "agent drops the call" in rows[("goose", "20261201_2")].verdict.sentence
+    assert "Goose leaves out a tool request that no response answers" in rows[("goose", "20261201_2")].verdict.sentence
 
 
 def test_fix_copies_both_databases_and_leaves_the_originals_byte_identical(tmp_path):

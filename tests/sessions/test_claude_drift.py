@@ -51,7 +51,7 @@ def test_a_subagent_transcript_is_checked_as_a_session_of_its_own(tmp_path, caps
     path = folder / "agent-a3f2c1d0.jsonl"
     path.write_bytes(broken)
     assert main(["check", str(path)]) == 1
-    assert "the provider would refuse this: anthropic tool-use-without-result" in capsys.readouterr().out
+    assert "fails on resume: anthropic refuses it (tool-use-without-result" in capsys.readouterr().out
     out = run(broken, "agent-a3f2c1d0.jsonl")
     assert out.imported.messages, "a sub-agent transcript is not empty"
     assert simulate.problems(out.data) == []
@@ -185,7 +185,7 @@ def test_the_verdict_knows_which_claude_code_wrote_the_file(tmp_path, capsys):
     path = tmp_path / "crash.jsonl"
     path.write_bytes(scenarios.crash_missing_result())
     main(["check", str(path)])
-    assert "the provider would refuse this: anthropic tool-use-without-result" in capsys.readouterr().out
+    assert "fails on resume: anthropic refuses it (tool-use-without-result" in capsys.readouterr().out
 
 
 def test_what_claude_code_does_itself_is_a_function_of_the_format():

@@ -115,4 +115,8 @@ async def test_browser_and_session_picker_screens(size, svg, folder):
             await pilot.pause(0.02)
             if type(app.screen).__name__ == "SessionPicker":
                 break
+        for _ in range(300):          # each session's verdict, worked out in the background
+            if len(app.screen.verdicts) == len(app.screen.sessions):
+                break
+            await pilot.pause(0.02)
         assert await _shot(app, pilot) == svg(name=f"sessions-{size}")

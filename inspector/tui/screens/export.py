@@ -12,6 +12,7 @@ dialog stays up, greyed out, until the file is in place, and a failure opens an 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from ...engine import KINDS, Event, Result
 from ...formats import Imported, whole_file_suffixes
 from ...io import InputError, atomic_write, describe_error
 from ...sessions import repaired_name
+from ...verdict import written_refusals
 from .. import adapter, confine, destination, facts
 from ..text import inert
 from .error import ErrorDialog
@@ -77,6 +79,10 @@ class ExportDialog(ModalScreen[str | None]):
         self.source = source
         self.reasoning = reasoning  # --reasoning: keep, or strip every reasoning block on export
         self._confirm: str | None = None  # the existing path the user was asked about
+        # What the written document's provider refuses, per format (None: not known yet), and
+        # the (path, format) the user was warned about before writing it anyway.
+        self.refused: dict[str, str] = {}
+        self._warned: tuple[str, str] | None = None
         self.writing: str | None = None   # the path a worker is writing, while it runs
 
     def _describe(self) -> Text:
@@ -124,11 +130,16 @@ class ExportDialog(ModalScreen[str | None]):
         """Off the UI thread: the export's own events for the chosen format, before writing."""
         to = self.to
         try:
-            events = export_outcome(self.imported, self.result, to, reasoning=self.reasoning).events
+            exported = export_outcome(self.imported, self.result, to, reasoning=self.reasoning)
+            events = exported.events
+            refused = refusal_text(self.imported, self.result, exported, to, self.reasoning)
         except Exception as exc:  # noqa: BLE001 - the write will say it again, in its error dialog
             text = Text(inert(describe_error(exc, "export")), "bold")
         else:
             text = preview_text(events, to if to != "same" else self.imported.format, self.imported)
+            if refused:
+                self.refused[to] = refused
+                text = Text.assemble(Text(f"⚠ {inert(refused)}\n", "bold"), text)
         self.app.call_from_thread(self._show_preview, to, text)
 
     def _show_preview(self, to: str, text: Text) -> None:
@@ -161,6 +172,10 @@ class ExportDialog(ModalScreen[str | None]):
         note.update(Text(inert(message)))
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        if self._warned is not None and event.value != self._warned[0]:
+            self._warned = None
+            self.query_one("#export", Button).label = "Export"
+            self._note("", error=False)
         if self._confirm is not None and event.value != self._confirm:
             self._confirm = None
             self.query_one("#export", Button).label = "Export"
@@ -214,9 +229,15 @@ class ExportDialog(ModalScreen[str | None]):
             self._note(f"Writing {path}…", error=False)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
-    def write(self, path: str) -> str:
+    def write(self, path: str) -> str | Refused:
         """Off the UI thread: build the document, serialize it, write it atomically."""
         exported = export_outcome(self.imported, self.result, self.to, reasoning=self.reasoning)
+        if self._warned != (path, self.to):
+            # the provider refuses what this writes: said before anything is written, and
+            # written only when asked again (the check runs here, so it never races the preview)
+            refused = refusal_text(self.imported, self.result, exported, self.to, self.reasoning)
+            if refused:
+                return Refused(path, refused)
         data, fmt, count = exported.data, exported.format, exported.entries
         changes = len(exported.events)
         try:
@@ -236,8 +257,16 @@ class ExportDialog(ModalScreen[str | None]):
             return
         event.stop()
         if event.state == WorkerState.SUCCESS:
+            result = event.worker.result
+            if isinstance(result, Refused):
+                self._busy(None)
+                self._warned = (result.path, self.to)
+                self.query_one("#export", Button).label = "Write anyway"
+                self._note(f"{result.sentence}. Press enter again to write it anyway.")
+                self.query_one(Input).focus()
+                return
             self.writing = None
-            self.dismiss(event.worker.result)
+            self.dismiss(result)
         elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             path = self.writing
             self._busy(None)
@@ -257,6 +286,23 @@ class ExportDialog(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         if self.writing is None:  # a running write finishes first; then the dialog closes itself
             self.dismiss(None)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """What the write worker returns instead of writing a history its provider refuses."""
+
+    path: str
+    sentence: str
+
+
+def refusal_text(imported: Imported, result: Result, exported: Any, to: str, reasoning: str) -> str:
+    """The warning for a written document its provider refuses (``inspector.verdict``), or ""."""
+    provider, refused = written_refusals(pipeline.Outcome("<export>", imported, result, exported, to, reasoning))
+    if not refused:
+        return ""
+    rules = ", ".join(dict.fromkeys(f"{r.rule} at {r.where}" for r in refused))
+    return f"{provider} would refuse what this writes: {rules}"
 
 
 def omitted_blocks(imported: Imported, fmt: str) -> list[str]:

@@ -348,7 +348,7 @@ class MainScreen(Screen[None]):
             if session:
                 self.load(replace(source, session=session))
 
-        self.app.push_screen(SessionPicker(source.name, message.sessions), chosen)
+        self.app.push_screen(SessionPicker(source.name, message.sessions, source), chosen)
 
     @on(VerdictBar.Ready)
     def _on_verdicts(self, message: VerdictBar.Ready) -> None:

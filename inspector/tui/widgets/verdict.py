@@ -95,7 +95,8 @@ class VerdictBar(Static):
                     self.post_message(self.Ready(document, known))
 
             check_all(document.imported, document.result, document.strict, document.source.name,
-                      cancelled=lambda: worker.is_cancelled, first=first, report=report)
+                      cancelled=lambda: worker.is_cancelled, first=first, report=report,
+                      reasoning=getattr(document, "reasoning", "keep"))
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 

@@ -1,0 +1,310 @@
+"""Will this history go through on resume? The one answer, computed once from a pipeline
+outcome; ``check``, ``doctor``, the TUI, the folder browser, the session picker, batch and
+``serve`` render it and decide nothing of their own.
+
+A session store's agent sends its history on resume with its own repairs applied: the
+facts its format declares (:class:`~inspector.formats.SelfRepair` on ``Format.repairs``,
+by the version that wrote the session). What is left, the provider it runs on refuses (the
+checks of :mod:`inspector.targets`). A flat history or a request body has no agent: it is
+judged for its own provider when its format has one, else for every provider.
+
+One vocabulary (:data:`RESUMES`, :data:`AGENT_REPAIRS`, :data:`FAILS`, :data:`UNREADABLE`),
+worded once by :meth:`ResumeVerdict.sentence`. On the pipeline's floor: this module reads
+``formats``, ``targets`` and ``engine`` and knows no view.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import formats, targets
+from .formats import SelfRepair
+
+__all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
+           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable",
+           "written_refusals"]
+
+RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails", "unreadable"
+STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, RESUMES)     # worst first
+WORDS = {RESUMES: "resumes", AGENT_REPAIRS: "resumes because the agent repairs it itself",
+         FAILS: "fails on resume", UNREADABLE: "unreadable"}
+# What a claim that is not lossless costs: the agent stands a placeholder for the real result.
+LOST = "the real result is lost; the tool may have run"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One error a provider returns for the history as it is sent: its rule, where it is in
+    the input (``row``, the imported message; ``where``, its native location)."""
+
+    provider: str
+    rule: str
+    where: str
+    row: int | None
+    tool_call_id: str | None = None
+    strict: bool = False            # --strict repairs it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider, "rule": self.rule, "where": self.where, "row": self.row,
+                "tool_call_id": self.tool_call_id, "strict": self.strict}
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A self-repair the agent makes on this resume: the format's declared fact, how many
+    cases, the calls it concerns and its sentence for the version that wrote the session."""
+
+    repair: SelfRepair
+    count: int
+    calls: tuple[str, ...]
+    said: str
+    covers: bool | None             # the writing version does it (None: no version recorded)
+
+    @property
+    def cost(self) -> str:
+        """What the repair costs for the version that wrote it: the real result, when a
+        placeholder stands for it (by every version, or by the versions before ``since``)."""
+        lost = not self.repair.lossless or (self.repair.lost_before and self.covers is not True)
+        return LOST if lost else ""
+
+    def words(self) -> str:
+        """The claim in its one sentence, naming the calls (a few) and what it costs."""
+        calls = ""
+        if self.calls:
+            more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
+            calls = f" for {', '.join(self.calls[:3])}{more}"
+        return self.said + calls + (f" ({self.cost})" if self.cost else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.repair
+        return {"case": r.name, "rule": r.rule, "count": self.count, "calls": list(self.calls), "since": r.since,
+                "does": r.does, "before": r.before, "source": r.source, "lossless": r.lossless,
+                "cost": self.cost, "sentence": self.said}
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRefusals:
+    """A provider's errors on a history with no agent, and whether --strict repairs them all."""
+
+    provider: str
+    rules: tuple[str, ...]
+    strict_repairs: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider, "rules": list(self.rules), "strict_repairs": self.strict_repairs}
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeVerdict:
+    """The answer for one history (or one session of a store)."""
+
+    status: str
+    agent: str | None = None            # the agent that resumes it (None: a flat history or a body)
+    version: str | None = None          # the agent version that wrote it (None: not recorded)
+    provider: str | None = None         # the provider judged (None: every provider, or unknown)
+    ran_on: str = ""                    # what the store records the session ran on, when it does
+    refusals: tuple[Refusal, ...] = ()  # errors left once the agent's own repairs are applied
+    claims: tuple[Claim, ...] = ()
+    providers: tuple[ProviderRefusals, ...] = ()   # no agent and no provider of its own: per provider
+    changed: bool = False               # MEM-5 (and the export) would change the file
+    repair: dict[str, int] = field(default_factory=dict)   # event kinds of Inspector's repair
+    reason: str = ""                    # unreadable: why
+
+    @property
+    def refused_rules(self) -> tuple[str, ...]:
+        """Every provider rule that refuses it, once each (per provider for a flat history)."""
+        rules = [r.rule for r in self.refusals] + [r for p in self.providers for r in p.rules]
+        return tuple(dict.fromkeys(rules))
+
+    @property
+    def claimed(self) -> tuple[str, ...]:
+        return tuple(c.repair.name for c in self.claims)
+
+    def head(self) -> str:
+        """The verdict in a few words: its status, naming the agent."""
+        if self.status == AGENT_REPAIRS and self.agent:
+            return f"resumes because {self.agent} repairs it itself"
+        return WORDS[self.status]
+
+    def sentence(self) -> str:
+        """The one wording of the verdict, for every view."""
+        if self.status == UNREADABLE:
+            return f"unreadable: {self.reason}"
+        parts = []
+        if self.agent is None and self.provider is None:
+            parts.append(self._per_provider())
+        elif self.refusals:
+            first = self.refusals[0]
+            more = f" and {len(self.refusals) - 1} more" if len(self.refusals) > 1 else ""
+            parts.append(f"{self.head()}: {first.provider} refuses it ({first.rule} at {first.where}{more})")
+        elif self.provider is None:
+            parts.append(f"{self.head()}; provider unknown, not judged: {self.ran_on}")
+        else:
+            parts.append(self.head())
+        parts += [c.words() for c in self.claims]
+        if self.ran_on and self.provider is not None:
+            parts.append(self.ran_on)
+        return "; ".join(parts)
+
+    def _per_provider(self) -> str:
+        lead = "MEM-5 changes it" if self.changed else "MEM-5 changes nothing"
+        if not self.providers:
+            return f"{lead}; no provider refuses it"
+        judged = len(targets.TARGETS)
+        who = "every provider refuses it" if len(self.providers) == judged \
+            else f"{len(self.providers)} of {judged} providers refuse it"
+        named = ", ".join(f"{p.provider} {'/'.join(p.rules)}" for p in self.providers)
+        fixed = [p for p in self.providers if p.strict_repairs]
+        if len(fixed) == len(self.providers):
+            tail = "--strict repairs it"
+        elif fixed:
+            tail = f"--strict repairs it for {', '.join(p.provider for p in fixed)}"
+        else:
+            tail = ""
+        return f"{lead}; {who}: {named}" + (f"; {tail}" if tail else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "verdict": self.head(), "sentence": self.sentence(), "agent": self.agent,
+                "version": self.version, "provider": self.provider, "ran_on": self.ran_on,
+                "refusals": [r.to_dict() for r in self.refusals], "claims": [c.to_dict() for c in self.claims],
+                "providers": [p.to_dict() for p in self.providers], "changed": self.changed,
+                "repair": dict(self.repair), **({"reason": self.reason} if self.reason else {})}
+
+
+def unreadable(reason: str) -> ResumeVerdict:
+    return ResumeVerdict(UNREADABLE, reason=reason)
+
+
+def as_sent(imported: Any) -> tuple[list[Any], set[int], Any]:
+    """The rows the agent sends on resume and the rows its own repairs stand for.
+
+    An importer reads a store as its agent sends it, its own placeholders included, and marks
+    every case the agent repairs itself with an event of a kind its format declares
+    (``Format.repairs``). The rows are sent as read; the marked rows (and the calls marked)
+    are the agent's, never a refusal. Returns (rows, marked rows, the ``OnResume`` or None)."""
+    told = formats.on_resume(imported)
+    if told is None:
+        return list(imported.messages), set(), None
+    marked: set[int] = set()
+    for _, rows, _ in told.marked:
+        marked |= set(rows)
+    return list(imported.messages), marked, told
+
+
+def _first_sent(rows: list[Any]) -> int | None:
+    if not all(isinstance(m, dict) for m in rows):
+        return None
+    return next((i for i, m in enumerate(rows) if m.get("role") not in ("system", "developer")), None)
+
+
+def _claims(told: Any) -> tuple[Claim, ...]:
+    """Each case the agent repairs, with its one sentence (``OnResume.sentences``)."""
+    said = told.sentences()
+    out = []
+    for (repair, n), text in zip(told.cases, said):
+        calls = tuple(sorted(next((ids for k, _, ids in told.marked if k == repair.kind), ())))
+        out.append(Claim(repair, n, tuple(str(c) for c in calls), text, repair.covers(told.version)))
+    return tuple(out)
+
+
+def _provider(imported: Any, target: str | None) -> tuple[str | None, str]:
+    """The provider a resume runs on (``--target`` first, then what the store records, then
+    the format's own) and what the store says it ran on."""
+    if target is not None:
+        return target, ""
+    ran = formats.ran_on(imported)
+    return ran if ran is not None else (formats.provider(imported.format), "")
+
+
+def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None) -> ResumeVerdict:
+    """The verdict on one pipeline outcome (``inspector.pipeline.run``). ``target``
+    (``--target``) judges for that provider instead of the one the history runs on;
+    ``model`` (``--model``) is the model it is sent to."""
+    imported, result = outcome.imported, outcome.result
+    own = {r.kind for r in formats.self_repairs(imported.format)}    # the agent's, not Inspector's
+    repair = dict(Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events]
+                          if e.kind not in own))
+    changed = outcome.changed
+    if not formats.is_session_format(imported.format):
+        provider = target or formats.provider(imported.format)
+        if provider is None:
+            # No provider of its own: it fails only where every provider refuses it; the
+            # providers that do are named either way.
+            every = _every_provider(imported, model)
+            status = FAILS if len(every) == len(targets.TARGETS) else RESUMES
+            return ResumeVerdict(status, changed=changed, providers=every, repair=repair)
+        refusals = _refusals(imported, provider, model)[0]
+        return ResumeVerdict(FAILS if refusals else RESUMES, provider=provider, refusals=tuple(refusals),
+                             changed=changed, repair=repair)
+    told = formats.on_resume(imported)
+    provider, ran_on = _provider(imported, target)
+    agent = formats.agent_title(imported.format)
+    version = told.version if told is not None else None
+    refusals: list[Refusal] = []
+    claims = _claims(told) if told is not None else ()
+    if provider is not None:
+        refusals, claims = _refusals(imported, provider, model)
+    status = FAILS if refusals else AGENT_REPAIRS if claims else RESUMES
+    return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
+                         repair=repair)
+
+
+def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> tuple[list[Any], tuple[Claim, ...]]:
+    """What ``provider`` finds in the rows the agent sends on resume, less the errors its own
+    repairs cover (the rows its import marked, and the claims found by a rule), with those
+    claims: the "as given" moment of every view. Warnings are kept."""
+    rows, marked, told = as_sent(imported)
+    problems = targets.check(rows, provider, model)
+    if told is None:
+        return problems, ()
+    first = _first_sent(rows)
+    kept, found = [], []
+    for p in problems:
+        if p.severity != targets.ERROR:
+            kept.append(p)
+            continue
+        if p.index in marked:
+            continue
+        claim = told.claim(p.rule, p.index, p.tool_call_id, first)
+        if claim is None:
+            kept.append(p)
+        else:
+            found.append(claim)
+    return kept, _claims(told.with_claims(found))
+
+
+def _refusals(imported: Any, provider: str, model: str | None) -> tuple[list[Refusal], tuple[Claim, ...]]:
+    problems, claims = as_sent_problems(imported, provider, model)
+    n = len(imported.messages)
+    return [Refusal(provider, p.rule, p.where or (imported.where(p.index) if p.index < n else f"#{p.index}"),
+                    p.index if p.index < n else None, p.tool_call_id, p.strict)
+            for p in problems if p.severity == targets.ERROR], claims
+
+
+def written_refusals(outcome: Any, model: str | None = None) -> tuple[str | None, list[Refusal]]:
+    """What the provider of the written document refuses in it (the export dialog's warning):
+    the provider a session runs on for its own format (as :func:`resume_verdict` reads it),
+    else the output format's own provider (None, with nothing refused: a flat list)."""
+    imported = outcome.imported
+    if outcome.output_format == imported.format and formats.is_session_format(imported.format):
+        provider = _provider(imported, None)[0]
+    else:
+        provider = formats.provider(outcome.output_format)
+    if provider is None:
+        return None, []
+    return provider, [Refusal(provider, p.rule, p.where or f"#{p.index}", None, p.tool_call_id, p.strict)
+                      for p in targets.check(outcome, provider, model) if p.severity == targets.ERROR]
+
+
+def _every_provider(imported: Any, model: str | None) -> tuple[ProviderRefusals, ...]:
+    out = []
+    rows = list(imported.messages)
+    for name in targets.TARGETS:
+        errors = [p for p in targets.check(rows, name, model) if p.severity == targets.ERROR]
+        if errors:
+            out.append(ProviderRefusals(name, tuple(dict.fromkeys(p.rule for p in errors)),
+                                        all(p.strict for p in errors)))
+    return tuple(out)
+

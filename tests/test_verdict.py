@@ -1,0 +1,276 @@
+"""One answer to "will this resume?": ``check``'s line, the doctor's row, the TUI's provider
+checks (view 0 and the last stage, strict and reasoning both ways) and batch's report all
+render the one verdict of ``inspector.verdict``, on every sample and store fixture.
+
+Each view is asked through its own entry point (the CLI, ``doctor.scan``, ``tui.verdict``,
+``batch``), never through the verdict module's own wording alone; the verdict's facts (its
+status, the rules refused, the agent's claims) are what each must name.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from inspector import targets
+from inspector.cli import main
+from inspector.doctor import scan
+from inspector.pipeline import run_file
+from inspector.tui.verdict import INPUT, MEM5, STRICT, check_all
+from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, resume_verdict
+
+from sessions import codex_builder, crush_builder, goose_builder
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.name[:1].isdigit())
+SESSION_SAMPLES = [p for p in SAMPLE_FILES if int(p.name[:2]) >= 21]
+DOCTOR_STATUS = {FAILS: {"fails"}, AGENT_REPAIRS: {"agent-repairs"}, RESUMES: {"ok", "changes"}}
+
+
+def _store_fixtures(folder: Path) -> list[Path]:
+    """Store fixtures built from the agents' own schemas (tests/sessions' builders)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    out.append(crush_builder.write_db(folder / "crush.db", {f"ses-{k}": f() for k, f in
+                                                             {**crush_builder.BROKEN, **crush_builder.FINE}.items()}))
+    out.append(goose_builder.write_db(folder / "sessions.db", {f"2026120{i}_1": f() for i, f in
+                                                                enumerate(goose_builder.ALL.values())}))
+    for name, make in codex_builder.BROKEN.items():
+        path = folder / f"rollout-2025-10-12T10-00-00-{name}.jsonl"
+        path.write_bytes(make())
+        out.append(path)
+    return out
+
+
+def _sessions_of(path: Path) -> list[str | None]:
+    from inspector import formats, pipeline
+
+    held = formats.sessions(pipeline.parse(path.read_bytes(), path.name))
+    return [s.id for s in held] if len(held) > 1 else [None]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> list[tuple[Path, str | None]]:
+    stores = _store_fixtures(tmp_path_factory.mktemp("stores"))
+    return [(p, s) for p in [*SAMPLE_FILES, *stores] for s in _sessions_of(p)]
+
+
+def _check_line(capsys, path: Path, session: str | None, *extra: str) -> str:
+    main(["check", str(path), *(["--session", session] if session else []), *extra])
+    out = capsys.readouterr().out.splitlines()
+    return out[0]
+
+
+def _errors(problems) -> set[str]:
+    return {p.rule for p in problems if p.severity == targets.ERROR}
+
+
+def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
+    for path, session in files:
+        outcome = run_file(path, session=session)
+        v = resume_verdict(outcome)
+        where = f"{path.name} {session or ''}"
+
+        # check: the verdict's words, its refused rules and its claims on the line
+        line = _check_line(capsys, path, session)
+        if v.status == RESUMES and not v.claims and not v.ran_on:
+            assert "refuses" not in line and "repairs it itself" not in line, (where, line)
+        elif v.agent is not None or v.provider is not None:
+            assert v.head() in line, (where, line)
+            for rule in {r.rule for r in v.refusals[:1]}:
+                assert rule in line, (where, line)
+        elif v.providers and not outcome.changed:
+            for p in v.providers:
+                assert f"{p.provider} {'/'.join(p.rules)}" in line, (where, line)
+        for c in v.claims:
+            assert f"({c.repair.name})" in line, (where, line)
+            assert (c.cost in line) if c.cost else True, (where, line)
+
+        # check --json: the verdict itself
+        main(["check", str(path), *(["--session", session] if session else []), "--json"])
+        assert orjson.loads(capsys.readouterr().out.splitlines()[0])["verdict"] == \
+            orjson.loads(orjson.dumps(v.to_dict())), where
+
+        # the doctor: the same status and the same sentence
+        shutil.rmtree(tmp_path / "one", ignore_errors=True)
+        (tmp_path / "one").mkdir()
+        shutil.copy(path, tmp_path / "one" / path.name)
+        rows = [r for r in scan([str(tmp_path / "one")], env={"HOME": str(tmp_path)}).rows
+                if r.session == session]
+        if v.agent is not None:
+            [row] = rows
+            assert row.status in DOCTOR_STATUS[v.status], (where, row.verdict.sentence)
+            assert row.verdict.sentence.startswith(v.sentence()) or row.verdict.sentence.startswith("ok: nothing"), \
+                (where, row.verdict.sentence)
+            assert [r["rule"] for r in row.verdict.problems] == [r.rule for r in v.refusals]
+            assert [c["case"] for c in row.verdict.repaired_by_agent] == list(v.claimed)
+
+        # the TUI, view 0: what the agent sends, the same refusals and claims
+        names = [v.provider] if v.provider else list(targets.TARGETS)
+        checks = check_all(outcome.imported, outcome.result, False, names=names)
+        if v.provider is not None:
+            given = checks.at(INPUT, v.provider)
+            assert _errors(given.problems) == {r.rule for r in v.refusals}, where
+            assert given.agent_repairs == tuple(c.words() for c in v.claims)
+        else:
+            refusing = {p.provider: set(p.rules) for p in v.providers}
+            for t in targets.TARGETS:
+                assert _errors(checks.at(INPUT, t).problems) == refusing.get(t, set()), (where, t)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("reasoning", ["keep", "strip"])
+def test_the_tuis_last_stage_is_what_check_target_finds(files, strict, reasoning):
+    """The last stage's provider check in the TUI is ``check --target``'s, under strict and
+    the reasoning policy both ways (the export it checks is the one ``normalize`` writes)."""
+    for path, session in files:
+        outcome = run_file(path, session=session, strict=strict, reasoning=reasoning)
+        provider = resume_verdict(outcome).provider or "openai-chat"
+        checks = check_all(outcome.imported, outcome.result, strict, names=[provider], reasoning=reasoning)
+        last = checks.at(STRICT if strict else MEM5, provider)
+        assert last.failure is None, (path.name, last.failure)
+        assert [(p.rule, p.index) for p in last.problems] == \
+            [(p.rule, p.index) for p in targets.check(outcome, provider)], (path.name, session)
+
+
+def test_batch_reports_the_same_verdict_for_every_session_file(files, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    paths = sorted({p for p, _ in files if int(p.name[:2] if p.name[:2].isdigit() else 99) >= 21})
+    for p in paths:
+        shutil.copy(p, folder / p.name)
+    report = tmp_path / "report.json"
+    main(["batch", str(folder), "-o", str(tmp_path / "out") + "/", "--report", str(report), "-q"])
+    listed = orjson.loads(report.read_bytes())["resume"]["sessions"]
+    by = {(Path(e["source"]).name, e["session"]): e for e in listed}
+    for path, session in files:
+        if path not in paths:
+            continue
+        v = resume_verdict(run_file(path, session=session))
+        e = by[(path.name, session)]
+        assert (e["status"], e["verdict"], e["refused"], e["claims"]) == \
+            (v.status, v.head(), list(v.refused_rules), list(v.claimed)), (path.name, session)
+
+
+def test_the_codex_sample_resumes_because_codex_repairs_it_in_every_view(capsys):
+    path = SAMPLES / "22-codex-rollout.jsonl"
+    outcome = run_file(path)
+    assert resume_verdict(outcome).status == AGENT_REPAIRS
+    given = check_all(outcome.imported, outcome.result, False, names=["openai-responses"]).at(INPUT, "openai-responses")
+    assert given.accepts and "Codex answers a call left without output with \"aborted\"" in given.sentence()
+    assert "the real result is lost; the tool may have run" in given.sentence()
+    assert "resumes because Codex CLI repairs it itself" in _check_line(capsys, path, None)
+
+
+def test_a_flat_historys_check_line_names_the_providers_that_refuse_it(capsys):
+    line = _check_line(capsys, SAMPLES / "11-known-limit-separated-result.json", None)
+    assert ": ok, nothing to change; 7 of 10 providers refuse it: " in line
+    assert "anthropic tool-use-without-result" in line and "openai-chat tool-calls-unanswered" in line
+    assert "--strict repairs it for" in line
+    assert "openai-responses" not in line and "bedrock" not in line and "gemini" not in line
+
+
+# -- the reasoning policy in the TUI --------------------------------------------------------------
+
+THINK = {"type": "thinking", "thinking": "Look it up.", "signature": "EqQBCkYIBRgCKkBsig0001"}
+USE = {"type": "tool_use", "id": "toolu_01A", "name": "lookup", "input": {"q": "x"}}
+BODY = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "messages": [{"role": "user", "content": "Find x"},
+                     {"role": "assistant", "content": [THINK, USE]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "x=1"}]}]}
+
+
+def test_stripping_reasoning_shows_anthropics_refusal_in_the_tui(tmp_path, capsys):
+    path = tmp_path / "body.json"
+    path.write_bytes(orjson.dumps(BODY))
+    for reasoning, refused in (("keep", False), ("strip", True)):
+        outcome = run_file(path, reasoning=reasoning)
+        checks = check_all(outcome.imported, outcome.result, False, names=["anthropic"], reasoning=reasoning)
+        rules = _errors(checks.at(MEM5, "anthropic").problems)
+        assert ("thinking-not-first" in rules) is refused, (reasoning, rules)
+    main(["check", str(path), "--reasoning", "strip", "--target", "anthropic"])
+    assert "thinking-not-first" in capsys.readouterr().out
+
+
+def test_an_export_that_fails_is_a_cell_not_checked_never_a_crash(monkeypatch):
+    """R3-14: the verdict worker let an export's error escape and killed the app."""
+    from inspector import pipeline
+    from inspector.io import JSONWriteError
+
+    outcome = run_file(SAMPLES / "13-anthropic-retry-and-parallel-call.json")
+
+    def fails(*args, **kwargs):
+        raise JSONWriteError("Recursion limit reached")
+    monkeypatch.setattr(pipeline, "export", fails)
+    checks = check_all(outcome.imported, outcome.result, False, names=["anthropic", "gemini"])
+    for t in ("anthropic", "gemini"):
+        assert checks.at(MEM5, t).failure == "JSONWriteError: Recursion limit reached"
+        assert checks.at(INPUT, t).failure is None
+    assert checks.complete
+
+
+# -- the provider a session ran on ---------------------------------------------------------------
+
+def _crush_with_providers(path: Path, runs: dict[str, list[tuple[str, str]]]) -> Path:
+    """Crush's own schema (tests/sessions/crush_builder), one crashed session per entry of
+    ``runs``, each assistant message stamped with the (provider, model) given, in order."""
+    crush_builder.write_db(path, {sid: crush_builder.crash() for sid in runs})
+    conn = sqlite3.connect(path)
+    for sid, stamps in runs.items():
+        ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE session_id = ? AND role = 'assistant' "
+                                          "ORDER BY created_at, rowid", (sid,))]
+        for mid, (provider, model) in zip(ids, stamps):
+            conn.execute("UPDATE messages SET provider = ?, model = ? WHERE id = ? AND session_id = ?",
+                         (provider, model, mid, sid))
+    conn.commit()
+    conn.close()
+    return path
+
+
+RUNS = {
+    "ses-openrouter": [("anthropic", "claude-sonnet-4-5"), ("gemini", "gemini-2.5-pro"),
+                       ("openrouter", "qwen/qwen3-coder")],
+    "ses-router-claude": [("openrouter", "anthropic/claude-sonnet-4"), ("openrouter", "anthropic/claude-sonnet-4"),
+                          ("openrouter", "anthropic/claude-sonnet-4")],
+    "ses-gemini": [("anthropic", "claude-sonnet-4-5"), ("anthropic", "claude-sonnet-4-5"),
+                   ("gemini", "gemini-2.5-pro")],
+    "ses-local": [("ollama", "llama3.1:8b")] * 3,
+}
+
+
+def test_a_crush_session_is_judged_for_the_provider_it_ran_on(tmp_path, capsys):
+    seen = {}
+    for sid, stamps in RUNS.items():
+        path = _crush_with_providers(tmp_path / f"{sid}.db", {sid: stamps})
+        outcome = run_file(path)
+        seen[sid] = resume_verdict(outcome)
+        assert resume_verdict(outcome, "anthropic").provider == "anthropic"      # --target overrides
+    assert seen["ses-openrouter"].provider is None
+    assert "qwen/qwen3-coder" in seen["ses-openrouter"].sentence()
+    assert "does not know" in seen["ses-openrouter"].sentence()
+    assert not seen["ses-openrouter"].refusals
+    assert seen["ses-router-claude"].provider == "anthropic"      # OpenRouter, to Anthropic's model
+    assert seen["ses-gemini"].provider == "gemini"
+    assert "judged for gemini, the last one's" in seen["ses-gemini"].sentence()
+    assert seen["ses-local"].provider is None and "ollama" in seen["ses-local"].sentence()
+    for v in seen.values():
+        assert all(r.provider != "anthropic" for r in v.refusals) or v.provider == "anthropic"
+    line = _check_line(capsys, tmp_path / "ses-openrouter.db", None)
+    assert "ran on anthropic (claude-sonnet-4-5), gemini (gemini-2.5-pro), openrouter (qwen/qwen3-coder)" in line
+    assert "anthropic refuses" not in line
+
+
+def test_a_codex_rollout_run_on_another_provider_is_not_judged_as_openai():
+    from inspector.pipeline import run
+
+    data = codex_builder.crash_missing_output()
+    assert resume_verdict(run(data, "r.jsonl")).provider == "openai-responses"
+    local = resume_verdict(run(data.replace(b'"model_provider":"openai"', b'"model_provider":"ollama"'), "r.jsonl"))
+    assert local.provider is None and "ran on ollama (" in local.sentence() and not local.refusals
+    routed = data.replace(b'"model_provider":"openai"', b'"model_provider":"openrouter"')
+    routed = routed.replace(b'"model":"gpt-5-codex"', b'"model":"anthropic/claude-sonnet-4"')
+    assert resume_verdict(run(routed, "r.jsonl")).provider == "anthropic"
