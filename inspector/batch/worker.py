@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import pipeline
+from .. import formats, pipeline
 from ..engine import gc_paused
 from ..io import InputError, JSONWriteError, write_failure
 from .cells import repair_line
@@ -165,9 +165,9 @@ def process_records(records, conversion: Conversion = Conversion(), mirror: str 
                 data = outcomes[-1].data
             change = tally(outcomes, conversion.target)
             # the one resume verdict, per agent session (a session file, or a record an agent wrote)
-            verdicts = [(formats.chosen_session(o.imported.document) if len(outcomes) > 1 else None,
+            verdicts = [(pipeline.chosen_session(o.imported.document) if len(outcomes) > 1 else None,
                          resume_verdict(o, conversion.target))
-                        for o in outcomes if formats.is_session_format(o.imported.format)]
+                        for o in outcomes if formats.get(o.imported.format).is_session]
         except InputError as exc:
             _failed(result, record, exc.reason, exc.line, exc.column)
             continue

@@ -49,6 +49,8 @@ def test_fix_copies_both_databases_and_leaves_the_originals_byte_identical(tmp_p
     assert {s["path"] for s in manifest["sources"]} == {str(p) for p in sources}
     again = {(r.agent, r.session): r.status for r in scan([str(out)], env={"HOME": str(home)}).rows}
     assert again[("crush", "ses-crash")] == again[("crush", "ses-orphan")] == "ok"
-    assert again[("goose", "20261201_1")] == "ok"
+    # The id declared twice in one turn is repaired; the second response stays in the copy, because
+    # Goose leaves it out of every request itself (its own repair, so Inspector writes nothing for it).
+    assert again[("goose", "20261201_1")] == "agent-repairs"
     # A response after a later prompt needs --strict; MEM-5 alone leaves it, and says so.
     assert again[("goose", "20261201_3")] == "fails"
