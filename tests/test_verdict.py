@@ -108,6 +108,7 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
                 (where, row.verdict.sentence)
             assert [r["rule"] for r in row.verdict.problems] == [r.rule for r in v.refusals]
             assert [c["case"] for c in row.verdict.repaired_by_agent] == list(v.claimed)
+            assert orjson.loads(orjson.dumps(row.to_dict()))["resume"] == orjson.loads(orjson.dumps(v.to_dict()))
 
         # the TUI, view 0: what the agent sends, the same refusals and claims
         names = [v.provider] if v.provider else list(targets.TARGETS)

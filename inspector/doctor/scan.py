@@ -48,7 +48,8 @@ class Row:
         return {"agent": self.agent, "path": self.path, "session": self.session, "label": self.label,
                 "modified": when, "format": self.format, "status": v.status, "verdict": v.sentence,
                 "target": v.target, "version": v.version, "problems": v.problems,
-                "repaired_by_agent": v.repaired_by_agent, "repair": v.repair}
+                "repaired_by_agent": v.repaired_by_agent, "repair": v.repair,
+                "resume": v.resume.to_dict() if v.resume is not None else None}   # inspector.verdict's own
 
 
 @dataclass(slots=True)
