@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,10 +63,11 @@ class Source:
 class ChooseSession(Exception):
     """The file holds several sessions and none was named: the user picks one."""
 
-    def __init__(self, source: Source, sessions: list[facts.SessionInfo]) -> None:
+    def __init__(self, source: Source, sessions: list[facts.SessionInfo], missing: str | None = None) -> None:
         super().__init__(f"{source.name}: {len(sessions)} sessions")
         self.source = source
         self.sessions = sessions
+        self.missing = missing  # the session asked for (--session) that the file does not hold
 
 
 @dataclass(slots=True, repr=False)
@@ -138,6 +139,9 @@ def _load(source: Source, progress: ReportProgress, strict: bool, reasoning: str
     del data
     if source.session is None and (offered := facts.session_entries(document)):
         raise ChooseSession(source, offered)             # the screen offers them (a picker)
+    if source.session is not None and (offered := facts.session_entries(document)) \
+            and source.session not in {s.id for s in offered}:
+        raise ChooseSession(replace(source, session=None), offered, missing=source.session)  # --session nope
     imported = pipeline.read(document, name, source.fmt, source.session)
     return _repaired(source, imported, progress, strict, reasoning)
 
@@ -204,7 +208,7 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
                    else load_document(source, progress, strict, reasoning))
         except ChooseSession as choice:
             if not worker.is_cancelled:
-                node.post_message(SessionsOffered(choice.source, choice.sessions))
+                node.post_message(SessionsOffered(choice.source, choice.sessions, choice.missing))
             return
         except InputError as exc:
             if not worker.is_cancelled:

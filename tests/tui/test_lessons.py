@@ -116,7 +116,7 @@ async def test_the_last_lesson_is_a_blank_history_built_with_the_editor():
             await pilot.press("enter")
             for _ in range(100):
                 await pilot.pause(0.01)
-                if main._pending is None:
+                if main.editing.pending is None:
                     break
 
         await add("user")
