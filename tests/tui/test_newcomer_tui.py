@@ -225,3 +225,27 @@ async def test_b_comes_back_to_the_file_left(folder):
         screen = await _browser(app, pilot)
         table = screen.query_one(DataTable)
         assert str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value) == chosen
+
+
+@pytest.mark.parametrize("sample", ["06-system-mid-conversation.json", "11-known-limit-separated-result.json"])
+def test_the_input_view_marks_a_moved_row_as_the_stages_do(sample):
+    """Item 9: a row a stage moves reads `↑` in that stage's view but `~` (changed) in the
+    input view's fate column; both say moved now, and a row only changed keeps `~`."""
+    from inspector.engine import kinds_with
+    from inspector.pipeline import run_file
+    from inspector.tui.rows import MOVE, Model, tag_text
+
+    out = run_file(SAMPLES / sample, strict=True)
+    model = Model(out.imported.messages, out.result, out.imported)
+    moved_kinds = kinds_with("move")   # the engine's table: which kinds move a message
+    found = 0
+    for origin, events in model.by_origin.items():
+        if any(e.drop and e.call is None for e in events):
+            continue   # a dropped row's fate names the drop
+        fate = tag_text(events, 0)
+        if any(e.kind in moved_kinds for e in events):
+            found += 1
+            assert fate.startswith(f"→ {MOVE} "), (origin, fate)
+        else:
+            assert not fate.startswith(f"→ {MOVE} "), (origin, fate)
+    assert found, f"{sample}: no moved row"
