@@ -249,3 +249,35 @@ def test_the_input_view_marks_a_moved_row_as_the_stages_do(sample):
         else:
             assert not fate.startswith(f"→ {MOVE} "), (origin, fate)
     assert found, f"{sample}: no moved row"
+
+
+async def test_every_dialog_puts_its_action_before_the_way_out(tmp_path):
+    """Item 9: dialog buttons came in three orders (Apply | Cancel, Export | Cancel, but
+    No | Yes and Cancel | Save); now the action first, then the way out, everywhere."""
+    from textual.widgets import Button
+
+    from inspector.tui.screens.editor import EditorDialog
+    from inspector.tui.screens.export import ExportDialog
+    from inspector.tui.screens.save_edits import ConfirmDialog, SaveEditsDialog
+
+    path = tmp_path / "12.json"
+    shutil.copy(SAMPLES / "12-clean-history.json", path)
+
+    def order(screen) -> list[str]:
+        buttons = sorted(screen.query(Button), key=lambda b: (b.region.y, b.region.x))
+        return [b.id for b in buttons]
+
+    async with opened(path, size=(120, 35)) as (app, pilot):
+        seen = {}
+        for dialog in (EditorDialog("Edit", "{}", ""), ExportDialog(app.main.doc.result, "out.json", (),
+                                                                       imported=app.main.doc.imported),
+                       ConfirmDialog("Unsaved edits", "Drop them?", yes="Drop edits"),
+                       SaveEditsDialog("out.json", (), lambda: b"[]", "1 edit")):
+            app.push_screen(dialog)
+            await pilot.pause(0.2)
+            seen[type(dialog).__name__] = order(app.screen)
+            app.pop_screen()
+            await pilot.pause()
+        ways_out = {"editor-cancel", "cancel", "no"}
+        for name, ids in seen.items():
+            assert len(ids) == 2 and ids[1] in ways_out and ids[0] not in ways_out, (name, ids)

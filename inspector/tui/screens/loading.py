@@ -177,9 +177,9 @@ class Loading:
             notify(thinking.toggled_text(doc.imported, doc.reasoning, doc.export_events), title="Reasoning")
         elif reload:
             notify(f"Reloaded {doc.source.name}: {len(doc.raw):,} messages.", title="Reload")
-        if not toggled and not policy:
-            for note in doc.notes:
-                notify(note)
+        if not toggled and not policy and doc.notes:   # one toast, not one each: they covered the table
+            notify("; ".join(doc.notes) + "." if len(doc.notes) > 1 else doc.notes[0],
+                   title=f"Import: {len(doc.notes)} notes" if len(doc.notes) > 1 else "Import")
 
     def failed(self, message: LoadFailed) -> None:
         """The load failed: the error dialog (a watched file caught mid-write: a toast, and the

@@ -76,6 +76,7 @@ class SidePanel(Vertical):
 
 class MainScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (layout.TALL, "-tall")]
     ESCAPE_TO_MINIMIZE = False  # escape also returns focus to the table: action_back does both
 
     BINDINGS = MAIN_BINDINGS
