@@ -281,3 +281,25 @@ async def test_every_dialog_puts_its_action_before_the_way_out(tmp_path):
         ways_out = {"editor-cancel", "cancel", "no"}
         for name, ids in seen.items():
             assert len(ids) == 2 and ids[1] in ways_out and ids[0] not in ways_out, (name, ids)
+
+
+async def test_after_mem5s_repair_is_said_only_where_the_view_shows_it(tmp_path):
+    """Item 9: every MEM-5 view (coerce and hoist too) said "After MEM-5's repair:", though
+    only the last stage's view shows the history checked; the earlier ones say the verdict is
+    for MEM-5's output once all four stages have run."""
+    path = tmp_path / "11.json"
+    shutil.copy(SAMPLES / "11-known-limit-separated-result.json", path)
+    async with opened(path) as (app, pilot):
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if app.main.verdicts is not None and app.main.verdicts.complete:
+                break
+        app.main.query_one(DiffTable).focus()
+        lines = {}
+        for view in "1234":
+            await pilot.press(view)
+            await pilot.pause()
+            lines[view] = widget_text(app, "#verdict")
+        assert "After MEM-5's repair" in lines["4"]
+        for view in "123":
+            assert "After MEM-5's repair" not in lines[view] and "all four MEM-5 stages" in lines[view], lines[view]

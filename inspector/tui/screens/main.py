@@ -31,6 +31,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
+from ...engine import MEM5_STAGES
 from .. import causes, keys, layout, panes
 from .. import reasoning as thinking
 from ..actions import MAIN_BINDINGS, footer_bindings
@@ -247,7 +248,7 @@ class MainScreen(Screen[None]):
         """The bar, the problem marks in the table and the Provider pane, for the view shown."""
         bar = self.verdict_bar
         stage = bar.stage_of(self.views, self.view)
-        bar.show_verdict(bar.verdicts, stage, bar.target)
+        bar.show_verdict(bar.verdicts, stage, bar.target, partial=self.views[self.view] in MEM5_STAGES[:-1])
         table = self.query_one(DiffTable)
         flags = bar.marks(stage, table.rows, self.view == len(self.views) - 1 or self.view == 0)
         if flags != table.flags:

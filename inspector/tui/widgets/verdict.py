@@ -197,12 +197,14 @@ class VerdictBar(Static):
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 
-    def show_verdict(self, verdicts: Verdicts | None, stage: str, target: str | None) -> None:
+    def show_verdict(self, verdicts: Verdicts | None, stage: str, target: str | None, partial: bool = False) -> None:
+        """``partial``: the view shows a MEM-5 stage before the last, whose history is not the one
+        checked; the line says the verdict is for MEM-5's output, once all four stages have run."""
         text = Text()
         if verdicts is None:
             text.append("Checking what each provider would accept…", "$text-muted")
         elif target is None:
-            when = WHEN[stage]
+            when = "once all four MEM-5 stages have run" if partial and stage == verdicts_of.MEM5 else WHEN[stage]
             text.append(f"{when[:1].upper()}{when[1:]}: ", "bold")  # not capitalize(): MEM-5 keeps its capitals
             text.append_text(matrix_text(verdicts.matrix(stage)))
             if not verdicts.complete:
