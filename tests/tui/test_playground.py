@@ -355,3 +355,31 @@ async def test_a_highlight_of_a_replaced_document_does_not_crash_the_panes(tmp_p
             await pilot.pause(0.12)
         assert app.is_running
         assert app.return_code is None and main.doc is not None
+
+
+async def test_after_a_save_the_unsaved_count_is_the_edits_since(clean):
+    """Issue 35 item 9: after a save, the questions counted every edit as unsaved ("3 unsaved
+    edit(s)" for the one edit made since the save)."""
+    target = clean.with_name("12-clean-history.edited.json")
+    async with opened(clean) as (app, pilot):
+        for role in ("tool", "user"):
+            select(app, role)
+            await pilot.press("delete")
+            await settled(app, pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveEditsDialog)
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.screen is app.main and target.exists():
+                break
+        assert target.exists() and not app.main.edits.unsaved
+        select(app, "assistant")
+        await pilot.press("delete")
+        await settled(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        message = str(app.screen.query_one("#dialog-message").render())
+        assert message.startswith("1 edit(s) are not saved"), message

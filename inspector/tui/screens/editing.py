@@ -88,7 +88,7 @@ class Editing:
                 go()
 
         what = "read it again from disk" if source == doc.source else f"open {source.name}"
-        self.screen.app.push_screen(ConfirmDialog("Unsaved edits", f"{doc.source.name} has {history.position} "
+        self.screen.app.push_screen(ConfirmDialog("Unsaved edits", f"{doc.source.name} has {unsaved_count(history)} "
                                                   f"unsaved edit(s). Drop them and {what}?", yes="Drop edits"),
                                     answered)
 
@@ -392,6 +392,14 @@ class Editing:
         screen.load_now(doc.source)
 
 
+def unsaved_count(history: EditHistory) -> int:
+    """How many edits a file written holds not: those since the last save (all, before one;
+    an undo back past the save counts the steps back to it)."""
+    if history.saved is None:
+        return history.position
+    return abs(history.position - history.saved)
+
+
 def selected_call(doc: Document, origin: int | None) -> tuple[str, str]:
     """The call a new result answers: the selected row's first call, else the nearest call above it."""
     if origin is None:
@@ -465,6 +473,6 @@ def ask_before_quit(app: Any) -> bool:
         if yes:
             app.exit()
 
-    app.push_screen(ConfirmDialog("Unsaved edits", f"{history.position} edit(s) are not saved (ctrl+s on view 0 "
+    app.push_screen(ConfirmDialog("Unsaved edits", f"{unsaved_count(history)} edit(s) are not saved (ctrl+s on view 0 "
                                   "saves them as a new file). Quit and drop them?", yes="Quit"), answered)
     return True
