@@ -183,7 +183,8 @@ class BrowserScreen(Screen[str | None]):
         path = str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
         v = self.verdicts[path]
         line = Text(inert(self.items[path].label), "bold")
-        line.append(f"  {v.status}", "bold")
+        line.append(" · ")
+        line.append(v.status, "bold")
         if v.detail:
             line.append(f": {inert(v.detail)}")
         self.query_one("#browser-detail", Static).update(line)
