@@ -303,3 +303,35 @@ async def test_after_mem5s_repair_is_said_only_where_the_view_shows_it(tmp_path)
         assert "After MEM-5's repair" in lines["4"]
         for view in "123":
             assert "After MEM-5's repair" not in lines[view] and "all four MEM-5 stages" in lines[view], lines[view]
+
+
+async def test_at_80x24_the_table_the_details_and_the_verdict_have_room(tmp_path):
+    """Item 7: at 80x24 the table showed 6 rows, the Details tab only its heading, and the
+    verdict of a provider-format file took two lines."""
+    from .helpers import row_lines
+
+    path = tmp_path / "17.json"
+    shutil.copy(SAMPLES / "17-long-parallel-call-ids.json", path)
+    async with opened(path, size=(80, 24)) as (app, pilot):
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if app.main.verdicts is not None and app.main.verdicts.complete:
+                break
+        app.main.query_one(DiffTable).focus()
+        await pilot.press("3")
+        await pilot.pause()
+        rows = [line for line in row_lines(app)[1:] if line.strip()]   # the header first
+        assert len(rows) > 6, rows
+        assert app.main.query_one("#verdict").size.height == 1
+        assert app.main.query_one("#details").size.height >= 4   # the heading and what follows it
+
+
+async def test_the_import_notes_come_in_one_toast(tmp_path):
+    """Item 7: a Claude Code session's four import notes were four toasts, over the table."""
+    path = tmp_path / "s.jsonl"
+    shutil.copy(SAMPLES / "21-claude-code-session.jsonl", path)
+    async with opened(path, size=(80, 24)) as (app, pilot):
+        notes = app.main.doc.notes
+        assert len(notes) > 1
+        toasts = [n for n in app.notified if any(note in n.message for note in notes)]
+        assert len(toasts) == 1 and all(note in toasts[0].message for note in notes)
