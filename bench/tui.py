@@ -147,7 +147,7 @@ def _edit_child(path: str) -> None:
                 shown = main.doc
                 start = time.perf_counter()
                 await pilot.press("delete" if k % 2 == 0 else "ctrl+z")
-                while main.doc is shown or main._pending is not None:
+                while main.doc is shown or main.editing.pending is not None:
                     await pilot.pause(0.001)
                 await pilot.pause()  # the frame that paints it
                 out["keys"].append(time.perf_counter() - start)

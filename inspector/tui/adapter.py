@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import formats
-from ..engine import KINDS, STAGE_BY_NAME, STRICT_CLAUSES, STRICT_KINDS, Kind
+from ..engine import KINDS, STAGE_BY_NAME, STRICT_CLAUSES, STRICT_KINDS, STRICT_STAGE, Kind
 
-STRICT = "strict"  # the one extension the TUI offers (t, --strict)
+STRICT = STRICT_STAGE  # the one extension the TUI offers (t, --strict): the engine names it
 
 
 def is_extension(stage: str) -> bool:

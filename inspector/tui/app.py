@@ -14,7 +14,8 @@ from . import confine, keys
 from .commands import InspectorCommands
 from .loader import Source
 from .screens.main import MainScreen
-from .screens.playground import PlaygroundScreen, ask_before_quit
+from .screens.editing import ask_before_quit
+from .screens.playground import PlaygroundScreen
 
 
 class InspectorApp(App[int]):

@@ -1,15 +1,20 @@
-"""The command palette's Inspector entries (posting's `export: …` style), ranked so that a
-stage's name finds its `stage:` entry first: `repair` means the stage, not the export."""
+"""The command palette's Inspector entries (posting's `export: …` style), drawn from the
+screen's action table (:mod:`inspector.tui.actions`: each binding's id, tooltip and key),
+ranked so that a stage's name finds its `stage:` entry first: `repair` means the stage, not
+the export."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from textual.actions import parse
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..engine import KINDS
-from .adapter import extension_clauses, is_extension
+from .actions import PALETTE, key_of
+from .adapter import is_extension
 
 if TYPE_CHECKING:
     from .screens.main import MainScreen
@@ -21,54 +26,55 @@ class Entry(NamedTuple):
     run: Callable[[], object]
 
 
+def _runner(main: MainScreen, binding: Binding) -> Callable[[], object]:
+    """Run a binding's action on the screen (or the app), at once: the palette and a test call it."""
+    target, name, params = parse(binding.action)
+    owner = main.app if target == "app" else main
+    method = getattr(owner, f"action_{name}")
+    return lambda: method(*params)
+
+
 def entries(main: MainScreen) -> list[Entry]:
-    out = [Entry("export: repaired history", "Write the repaired history atomically, in the input's format or "
-                 "another provider's (e)", main.action_export)]
+    """The palette's entries: every binding of the screen's action table that has a palette
+    title (its tooltip and key as help), a stage entry per view shown, the reasoning switch
+    (its title says what it switches to), and a filter per event kind of the open history."""
+    bindings = {b.id: b for b in main.BINDINGS if b.id}
+    out = []
+
+    def add(binding_id: str) -> None:
+        binding = bindings.get(binding_id)
+        if binding is not None and binding_id in PALETTE and main.check_action(
+                parse(binding.action)[1], parse(binding.action)[2]) is not False:
+            out.append(Entry(PALETTE[binding_id], f"{binding.tooltip} ({key_of(binding)})", _runner(main, binding)))
+
+    add("file.export")
     for view, name in enumerate(main.views):
         kind = " (Inspector's extension beyond MEM-5)" if view and is_extension(name) else ""
         out.append(Entry(f"stage: {name}", f"Show stage {view} ({name}){kind} as a diff ({view})",
                          lambda v=view: main.action_stage(v)))
-    out += [
-        Entry("strict: toggle", "Add or remove the strict stage, Inspector's extension beyond MEM-5: "
-              + ", ".join(extension_clauses()) + " (t)", main.action_strict),
-        Entry(f"reasoning: {'strip' if main.reasoning == 'keep' else 'keep'} (now {main.reasoning})",
-              "--reasoning keep or strip: strip removes every reasoning block, signature and encrypted item on "
-              "export, so the history can go to another model; runs the pipeline again (R)", main.action_reasoning),
-        Entry("view: split / unified", "Side by side before | after, or one column (s)", main.action_split),
-        Entry("filter: only changed rows", "Toggle hiding unchanged rows (d)", main.action_changed_only),
-        Entry("filter: search", "Search text or a tool call id (/)", main.action_search),
-        Entry("filter: clear", "Show every row again (esc)", main.clear_filters),
-        Entry("search: next match", "The next row the search matches; none here: the nearest stage with one (n)",
-              lambda: main.action_match(1)),
-        Entry("search: previous match", "The previous row the search matches (N)", lambda: main.action_match(-1)),
-        Entry("row: next change", "The next changed row, every row still shown (])", lambda: main.action_change(1)),
-        Entry("row: previous change", "The previous changed row, every row still shown ([)",
-              lambda: main.action_change(-1)),
-    ]
+    add("view.strict")
+    reasoning = bindings.get("view.reasoning")
+    if reasoning is not None:
+        out.append(Entry(f"reasoning: {'strip' if main.reasoning == 'keep' else 'keep'} (now {main.reasoning})",
+                         f"{reasoning.tooltip} (R)", main.action_reasoning))
+    for binding_id in ("view.split", "filter.changed", "filter.search"):
+        add(binding_id)
+    out.append(Entry(PALETTE["view.back"], "Show every row again (esc)", main.clear_filters))
+    for binding_id in ("search.next", "search.previous", "row.next_change", "row.previous_change"):
+        if binding_id.startswith("search.") and bindings.get(binding_id) is not None:
+            b = bindings[binding_id]
+            out.append(Entry(PALETTE[binding_id], f"{b.tooltip} ({key_of(b)})", _runner(main, b)))
+        else:
+            add(binding_id)
     if main.doc is not None:
         for kind in main.doc.model.kind_counts:
             info = KINDS.get(kind)
             out.append(Entry(f"filter: kind {kind}", f"Only the messages it touched ({info.label if info else kind})",
                              lambda k=kind: main.filter_kind(k)))
-    out += [
-        Entry("row: details", "Before, after and events of the selected row (enter)", main.action_details),
-        Entry("row: journey", "The selected message through every stage (j)", main.action_journey),
-        Entry("row: go to cause", "Jump to the message that made the selected row's event necessary (f)",
-              main.action_cause),
-        Entry("row: copy as JSON", "Copy the selected message to the clipboard (c)", main.action_copy),
-        Entry("summary: counts by kind", "Every event kind of the run; enter filters by one (u)",
-              main.action_summary),
-        Entry("provider: choose", "Every provider's verdict on the view shown; enter checks against one (v)",
-              main.action_providers),
-        Entry("provider: next problem", "The next row the chosen provider would reject, marked ! (x)",
-              main.action_next_problem),
-        Entry("open: folder browser", "The folder's history and session files, each with its verdict (b)",
-              main.action_browse),
-        Entry("open: file", "Open another history (o)", main.action_open),
-        Entry("open: samples gallery", "The bundled samples (g)", main.action_gallery),
-        Entry("file: reload", "Read the file again from disk (r)", main.action_reload),
-        Entry("help: keys and MEM-5", "Every key and the rule, clause by clause (?)", main.action_help),
-    ]
+    done = {e.title for e in out}
+    for binding_id, title in PALETTE.items():  # the rest, in the table's order
+        if title not in done and binding_id != "view.back":
+            add(binding_id)
     return out
 
 

@@ -37,6 +37,10 @@ SIDE_SHARE = 0.3
 SIDE_MIN = 48  # room for a 40-cell id quoted in an event sentence, `('…'):`
 SIDE_MAX = 60
 FULL_FOOTER = 130  # terminal columns from which the footer has room for every shown key
+# Terminal rows below which the screen is short (80x24): the side panel under the table takes
+# less of it and the rule panel one line (? has the whole rule), so the table shows more rows
+# and the Details pane its content; the verdict keeps to one line.
+TALL = 31
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,26 +63,40 @@ class Source:
 class ChooseSession(Exception):
     """The file holds several sessions and none was named: the user picks one."""
 
-    def __init__(self, source: Source, sessions: list[facts.SessionInfo]) -> None:
+    def __init__(self, source: Source, sessions: list[facts.SessionInfo], missing: str | None = None) -> None:
         super().__init__(f"{source.name}: {len(sessions)} sessions")
         self.source = source
         self.sessions = sessions
+        self.missing = missing  # the session asked for (--session) that the file does not hold
 
 
 @dataclass(slots=True, repr=False)
 class Document:
+    """The open history: the pipeline's steps' own results (the import, the repair's result,
+    what the export says on its own under the policy) and what the screen adds (where it came
+    from, the rows model). Nothing the pipeline holds is copied here: the messages and the
+    import's notes are read from the import."""
+
     source: Source
-    raw: list[Any]
     result: Result
     model: Model
     imported: Imported  # the parsed document and its format: the seam for exports
-    notes: list[str] = field(default_factory=list)
     strict: bool = False  # normalized with the strict stage (an extension beyond MEM-5)
     reasoning: str = "keep"  # the --reasoning policy the export runs with (keep | strip)
     # What the export (in the input's format, under that policy) reports on its own: the
     # signed-turn notes and each block strip removes. Worked out only for a history that holds
     # reasoning, or under strip; empty otherwise (the export dialog works out its own).
     export_events: list[Event] = field(default_factory=list)
+
+    @property
+    def raw(self) -> list[Any]:
+        """The flat messages the import read (view 0's rows)."""
+        return self.imported.messages
+
+    @property
+    def notes(self) -> list[str]:
+        """What the import says of the file (the chain it followed, what it carried unchanged)."""
+        return list(self.imported.notes)
 
 
 def _read(path: str, name: str, progress: ReportProgress) -> bytes:
@@ -138,6 +152,9 @@ def _load(source: Source, progress: ReportProgress, strict: bool, reasoning: str
     del data
     if source.session is None and (offered := facts.session_entries(document)):
         raise ChooseSession(source, offered)             # the screen offers them (a picker)
+    if source.session is not None and (offered := facts.session_entries(document)) \
+            and source.session not in {s.id for s in offered}:
+        raise ChooseSession(replace(source, session=None), offered, missing=source.session)  # --session nope
     imported = pipeline.read(document, name, source.fmt, source.session)
     return _repaired(source, imported, progress, strict, reasoning)
 
@@ -171,8 +188,7 @@ def _repaired(source: Source, imported: Imported, progress: ReportProgress, stri
         except Exception:  # noqa: BLE001 - the export dialog says why, when the user exports
             events = []
     progress("Preparing the view", 0.9)
-    return Document(source, raw, result, Model(raw, result, imported), imported, list(imported.notes), strict,
-                    reasoning, events)
+    return Document(source, result, Model(raw, result, imported), imported, strict, reasoning, events)
 
 
 def export(doc: Document, to: str = "same") -> Exported:
@@ -205,7 +221,7 @@ def start(node: DOMNode, source: Source, strict: bool, again: Document | None = 
                        else load_document(source, progress, strict, reasoning))
         except ChooseSession as choice:
             if not worker.is_cancelled:
-                node.post_message(SessionsOffered(choice.source, choice.sessions))
+                node.post_message(SessionsOffered(choice.source, choice.sessions, choice.missing))
             return
         except InputError as exc:
             if not worker.is_cancelled:

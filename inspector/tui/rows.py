@@ -287,7 +287,8 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = F
         for e in events:
             if e.stage not in stages:
                 stages.append(e.stage)
-        return "→ ~ " + ", ".join(stages) + jump
+        mark = MOVE if any(e.kind in MOVE_KINDS for e in events) else CHANGE  # the later views' own mark
+        return f"→ {mark} " + ", ".join(stages) + jump
     kinds: list[str] = []
     for e in events:
         if e.kind not in kinds:

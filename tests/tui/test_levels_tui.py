@@ -32,7 +32,7 @@ async def open_level(app, pilot, k):
 async def edited(app, pilot):
     for _ in range(200):
         await pilot.pause(0.01)
-        if app.main._pending is None:
+        if app.main.editing.pending is None:
             break
     await settle(app, pilot)
 

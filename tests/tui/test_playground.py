@@ -33,7 +33,8 @@ async def settled(app, pilot, tries: int = 300) -> None:
     """Until the edit's worker has been read and shown."""
     for _ in range(tries):
         await pilot.pause(0.01)
-        if app.main._pending is None and app.main.loading_source is None:
+        pending = app.main.editing.pending if hasattr(app.main, "editing") else app.main._pending
+        if pending is None and app.main.loading_source is None:
             await pilot.pause()
             return
     raise AssertionError("the edit was never shown")
@@ -330,3 +331,59 @@ def test_what_changed_is_told_from_the_two_loads_counts():
     assert watch.changes(doc(clean), doc(doubled)) == "1 entry added; repair now drops 1 (was 0)."
     assert watch.changes(doc(doubled), doc(clean)) == "1 entry removed; repair now drops 0 (was 1)."
     assert watch.changes(doc(clean), doc(clean)) == "the same counts as before (5 entries)."
+
+
+async def test_a_highlight_of_a_replaced_document_does_not_crash_the_panes(tmp_path):
+    """R3-18 (hostile-round3): the details pane's cooldown showed the row the last highlight
+    named, a row of the document an edit had just replaced; its entry no longer exists there
+    and the Journey's ``where`` raised IndexError, killing the app. A highlight still queued
+    from before the edit is the same stale row: the panes show the cursor's row instead."""
+    path = tmp_path / "13.json"
+    shutil.copy(samples_dir() / "13-anthropic-retry-and-parallel-call.json", path)
+    async with opened(path) as (app, pilot):
+        main = app.main
+        assert main.doc.imported.format != "flat"   # a provider body: the Journey names the native place
+        main.action_journey()
+        await pilot.pause()
+        table = main.query_one(DiffTable)
+        table.cursor = table.row_count - 1
+        await pilot.pause()
+        stale = table.current
+        assert stale is not None and stale.origin == len(main.doc.imported.sources) - 1
+        table.focus()
+        await pilot.press("delete")
+        await settled(app, pilot)
+        assert len(main.doc.imported.sources) <= stale.origin   # that entry is gone
+        for _ in range(3):   # at once, and again after the cooldown
+            main.post_message(DiffTable.Highlighted(stale))
+            await pilot.pause(0.12)
+        assert app.is_running
+        assert app.return_code is None and main.doc is not None
+
+
+async def test_after_a_save_the_unsaved_count_is_the_edits_since(clean):
+    """Issue 35 item 9: after a save, the questions counted every edit as unsaved ("3 unsaved
+    edit(s)" for the one edit made since the save)."""
+    target = clean.with_name("12-clean-history.edited.json")
+    async with opened(clean) as (app, pilot):
+        for role in ("tool", "user"):
+            select(app, role)
+            await pilot.press("delete")
+            await settled(app, pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveEditsDialog)
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.screen is app.main and target.exists():
+                break
+        assert target.exists() and not app.main.edits.unsaved
+        select(app, "assistant")
+        await pilot.press("delete")
+        await settled(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        message = str(app.screen.query_one("#dialog-message").render())
+        assert message.startswith("1 edit(s) are not saved"), message

@@ -48,7 +48,7 @@ def line_of(app, origin: int) -> str:
 def details_of(app, origin: int) -> str:
     table = app.main.query_one(DiffTable)
     table.cursor = next(p for p in range(table.row_count) if table.row_at(p).origin == origin)
-    app.main._show_row(table.current)
+    app.main.panes.show_row(table.current)
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(app.main.query_one("#details-body").content)
     return console.export_text()

@@ -89,13 +89,17 @@ def test_the_claude_code_note_says_line_for_one_line():
     assert "put back on the chain: line 6" in notes
 
 
-async def test_escape_from_the_gallery_with_nothing_open_quits():
+async def test_escape_from_the_gallery_with_nothing_open_shows_the_empty_screen():
+    """Issue 35 item 9: escape closes the gallery, it does not quit the app; with nothing
+    open the empty screen says what o, g and q do."""
     async with opened(None, size=(100, 30)) as (app, pilot):
         await settle(app, pilot)
         assert isinstance(app.screen, GalleryScreen)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.return_code == 0   # exit() was called: no empty main screen
+        assert app.is_running and app.return_code is None
+        assert app.screen is app.main and app.main.doc is None
+        assert "g the bundled samples" in app.main.query_one("#table").empty_text
 
 
 async def test_escape_from_the_gallery_goes_back_to_the_open_history(broken_file):

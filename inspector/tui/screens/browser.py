@@ -29,6 +29,8 @@ from ...doctor import Found
 from ...io import describe_error, read_bytes
 from .. import confine, facts
 from ..text import inert
+from ..widgets.diff_table import shorten
+from ..widgets.row_table import RowTable
 
 # The doctor's statuses in the browser's words, worst first (the order v sorts by).
 LABELS = {doctor.FAILS: "would fail", doctor.UNREADABLE: "unreadable", doctor.AGENT_REPAIRS: "agent repairs",
@@ -86,10 +88,13 @@ class BrowserScreen(Screen[str | None]):
             self.verdict = verdict
 
     def __init__(self, root: str | os.PathLike, cache: MutableMapping[tuple[str, float], FileVerdict],
-                 found: list[Found] | None = None, heading: str | None = None) -> None:
+                 found: list[Found] | None = None, heading: str | None = None, at: str | None = None) -> None:
         """``found`` (``inspector doctor --tui``): the files of the agents' homes, as the doctor
-        found them, listed under ``heading``; otherwise every file under ``root``."""
+        found them, listed under ``heading``; otherwise every file under ``root``. ``at``: the
+        file the cursor starts on (the one opened from here last: b comes back to it)."""
         super().__init__()
+        self.at = at
+        self.name_width = 20
         self.root = Path(root)
         self.cache = cache
         self.found = found
@@ -102,7 +107,8 @@ class BrowserScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="browser-title")
-        yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="browser-detail")   # the selected row whole: its path and the doctor's sentence
         yield Footer()
 
     def on_mount(self) -> None:
@@ -122,7 +128,7 @@ class BrowserScreen(Screen[str | None]):
             self.verdicts[p] = cached if cached is not None else FileVerdict(PENDING)
         table = self.query_one(DataTable)
         widest = max((len(self.items[p].label) for p in found), default=10)
-        name_width = min(widest, max(self.app.size.width // 3, 20))
+        name_width = self.name_width = min(widest, max(self.app.size.width // 3, 20))
         table.add_column("verdict", key="verdict", width=13)
         table.add_column("file", key="file", width=name_width)
         when = 16 if self.app.size.width >= 120 else 11
@@ -133,6 +139,9 @@ class BrowserScreen(Screen[str | None]):
             table.add_row(*self._cells(p), key=p)
         self._title()
         table.focus()
+        if self.at is not None and self.at in self.items:
+            table.move_cursor(row=table.get_row_index(self.at))
+        self._detail()
         if any(v.status == PENDING for v in self.verdicts.values()):
             self._check_all([p for p in found if self.verdicts[p].status == PENDING])
 
@@ -162,7 +171,26 @@ class BrowserScreen(Screen[str | None]):
                  UNREADABLE: "bold reverse"}.get(v.status, "dim")
         shape = "%Y-%m-%d %H:%M" if self.app.size.width >= 120 else "%m-%d %H:%M"
         when = time.strftime(shape, time.localtime(self.mtimes[path])) if self.mtimes[path] else ""
-        return Text(v.status, style), Text(inert(self.items[path].label)), Text(when, "dim"), Text(inert(v.detail))
+        label = shorten(inert(self.items[path].label), self.name_width)   # cut in the middle: the name shows
+        return Text(v.status, style), Text(label), Text(when, "dim"), Text(inert(v.detail))
+
+    def _detail(self) -> None:
+        """The line under the table: the selected file's whole path and whole verdict."""
+        table = self.query_one(DataTable)
+        if not self.files or table.cursor_row < 0:
+            self.query_one("#browser-detail", Static).update("")
+            return
+        path = str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
+        v = self.verdicts[path]
+        line = Text(inert(self.items[path].label), "bold")
+        line.append(" · ")
+        line.append(v.status, "bold")
+        if v.detail:
+            line.append(f": {inert(v.detail)}")
+        self.query_one("#browser-detail", Static).update(line)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail()
 
     def _check_all(self, paths: list[str]) -> None:
         def run() -> None:
@@ -185,6 +213,7 @@ class BrowserScreen(Screen[str | None]):
         table.update_cell(message.path, "verdict", status)
         table.update_cell(message.path, "detail", detail, update_width=False)
         self._title()
+        self._detail()
 
     def action_sort(self, by: str) -> None:
         self.sorted_by = by

@@ -461,7 +461,7 @@ def playground_history(app: Any, level: lv.Level) -> tuple[bytes, int] | None:
 def open_in_playground(app: Any, level: lv.Level, restart: bool) -> None:
     main = app.get_screen("main")
     if restart or playground_history(app, level) is None:
-        main.edits = None  # a level starts again from its start history
+        main.editing.history = None  # a level starts again from its start history
         main.load(Source(level.name, None, level.start_bytes(), sample=True))  # bundled: named as is, served too
     while len(app.screen_stack) > 1 and app.screen is not main:
         app.pop_screen()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -56,3 +59,24 @@ class ProviderPicker(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def pick_provider(screen: Any, opened: Callable[[str], object]) -> None:
+    """v on the main screen: every provider's verdict for the view shown, in the picker; the
+    one picked becomes the verdict bar's target (``opened(name)`` then shows its problems)."""
+    bar = screen.verdict_bar
+    if screen.doc is None or not bar.settled:
+        screen.notify("Open a history first; its providers' verdicts follow in a moment."
+                      if screen.doc is None or bar.verdicts is None else
+                      "Still checking the other providers: v again in a moment.", severity="warning")
+        return
+
+    def picked(name: str | None) -> None:
+        if name is None:
+            return
+        bar.target = name or None
+        screen.show_verdict()
+        if name:
+            opened(name)
+
+    screen.app.push_screen(ProviderPicker(bar.verdicts, bar.stage_of(screen.views, screen.view), bar.target), picked)

@@ -49,8 +49,8 @@ class ConfirmDialog(ModalScreen[bool]):
             yield Static(Text(inert(self.title_text)), id="dialog-title")
             yield Static(Text(inert(self.message, single_line=False)), id="dialog-message")
             with Horizontal(classes="buttons"):
+                yield Button(self.yes, variant="warning", id="yes")   # every dialog: the action, then the way out
                 yield Button(self.no, id="no")
-                yield Button(self.yes, variant="warning", id="yes")
             yield Static("esc answers no", classes="dialog-hint")
 
     def on_mount(self) -> None:
@@ -86,8 +86,8 @@ class SaveEditsDialog(ModalScreen[str | None]):
             yield Input(self.default, id="save-path")
             yield Static(id="save-note")
             with Horizontal(classes="buttons"):
+                yield Button("Save", variant="primary", id="save")   # every dialog: the action, then the way out
                 yield Button("Cancel", id="cancel")
-                yield Button("Save", variant="primary", id="save")
             yield Static("enter saves · esc closes · the input file is never written", classes="dialog-hint")
 
     def on_mount(self) -> None:

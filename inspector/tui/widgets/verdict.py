@@ -2,11 +2,15 @@
 chosen provider would accept the history now (or, when no provider is chosen, every
 provider's verdict in one line), and the list of the chosen provider's problems.
 
-The checks run in a thread worker of the bar (:meth:`VerdictBar.compute`), which posts
-:class:`VerdictBar.Ready` to the screen once every target is checked."""
+The bar holds the verdict state of the screen's document: the provider chosen (``target``),
+the verdicts known so far, the rows each marks and the next one ``x`` goes to. The checks run
+in a thread worker of the bar (:meth:`VerdictBar.compute`), which posts
+:class:`VerdictBar.Ready` to the screen after the chosen target and once every target is
+checked; the screen hands the message back (:meth:`VerdictBar.receive`) and shows the view."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from textual.content import Content
@@ -15,7 +19,9 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ...targets import ERROR
+from .. import facts
 from ..text import inert
+from .. import verdict as verdicts_of
 from ..verdict import WHEN, Verdict, Verdicts, check_all
 
 
@@ -74,12 +80,104 @@ class VerdictBar(Static):
     DEFAULT_CSS = "VerdictBar { height: auto; max-height: 3; padding: 0 1; }"
 
     class Ready(Message):
-        """Every target is checked for ``document``."""
+        """The targets checked so far for ``document`` (all of them once ``verdicts.complete``)."""
 
         def __init__(self, document: Any, verdicts: Verdicts) -> None:
             super().__init__()
             self.document = document
             self.verdicts = verdicts
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.document: Any = None  # the document the verdicts are for
+        self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
+        self.verdicts: Verdicts | None = None  # what is known so far (None: nothing checked yet)
+
+    # -- the state -------------------------------------------------------------------------
+    def reset(self, document: Any, target: str | None) -> None:
+        """A new document (or the same one repaired again): nothing is known of it yet."""
+        self.document, self.target, self.verdicts = document, target, None
+
+    def begin(self, document: Any, option: str, keep: bool) -> None:
+        """A new document: the target is ``option`` (``--target``; ``auto``: the provider its
+        format speaks, none for a flat history), or the one chosen before when ``keep`` (a
+        reload of the same file) and one was."""
+        target = self.target
+        if not keep or target is None and option == "auto":
+            target = facts.provider_of(document.imported.format) if option == "auto" else option
+        self.reset(document, target)
+
+    def receive(self, message: Ready) -> bool:
+        """Keep what a worker found, if it is for the document shown; whether it is."""
+        if message.document is not self.document:
+            return False
+        self.verdicts = message.verdicts
+        return True
+
+    @property
+    def settled(self) -> bool:
+        """Every target is checked: the picker (v) and x have their whole answer."""
+        return self.verdicts is not None and self.verdicts.complete
+
+    @staticmethod
+    def stage_of(views: Sequence[str], view: int) -> str:
+        """The moment view ``view`` stands for (input, after MEM-5, after strict)."""
+        return verdicts_of.stage_of_view(views[view] if view < len(views) else "", view)
+
+    def chosen(self, stage: str) -> Verdict | None:
+        return self.verdicts.at(stage, self.target) if self.verdicts and self.target else None
+
+    def marks(self, stage: str, rows: Any, final: bool) -> dict[int, str]:
+        """Row -> the worst severity of the chosen target's problems on it, for ``rows`` (a
+        view's rows; ``final``: the view shows the checked output itself)."""
+        chosen = self.chosen(stage)
+        if chosen is None or rows is None:
+            return {}
+        return verdicts_of.flagged_rows(chosen, rows.layout().row_of,
+                                        ((d, r) for r, d in enumerate(rows.dst) if d >= 0) if final else ())
+
+    def problems(self, stage: str) -> Content:
+        """The Provider pane: the chosen target's problems at ``stage`` (what strict repairs too)."""
+        if self.verdicts is None:
+            return Text().append("Checking what each provider would accept…").content()
+        before = self.verdicts.at(verdicts_of.MEM5, self.target) if (
+            self.target and stage == verdicts_of.STRICT) else None
+        return problems_text(self.chosen(stage), before).content()
+
+    def next_mark(self, flags: dict[int, str], order: Sequence[int] | None, row_count: int, cursor: int) -> int | None:
+        """The table position of the next marked row after ``cursor``, wrapping (None: none shown)."""
+        shown = order if order is not None else range(row_count)
+        marked = [p for p, r in enumerate(shown) if r in flags]
+        if not marked:
+            return None
+        after = [p for p in marked if p > cursor]
+        return after[0] if after else marked[0]
+
+    def next_problem(self, screen: Any) -> None:
+        """x: the cursor to the next row (after it, wrapping) the chosen provider has a problem
+        with, in ``screen``'s table; the filters give way when they hide every marked row."""
+        table = screen.query_one("#table")
+        if not table.flags:
+            screen.notify(self.no_mark_sentence(self.stage_of(screen.views, screen.view)))
+            return
+        if screen.filtered and table.order is not None and not set(table.flags) & set(table.order):
+            screen.clear_filters()
+        position = self.next_mark(table.flags, table.order, table.row_count, table.cursor)
+        if position is None:
+            return
+        table.cursor = position
+        table.focus()
+        screen.minimize()
+
+    def no_mark_sentence(self, stage: str) -> str:
+        """What x says when no row is marked: no provider chosen, still checking, or nothing to reject."""
+        if self.target is None:
+            return "v picks a provider first."
+        if self.verdicts is None or self.verdicts.at(stage, self.target) is None:
+            return (f"Still checking what {self.target} would accept: x again in a moment "
+                    "(the bar says when the checks are done).")
+        return ("No row marked: the chosen provider has no problem with this view "
+                "(v picks another provider).")
 
     def compute(self, document: Any, first: str | None = None) -> None:
         """Check every target on ``document`` (a loaded TUI document) in a worker, ``first``
@@ -100,12 +198,15 @@ class VerdictBar(Static):
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 
-    def show_verdict(self, verdicts: Verdicts | None, stage: str, target: str | None) -> None:
+    def show_verdict(self, verdicts: Verdicts | None, stage: str, target: str | None, partial: bool = False) -> None:
+        """``partial``: the view shows a MEM-5 stage before the last, whose history is not the one
+        checked; the line says the verdict is for MEM-5's output, once all four stages have run."""
         text = Text()
         if verdicts is None:
             text.append("Checking what each provider would accept…", "$text-muted")
         elif target is None:
-            text.append(f"{WHEN[stage].capitalize()}: ", "bold")
+            when = "once all four MEM-5 stages have run" if partial and stage == verdicts_of.MEM5 else WHEN[stage]
+            text.append(f"{when[:1].upper()}{when[1:]}: ", "bold")  # not capitalize(): MEM-5 keeps its capitals
             text.append_text(matrix_text(verdicts.matrix(stage)))
             if not verdicts.complete:
                 text.append(" · checking the others…", "$text-muted")
