@@ -239,7 +239,7 @@ def verdict(data: bytes, name: str, fmt: str, session: str | None, targets: tupl
         o = pipeline.run(data, name, fmt, strict=strict, session=session)
         events = Counter((e.clause, e.kind, e.drop) for e in o.events)
         problems = Counter((t, p.rule, p.severity, p.tool_call_id) for t in targets for p in check(o, t))
-        as_is = Counter((t, p.rule, p.severity, p.tool_call_id) for t in targets for p in check(o.imported.messages, t))
+        as_is = Counter((t, p.rule, p.severity, p.tool_call_id) for t in targets for p in check(o.imported.messages, t, identity=o.imported.identity))
         out.append((o.format, o.changed, events, problems, as_is))
     return tuple(out)
 
@@ -252,7 +252,7 @@ def involved(data: bytes, name: str, fmt: str, session: str | None, targets: tup
         o = pipeline.run(data, name, fmt, strict=strict, session=session)
         rows |= {e.origin for e in o.events if e.origin is not None}
         for t in targets:
-            rows |= {p.index for p in check(o.imported.messages, t)}
+            rows |= {p.index for p in check(o.imported.messages, t, identity=o.imported.identity)}
             origins = o.result.origins
             rows |= {origins[p.index] for p in check(o, t) if p.index < len(origins) and origins[p.index] is not None}
     im = pipeline.load(data, name, fmt, session)

@@ -256,7 +256,7 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
     repairs cover (the rows its import marked, and the claims found by a rule), with those
     claims: the "as given" moment of every view. Warnings are kept."""
     rows, marked, told = as_sent(imported)
-    problems = targets.check(rows, provider, model)
+    problems = targets.check(rows, provider, model, imported.identity)
     if told is None:
         return problems, ()
     first = _first_sent(rows)
@@ -302,7 +302,7 @@ def _every_provider(imported: Any, model: str | None) -> tuple[ProviderRefusals,
     out = []
     rows = list(imported.messages)
     for name in targets.TARGETS:
-        errors = [p for p in targets.check(rows, name, model) if p.severity == targets.ERROR]
+        errors = [p for p in targets.check(rows, name, model, imported.identity) if p.severity == targets.ERROR]
         if errors:
             out.append(ProviderRefusals(name, tuple(dict.fromkeys(p.rule for p in errors)),
                                         all(p.strict for p in errors)))

@@ -236,7 +236,7 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
 
     for t in targets:
         # As it is: what the agent sent (the flat rows of the import; native rules need the repair's view).
-        for p in check(imported.messages, t):
+        for p in check(imported.messages, t, identity=imported.identity):
             if (t, p.rule) in wanted:
                 add(p, p.index, imported.where(p.index) if p.index < len(imported.sources) else None)
         # What the repair leaves, with the native rules (blocks, signatures, settings).

@@ -236,7 +236,7 @@ def test_the_text_can_come_from_standard_input(monkeypatch, capsys):
     body = '{"type":"error","error":{"type":"invalid_request_error","message":"messages.63.content.1: `tool_use` ids must be unique"}}'
     monkeypatch.setattr("sys.stdin", io.StringIO(body))
     assert main(["why", "--json", "-"]) == 0
-    assert orjson.loads(capsys.readouterr().out)["matches"][0]["rule"] == "tool-use-id-reused"
+    assert orjson.loads(capsys.readouterr().out)["matches"][0]["rule"] == "tool-use-id-duplicate"
 
 
 def test_unknown_text_in_the_cli(capsys):

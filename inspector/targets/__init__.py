@@ -45,17 +45,20 @@ __all__ = ["ERROR", "NOT_CHECKED", "ChatTemplate", "check_template", "load_templ
            "check", "create", "extend", "failed", "rule_table"]
 
 
-def check(subject: Any, target: str, model: str | None = None) -> list[Problem]:
+def check(subject: Any, target: str, model: str | None = None,
+          identity: Mapping[str, Any] | None = None) -> list[Problem]:
     """Every problem ``target`` would reject (or may reject) in ``subject``, ordered by row.
 
     ``subject`` is a pipeline Outcome (its engine result is checked, with native
     provenance) or a list of flat messages (normally the engine's output). ``model``
     (``--model``) is the model the history is sent to, for a session store or a body that
-    names none (the rules on reasoning signed by another model read it)."""
+    names none (the rules on reasoning signed by another model read it). ``identity`` (the
+    import's ``Imported.identity``) lets the rules on an id's spelling judge the string the
+    provider receives when ``subject`` is a list of imported rows."""
     if target not in REGISTRY:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     if isinstance(subject, list):
-        view = View(subject, model=model)
+        view = View(subject, model=model, identity=identity)
     elif hasattr(subject, "result") and hasattr(subject, "imported"):
         view = View(subject.result.messages, subject, model)
     else:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from . import signed
-from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, after_compaction, create, is_map,
+from .base import (ERROR, MOVE, RENAME, WARNING, Hit, Rule, View, after_compaction, create, is_map, result_id,
                    stray_results, unanswered)
 from .text import surrogate_rule
 
@@ -41,7 +41,7 @@ def tool_use_id_pattern(view: View) -> Iterator[Hit]:
     for t, turn in enumerate(view.turns(combine_assistant=True)):
         if turn.side == "assistant":
             for k, (i, j, cid) in enumerate(turn.call_ids()):
-                if not ID_PATTERN.match(cid):
+                if not ID_PATTERN.match(cid := view.sent_id(cid)):
                     yield Hit(i, f"messages.{t}.content.{k}.tool_use.id: String should match pattern "
                                  "'^[a-zA-Z0-9_-]+$'", cid, call=j)
 
@@ -67,6 +67,34 @@ def tool_use_id_reused(view: View) -> Iterator[Hit]:
                               fix=f"Rename the later call and its result ({reused[cid]!r} -> {cid!r}): "
                                   "`inspector normalize --to anthropic` writes this pair under that id, an "
                                   "id-renamed event showing both.")
+
+
+def tool_use_id_duplicate(view: View) -> Iterator[Hit]:
+    """Two tool_use blocks of one assistant turn under one id string: refused (claude-code #20700,
+    opencode #1279). MEM-5 clause 3 drops the second declaration with its result."""
+    for t, turn in enumerate(view.turns(combine_assistant=True)):
+        if turn.side == "assistant":
+            seen: set[str] = set()
+            for k, (i, j, cid) in enumerate(turn.call_ids()):
+                sent = view.sent_id(cid)
+                if sent in seen:
+                    yield Hit(i, f"messages.{t}.content.{k}: `tool_use` ids must be unique", sent, call=j)
+                seen.add(sent)
+
+
+def tool_result_duplicate(view: View) -> Iterator[Hit]:
+    """Two tool_result blocks of one user turn answering one tool_use (a retry folded into the
+    turn): the API documents one result per tool_use. Clause 3 keeps the first."""
+    for t, turn in enumerate(view.turns(combine_assistant=True)):
+        if turn.side == "user":
+            seen: set[str] = set()
+            for i, m in turn.rows:
+                if m["role"] == "tool":
+                    sent = view.sent_id(result_id(m))
+                    if sent in seen:
+                        yield Hit(i, f"messages.{t}: two tool_result blocks answer tool_use {sent} (the API "
+                                     "documents one result per tool_use; no refusal text recorded)", sent)
+                    seen.add(sent)
 
 
 def unknown_role(view: View) -> Iterator[Hit]:
@@ -438,6 +466,14 @@ TARGET = create(NAME, after_compaction([
          "an id string used by two tool_use blocks of one request, a later turn reusing a completed pair's id "
          "(documented unique; a duplicate in one message is refused, reuse across turns observed accepted)",
          RENAME),
+    Rule("tool-use-id-duplicate", tool_use_id_duplicate, ERROR, "https://github.com/anthropics/claude-code/issues/20700",
+         "two tool_use blocks of one assistant turn under one id", "Normalize: MEM-5 clause 3 drops the second "
+         "declaration with its result."),
+    # A warning: documented (one tool_result per tool_use), no refusal of this shape recorded.
+    Rule("tool-result-duplicate", tool_result_duplicate, WARNING,
+         "https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use",
+         "two tool_result blocks of one user turn answering one tool_use", "Normalize: MEM-5 clause 3 keeps the "
+         "first result and drops the second."),
     Rule("unknown-role", unknown_role, WARNING, MESSAGES, "a role other than user and assistant",
          "Use role user or assistant (a system prompt goes in the top-level system field)."),
     Rule("thinking-not-first", thinking_not_first, ERROR, "https://github.com/anomalyco/opencode/issues/3077",

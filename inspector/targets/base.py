@@ -275,9 +275,13 @@ class View:
     """The flat rows to check, and the pipeline Outcome they came from when there is one
     (for the rules that read native blocks). Derived shapes are computed once, on demand."""
 
-    def __init__(self, messages: list[Any], outcome: Any = None, model: str | None = None):
+    def __init__(self, messages: list[Any], outcome: Any = None, model: str | None = None,
+                 identity: Mapping[str, Any] | None = None):
         self.messages = messages
         self.outcome = outcome
+        # identities the import derived -> the id strings the document holds (``Imported.identity``)
+        self.identity = identity if identity is not None else getattr(getattr(outcome, "imported", None),
+                                                                      "identity", None)
         self.model = model          # --model: the model the history goes to, where the body names none
         self.rows: list[tuple[int, Mapping]] = [
             (i, m) for i, m in enumerate(messages) if is_map(m) and type(m.get("role")) is str]
@@ -305,6 +309,17 @@ class View:
             else:
                 turns.append(Turn(side, (i, m)))
         return turns
+
+    def sent_id(self, cid: str) -> str:
+        """The id string the provider receives for a call read under ``cid``: the import may have
+        given a reused or empty id an identity of its own (``formats.identity``), which the export
+        writes back as the original string, unless it renamed the pair for this provider
+        (``id-renamed``). The rules about an id's spelling judge that string, never the identity."""
+        out, derived = self.outcome, self.identity
+        if not derived or cid not in derived or not isinstance(derived[cid], str):
+            return cid
+        renamed = self.memo("renamed", lambda: any(e.kind == "id-renamed" for e in getattr(out, "export_events", ())))
+        return cid if renamed else derived[cid]
 
     # -- native provenance (only with an Outcome)
     def native(self, fmt: str) -> Any:

@@ -57,6 +57,7 @@ def tool_use_id(view: View) -> Iterator[Hit]:
         if turn.side != "assistant":
             continue
         for k, (i, j, cid) in enumerate(turn.call_ids()):
+            cid = view.sent_id(cid)
             if len(cid) > ID_MAX:
                 what = f"Member must have length less than or equal to {ID_MAX}"
             elif not ID_PATTERN.match(cid):

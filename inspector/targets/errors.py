@@ -46,8 +46,11 @@ KNOWN: tuple[Known, ...] = (
           CC + "13964"),
     Known("anthropic", ("tool-use-id-pattern",),
           "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"),
-    Known("anthropic", ("tool-use-id-reused",),
+    Known("anthropic", ("tool-use-id-duplicate", "tool-use-id-reused"),
           "messages.43.content.2: `tool_use` ids must be unique", CC + "28515"),
+    Known("anthropic", ("tool-result-duplicate",),
+          "messages.3: two tool_result blocks answer tool_use toolu_01 (the API documents one result per "
+          "tool_use; no refusal text recorded)"),
     Known("anthropic", ("unknown-role",), "messages.2.role: Input should be 'user' or 'assistant'"),
     Known("anthropic", ("thinking-not-first",),
           "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When "
@@ -68,7 +71,7 @@ KNOWN: tuple[Known, ...] = (
     # Claude Code's own wording: its "/rewind" message stands for the tool_use/tool_result refusals
     # (#54638 carries messages.5 "tool_use ids were found without tool_result", #21088 "tool_use ids must be unique").
     Known("anthropic", ("tool-use-without-result", "result-without-tool-use", "tool-use-id-reused",
-                        "text-after-tool-use"),
+                        "tool-use-id-duplicate", "text-after-tool-use"),
           "API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation.",
           CC + "54638", "Claude Code"),
     Known("anthropic", ("result-without-tool-use",), "orphaned tool_result in conversation history",
@@ -78,7 +81,8 @@ KNOWN: tuple[Known, ...] = (
     Known("anthropic", ("tool-use-without-result",),
           "Orphaned tool_use blocks cause conversation corruption after parallel tool calls", CC + "21041",
           "Claude Code"),
-    Known("anthropic", ("tool-use-id-reused",), "duplicate tool_use ID", CC + "20885", "Claude Code"),
+    Known("anthropic", ("tool-use-id-duplicate", "tool-use-id-reused"), "duplicate tool_use ID", CC + "20885",
+          "Claude Code"),
     Known("anthropic", ("tool-use-without-result", "result-without-tool-use"),
           "tool_use/tool_result block mismatch causing bad conversation state", CC + "6836", "Claude Code"),
     # -- OpenAI Chat Completions -------------------------------------------------------------

@@ -34,7 +34,7 @@ def tool_call_id_format(view: View) -> Iterator[Hit]:
         if m["role"] != "assistant":
             continue
         for j, cid in enumerate(map(cid_of, calls_of(m))):
-            if cid is not None and not ID_PATTERN.match(cid):
+            if cid is not None and not ID_PATTERN.match(cid := view.sent_id(cid)):
                 yield Hit(i, f"Tool call id was {cid} but must be a-z, A-Z, 0-9, with a length of 9.", cid, call=j)
 
 

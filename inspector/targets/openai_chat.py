@@ -135,7 +135,7 @@ def tool_call_id_length(view: View) -> Iterator[Hit]:
         if m["role"] != "assistant":
             continue
         for j, cid in enumerate(map(cid_of, calls_of(m))):
-            if cid is not None and len(cid) > ID_MAX:
+            if cid is not None and len(cid := view.sent_id(cid)) > ID_MAX:
                 yield Hit(i, f"Invalid 'messages[{i}].tool_calls[{j}].id': string too long. Expected a string with "
                              f"maximum length {ID_MAX}, but got a string with length {len(cid)} instead.", cid, call=j)
 

@@ -104,6 +104,13 @@ CODEX_REASONING = _codex_reasoning()
 
 
 CASES = [
+    # Issue 30: two tool_use blocks of one turn under one id (claude-code#20700), and two
+    # tool_result blocks for one tool_use in one user turn (documented: one result per tool_use).
+    ("anthropic", "tool-use-id-duplicate", [U(), A("toolu_1", "toolu_1"), T("toolu_1"), T("toolu_1")],
+     "messages.1.content.1: `tool_use` ids must be unique", None),
+    ("anthropic", "tool-result-duplicate", [U(), A("toolu_1"), T("toolu_1"), T("toolu_1", "again")],
+     "messages.2: two tool_result blocks answer tool_use toolu_1 (the API documents one result per tool_use; "
+     "no refusal text recorded)", None),
     # Anthropic (anomalyco/opencode#3077, tailcallhq/forgecode#1853, anthropic-sdk-python#1598, claude-code#6199)
     ("anthropic", "thinking-not-first",
      ("anthropic", anthropic({"role": "assistant", "content": [USE]}, RESULT, thinking=ENABLED)),

@@ -13,8 +13,8 @@ valid one. What each does, in the project's words:
 - ``duplicate-result``: a retry wrote a call's answer a second time, right after the first.
 - ``compact-between``: a compaction summarised everything up to and including a call, and
   kept its answer: the answer now follows a summary, its call gone.
-- ``reuse-id``: a restarted agent numbered its calls from the start again: a later call
-  (and its answer) carry the id an earlier call already used.
+- ``reuse-id``: the provider gave two parallel calls of one turn the same id (goose #9786,
+  opencode #1279): the second call and its answer carry the first one's id.
 - ``switch-model``: the session goes on with another model while its history holds
   thinking the first model signed: the request body's ``model`` changes (a field edit).
 """
@@ -79,17 +79,16 @@ def compact_between(native: edits.Native) -> edits.Edit:
 
 
 def reuse_id(native: edits.Native) -> edits.Edit:
-    first = _first_call(native)
-    old = _calls(native.items[first])[0]
-    later = next((k for k in range(first + 1, len(native.items)) if _calls(native.items[k])), None)
-    if later is None:
-        raise ValueError("the history holds only one calling turn")
-    new = _calls(native.items[later])[0]
-    answer = _answer_of(native, new, later)
-    call_entry = _renamed(native.items[later], new, old)
-    answer_entry = {**native.items[answer], "tool_call_id": old}
-    values = [call_entry, *native.items[later + 1:answer], answer_entry]
-    return edits.replace_edit(native, edits.Target("entries", later, answer - later + 1), values)
+    """Two parallel calls of one turn come out under one id, and both answers carry it. A reuse
+    across turns, after the first pair was complete, is not a failure: a provider pairs each
+    call with the results right after its turn (issue 30, ``docs/identity.md``)."""
+    turn = _first_call(native, parallel=True)
+    first, second = _calls(native.items[turn])[:2]
+    answer = _answer_of(native, second, turn)
+    call_entry = _renamed(native.items[turn], second, first)
+    answer_entry = {**native.items[answer], "tool_call_id": first}
+    values = [call_entry, *native.items[turn + 1:answer], answer_entry]
+    return edits.replace_edit(native, edits.Target("entries", turn, answer - turn + 1), values)
 
 
 def _renamed(entry: Mapping[str, Any], new: str, old: str) -> dict[str, Any]:
@@ -117,7 +116,7 @@ INJECTIONS: dict[str, tuple[str, Callable[[edits.Native], edits.Edit]]] = {
     "drop-parallel-result": ("one of two parallel results is lost", drop_parallel_result),
     "duplicate-result": ("a retry writes a result twice", duplicate_result),
     "compact-between": ("a compaction cuts a call from its result", compact_between),
-    "reuse-id": ("a restarted agent reuses a call id", reuse_id),
+    "reuse-id": ("two parallel calls come out under one id", reuse_id),
     "switch-model": ("the session switches model under signed thinking", switch_model),
 }
 

@@ -54,7 +54,7 @@ def verdicts(data: bytes, name: str, when: str, names: Iterable[str], fmt: str =
         messages, origins = outcome.result.messages, outcome.result.origins
     said = {}
     for t in names:
-        problems = targets.check(subject, t)
+        problems = targets.check(subject, t, identity=imported.identity)
         errors = [p for p in problems if p.severity == targets.ERROR]
         said[t] = Said(t, bool(errors), tuple(dict.fromkeys(p.rule for p in errors)),
                        errors[0].error if errors else "")
