@@ -137,7 +137,8 @@ class SaveEditsDialog(ModalScreen[str | None]):
                 app.run_worker(lambda: confine.deliver(app, path, data), thread=True, group="save-edits")
                 self.dismiss(path)
                 return
-            atomic_write(path, data, inputs=self.inputs)
+            atomic_write(path, data, inputs=self.inputs, proposed=True,
+                         mode_of=next(iter(self.inputs), None))
         except InputError as exc:
             self._note(str(exc))
             return
