@@ -485,6 +485,38 @@ def atomic_stream(path: str | os.PathLike, *, inputs: tuple = (), proposed: bool
         raise
 
 
+def text(path: str | os.PathLike) -> str:
+    """A path as text any JSON writer takes: a file name that is not UTF-8 (its bytes kept by
+    Python as lone surrogates) shows each such byte as ``\\xNN``, as the text report does."""
+    name = os.fspath(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every string :func:`text` makes writable (file names that are not UTF-8
+    would make orjson refuse the whole report)."""
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+@contextmanager
+def failing_as(name: str, what: str = "cannot write") -> Iterator[None]:
+    """An OSError in the block becomes an :class:`OutputError` naming the output ``name``."""
+    with _failing_as(name, what):
+        yield
+
+
 @contextmanager
 def _failing_as(name: str, what: str = "cannot write") -> Iterator[None]:
     """An OSError in the block becomes an :class:`OutputError` naming the output."""
