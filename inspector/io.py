@@ -31,6 +31,34 @@ EXIT_ERROR = 2
 _BLANK = re.compile(rb"\s*")
 
 
+# An edited entry sits this deep in the file at most (body, list, entry, blocks, block...):
+# what the editor accepts is at most MAX_WRITE_DEPTH less this, so a save can always write it.
+ENTRY_DEPTH = 8
+MAX_ENTRY_DEPTH = MAX_WRITE_DEPTH - ENTRY_DEPTH
+
+
+def nesting(value: Any, stop: int | None = None) -> int:
+    """How many levels of lists and objects ``value`` holds (0 for a scalar), counted without
+    recursion, so a value nested 100,000 deep is measured too; ``stop``: return as soon as
+    the count passes it. The one measure the readers, the editor and the saver share."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if level > deepest:
+            deepest = level
+            if stop is not None and deepest > stop:
+                return deepest
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return deepest
+
+
 class InputError(Exception):
     """A user-facing problem with an input or output path: one clear line, no traceback."""
 
@@ -570,8 +598,9 @@ def describe_os_error(exc: OSError) -> str:
 def write_failure(exc: BaseException) -> str | None:
     """Why a value could not be written as JSON (nested deeper than orjson writes, or not
     JSON at all), or None for any other exception."""
+    # orjson's own error is a TypeError ("Recursion limit reached") where a writer calls it directly
     if isinstance(exc, RecursionError) or (
-            isinstance(exc, JSONWriteError) and "recursion" in str(exc).lower()):
+            isinstance(exc, (JSONWriteError, TypeError)) and "recursion limit" in str(exc).lower()):
         return TOO_DEEP
     if isinstance(exc, JSONWriteError):
         return f"cannot write the result as JSON: {exc}"
