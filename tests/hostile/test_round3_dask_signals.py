@@ -60,6 +60,10 @@ def test_ctrl_c_to_the_group_ends_cleanly(inputs, tmp_path, delay):
     if child.returncode == 0:            # the run ended before the signal: every output is there
         TALLIES["dask group signals after the run ended"] += 1
         return
+    if child.returncode == -signal.SIGINT:  # came while Python started: ended by the signal itself, silently
+        assert err.strip() == "", err
+        TALLIES["dask group signals during start-up"] += 1
+        return
     assert child.returncode == 130, (child.returncode, err[-2000:])
     # nothing said when the signal came while the command's modules were still loading
     assert err.strip() == "" or err.strip().splitlines()[-1] == "batch: interrupted; no output written", err
