@@ -140,7 +140,9 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"{display_name(args.file)}: replaced; the original is kept as {backup}", file=sys.stderr)
     elif output is not None and output != "-":
-        atomic_write(output, data, inputs=(args.file,))
+        # A name normalize chose is never written through a link; either way the copy of a
+        # private session stays private (the input's permission bits).
+        atomic_write(output, data, inputs=(args.file,), proposed=args.output is None, mode_of=args.file)
         if not args.quiet and args.output is None:
             print(f"wrote {output}", file=sys.stderr)
     else:

@@ -31,6 +31,34 @@ EXIT_ERROR = 2
 _BLANK = re.compile(rb"\s*")
 
 
+# An edited entry sits this deep in the file at most (body, list, entry, blocks, block...):
+# what the editor accepts is at most MAX_WRITE_DEPTH less this, so a save can always write it.
+ENTRY_DEPTH = 8
+MAX_ENTRY_DEPTH = MAX_WRITE_DEPTH - ENTRY_DEPTH
+
+
+def nesting(value: Any, stop: int | None = None) -> int:
+    """How many levels of lists and objects ``value`` holds (0 for a scalar), counted without
+    recursion, so a value nested 100,000 deep is measured too; ``stop``: return as soon as
+    the count passes it. The one measure the readers, the editor and the saver share."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if level > deepest:
+            deepest = level
+            if stop is not None and deepest > stop:
+                return deepest
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return deepest
+
+
 class InputError(Exception):
     """A user-facing problem with an input or output path: one clear line, no traceback."""
 
@@ -314,11 +342,48 @@ def check_output(
     return folder
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = ()) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes, *, inputs: tuple = (), proposed: bool = False,
+                 mode_of: str | os.PathLike | None = None) -> None:
     """Write ``data`` to ``path`` as :func:`atomic_stream` does. A failed write raises
     :class:`OutputError` naming ``path``; the old file, if any, is left as it was."""
-    with atomic_stream(path, inputs=inputs) as handle, _failing_as(str(path)):
+    with atomic_stream(path, inputs=inputs, proposed=proposed, mode_of=mode_of) as handle, _failing_as(str(path)):
         handle.write(data)
+
+
+LINK_REFUSAL = ("is a symbolic link: a name Inspector chose is never written through a link "
+                "(remove it, or choose the output path yourself)")
+
+
+def proposed_refusal(path: str | os.PathLike) -> str | None:
+    """Why a name Inspector proposed (``NAME.repaired.EXT``, ``NAME.edited.json``...) may not
+    be written: anything there but a regular file (a link, dangling or not, a FIFO, a
+    device), which someone who can write in the folder may have planted; None when free or
+    a regular file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return describe_os_error(exc)
+    if stat.S_ISLNK(st.st_mode):
+        return LINK_REFUSAL
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file: a name Inspector chose is only ever a new or regular file"
+    return None
+
+
+def kept_mode(source: str | os.PathLike | None) -> int:
+    """The permission bits of a new file made from ``source``: the source's own, never more
+    open than the umask allows (a private session's copy stays private); the umask's alone
+    when there is no source to read."""
+    base = new_file_mode()
+    if source is None or str(source) == "-":
+        return base
+    try:
+        st = os.stat(source)
+    except (OSError, ValueError):
+        return base
+    return stat.S_IMODE(st.st_mode) & base if stat.S_ISREG(st.st_mode) else base
 
 
 def write_new(path: str | os.PathLike, data: bytes, mode: int | None = None) -> None:
@@ -435,7 +500,8 @@ def _write_exclusive(name: str, data: bytes, mode: int) -> None:
 
 
 @contextmanager
-def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[BinaryIO]:
+def atomic_stream(path: str | os.PathLike, *, inputs: tuple = (), proposed: bool = False,
+                  mode_of: str | os.PathLike | None = None) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content to, in as many pieces as needed; it
     never leaves a half-written file and never replaces what is not a regular file.
 
@@ -445,11 +511,21 @@ def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[Bi
     or a socket (``/dev/null``, a named pipe) is written straight into; ``/dev/stdout`` and
     other names of this process's own descriptors write to that descriptor. Refuses to write
     over any of ``inputs``. Opening, flushing and renaming raise :class:`OutputError`.
+
+    ``proposed``: the name is one Inspector chose, not the user (``NAME.repaired.EXT`` beside
+    an input): anything there but a regular file is refused (:func:`proposed_refusal`), and
+    the rename is made at the name itself, so a link planted after that look is replaced,
+    never followed. ``mode_of``: the source a new file is made from; it gets the source's
+    permission bits (:func:`kept_mode`), as a file written over keeps its own.
     """
     name = str(path)
+    if proposed:
+        reason = proposed_refusal(name)
+        if reason is not None:
+            raise InputError(name, reason)
     folder = check_output(path, inputs)
     with _failing_as(name):
-        fd = own_descriptor(name)
+        fd = None if proposed else own_descriptor(name)
         if fd is not None:
             _flush_streams(fd)
             fd = os.dup(fd)
@@ -467,7 +543,9 @@ def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[Bi
             with _failing_as(name):
                 handle.flush()
         return
-    target = Path(os.path.realpath(name))
+    target = Path(os.path.abspath(name)) if proposed else Path(os.path.realpath(name))
+    if proposed:
+        folder = target.parent
     with _failing_as(name, "cannot write here"):
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
@@ -477,7 +555,7 @@ def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[Bi
                 handle.flush()
                 os.fsync(handle.fileno())
         with _failing_as(name):
-            os.chmod(tmp, st.st_mode & 0o7777 if st is not None else new_file_mode())
+            os.chmod(tmp, st.st_mode & 0o7777 if st is not None else kept_mode(mode_of))
             os.replace(tmp, target)
     except BaseException:
         try:
@@ -485,6 +563,38 @@ def atomic_stream(path: str | os.PathLike, *, inputs: tuple = ()) -> Iterator[Bi
         except OSError:
             pass
         raise
+
+
+def text(path: str | os.PathLike) -> str:
+    """A path as text any JSON writer takes: a file name that is not UTF-8 (its bytes kept by
+    Python as lone surrogates) shows each such byte as ``\\xNN``, as the text report does."""
+    name = os.fspath(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every string :func:`text` makes writable (file names that are not UTF-8
+    would make orjson refuse the whole report)."""
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+@contextmanager
+def failing_as(name: str, what: str = "cannot write") -> Iterator[None]:
+    """An OSError in the block becomes an :class:`OutputError` naming the output ``name``."""
+    with _failing_as(name, what):
+        yield
 
 
 @contextmanager
@@ -540,8 +650,9 @@ def describe_os_error(exc: OSError) -> str:
 def write_failure(exc: BaseException) -> str | None:
     """Why a value could not be written as JSON (nested deeper than orjson writes, or not
     JSON at all), or None for any other exception."""
+    # orjson's own error is a TypeError ("Recursion limit reached") where a writer calls it directly
     if isinstance(exc, RecursionError) or (
-            isinstance(exc, JSONWriteError) and "recursion" in str(exc).lower()):
+            isinstance(exc, (JSONWriteError, TypeError)) and "recursion limit" in str(exc).lower()):
         return TOO_DEEP
     if isinstance(exc, JSONWriteError):
         return f"cannot write the result as JSON: {exc}"

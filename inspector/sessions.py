@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import formats
-from .io import InputError, atomic_stream, atomic_write, display_name, read_bytes, write_new
+from .io import (InputError, OutputError, atomic_stream, atomic_write, describe_os_error, display_name, read_bytes,
+                 write_new)
 from .pipeline import Session, parse as parse_bytes, select_session, sessions as pipeline_sessions
 
 
@@ -65,9 +66,13 @@ def in_place(path: str, outcome: Any) -> str:
             raise InputError(name, _CHANGED + "; nothing was written")
         backup = _backup(p, original, mode)
         with atomic_stream(p) as handle:
-            handle.write(outcome.data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            try:
+                handle.write(outcome.data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError as exc:   # a full disk names the session, not standard output
+                raise OutputError(name, f"cannot write the repair: {describe_os_error(exc)}; "
+                                        f"nothing was replaced (the copy {backup} is kept)") from None
             if _moved(p.stat(), before):    # the last look before the rename: a failure here removes the copy
                 raise InputError(name, f"{_CHANGED}; nothing was replaced (the copy {backup} is kept)")
         late = os.fstat(old.fileno())

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import orjson
@@ -133,16 +134,59 @@ def connect(address: str, workers: int, stack: ExitStack):
     from distributed import Client, LocalCluster
 
     if address == "local":
-        cluster = stack.enter_context(LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True,
-            # CRITICAL: a worker losing its scheduler as an interrupted run closes the cluster
-            # logs an ERROR with a traceback; a task that fails reaches the client anyway.
-            dashboard_address=":0", silence_logs=logging.CRITICAL))
-        return stack.enter_context(Client(cluster))
+        # Ctrl-C signals the whole process group: the local workers must leave it to this
+        # process, which closes them (a worker process killed by it while the cluster starts
+        # fails the start with "Nanny failed to start", and each prints its own traceback:
+        # R3-21). The worker processes are started with SIGINT and SIGTERM ignored, which
+        # they keep across exec (Python installs its KeyboardInterrupt handler only where
+        # SIGINT is not ignored); see _workers_ignore_signals for how this process keeps its own.
+        with _workers_ignore_signals():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                # CRITICAL: a worker losing its scheduler as an interrupted run closes the cluster
+                # logs an ERROR with a traceback; a task that fails reaches the client anyway.
+                dashboard_address=":0", silence_logs=logging.CRITICAL))
+            return stack.enter_context(Client(cluster))
     try:
         return stack.enter_context(Client(address, timeout="20s"))
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(address, f"cannot reach the Dask scheduler: {exc}") from None
+
+
+@contextmanager
+def _workers_ignore_signals() -> Iterator[None]:
+    """Within the block, processes started (from any thread) ignore SIGINT and SIGTERM. The
+    signals are ignored process-wide (the only disposition a process keeps across exec) and
+    blocked in this thread at the same time: Linux never discards a blocked signal as ignored,
+    so one sent to this process meanwhile stays pending and reaches its own handler when the
+    block ends (handlers first, then the mask: signal(7), "Signal mask and pending signals")."""
+    signals = (signal.SIGINT, signal.SIGTERM)
+    try:
+        # multiprocessing's resource tracker, started with the first worker, unblocks these
+        # two signals in the thread that starts it (multiprocessing/resource_tracker.py,
+        # ensure_running): started first, it leaves the block alone.
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    except (ImportError, OSError):
+        pass
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
+    except (AttributeError, OSError, ValueError):   # no signal masks here
+        yield
+        return
+    try:
+        handlers = {s: signal.signal(s, signal.SIG_IGN) for s in signals}
+    except (OSError, ValueError):                   # not the main thread
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def run_dask(job: Job, address: str, *, blocksize: int = 64 << 20, live: bool | None = None) -> Health:

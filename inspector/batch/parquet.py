@@ -155,12 +155,29 @@ def run_group(group: Group, conversion: Conversion, part: str | None = None) -> 
     """Read one row group and repair its history column; with ``part``, the output rows
     go to that Arrow IPC file instead of the result (so that no process pickles them)."""
     pa, pq = arrow()
-    table = pq.ParquetFile(group.path).read_row_group(group.index)
-    result = repair_table(table, group, conversion, Columns.of(conversion))
+    source = pq.ParquetFile(group.path)
+    try:
+        # A damaged page fails in the codec (OSError), in Arrow's checks, or only when its
+        # values are read (text that is not UTF-8): this group's rows fail, the batch goes on.
+        result = repair_table(source.read_row_group(group.index), group, conversion, Columns.of(conversion))
+    except (OSError, pa.ArrowException, UnicodeError, ValueError, OverflowError) as exc:
+        result = unreadable_group(source.schema_arrow.empty_table(), group, exc)
     if part is not None:
         with pa.OSFile(part, "wb") as sink, pa.ipc.new_file(sink, result.table.schema) as writer:
             writer.write_table(result.table)
         result.table, result.part = None, part
+    return result
+
+
+def unreadable_group(empty: Any, group: Group, exc: BaseException) -> GroupResult:
+    """A row group that cannot be read (a damaged page, a codec's error): each of its rows a
+    failed record naming the file and the group, as a damaged line of a JSON Lines file is
+    (R3-34); no output row."""
+    reason = (f"row group {group.index} of {group.name} cannot be read (rows {group.first} to "
+              f"{group.first + group.rows - 1}): {describe_os_error(exc) if isinstance(exc, OSError) else exc}")
+    result = GroupResult(group, Health(), table=empty)
+    for k in range(group.rows):
+        _failed(result, {"source": group.name, "row": group.first + k, "row_group": group.index}, reason, None)
     return result
 
 
@@ -177,7 +194,11 @@ def repair_table(table: Any, group: Group, conversion: Conversion, columns: Colu
     at = table.schema.get_field_index(columns.history)
     column = table.column(at)
     typ = column.type
-    text = is_text(typ)
+    if pa.types.is_dictionary(typ) and is_text(typ.value_type):
+        # JSON text stored dictionary-encoded (R3-32): read as its values; the new texts are
+        # written back in the column's own dictionary type
+        column = column.cast(typ.value_type)
+    text = is_text(typ) or (pa.types.is_dictionary(typ) and is_text(typ.value_type))
     fit = None if text else fitter(typ)
     ids = table.column(columns.id) if columns.id is not None else None
     result = GroupResult(group, Health())

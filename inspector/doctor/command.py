@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from ..cli_options import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, Parser
+from ..io import json_safe
 from .agents import AGENTS
 from .copies import MANIFEST, fix
 from .scan import Row, Scan, scan
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         if manifest is not None:
             report["fix"] = {"output": manifest["output"], "manifest": f"{manifest['output']}/{MANIFEST}",
                              "untouched": manifest["untouched"], "copies": len(manifest["sources"])}
-        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.write(orjson.dumps(json_safe(report), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
         sys.stdout.write(text_report(result, args.all))
         if manifest is not None:

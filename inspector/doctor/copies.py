@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any, Iterable
@@ -22,7 +23,8 @@ import orjson
 
 from .. import __version__
 from ..engine import RULE_ID, RULE_SOURCE, SIDE_EFFECTS_UNKNOWN, kind
-from ..io import InputError, atomic_write, read_bytes
+from ..io import (InputError, describe_os_error, failing_as, json_safe, kept_mode, new_file_mode, read_bytes,
+                  text)
 from ..pipeline import run
 from .agents import AGENTS
 from .scan import Row
@@ -43,18 +45,134 @@ def _sidecars(path: str) -> list[str]:
     return [side for side in (path + "-wal", path + "-shm") if os.path.isfile(side)]
 
 
-def _carry(source: Path, dest: Path) -> list[dict[str, Any]]:
+def _carry(source: Path, dest: tuple[str, ...], tree: "Tree") -> list[dict[str, Any]]:
     """The other files of a session's folder, copied as they are: the agent resumes the folder
-    (a Cline task keeps ``ui_messages.json`` and ``task_metadata.json`` beside its history)."""
+    (a Cline task keeps ``ui_messages.json`` and ``task_metadata.json`` beside its history).
+    Only the folder's own regular files: a link (to a private file elsewhere), a FIFO or a
+    device is never opened, and each copy keeps its file's mode."""
     out = []
     for other in sorted(source.parent.iterdir()):
-        if other == source or not other.is_file():
+        if other == source:
             continue
-        data = read_bytes(other)
-        atomic_write(dest.parent / other.name, data, inputs=(other,))
-        out.append({"path": str(other), "output": str(dest.parent / other.name), "size": len(data),
-                    "sha256": _sha(data), "sha256_source_after": _sha(read_bytes(other))})
+        read = _own_file(other)
+        if read is None:
+            continue
+        data, mode = read
+        written = tree.write((*dest[:-1], other.name), data, mode)
+        out.append({"path": text(other), "output": text(written), "size": len(data),
+                    "sha256": _sha(data), "sha256_source_after": _sha((_own_file(other) or (b"", 0))[0])})
     return out
+
+
+def _own_file(path: Path) -> tuple[bytes, int] | None:
+    """The bytes and permission bits of ``path`` when it is a regular file itself (not through
+    a link); None for anything else. Opened without following a link and without blocking,
+    and checked again on the descriptor, so what is read is what was looked at."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with open(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return handle.read(), stat.S_IMODE(st.st_mode)
+
+
+class Tree:
+    """``DIR`` and everything ``--fix`` writes in it. ``DIR`` is made here, private (0700), with
+    an exclusive ``mkdir``; an existing one is taken only when it is an empty folder of this
+    user's that nobody else may write in (another user's, or a shared one, could receive links
+    planted after any check). It is held open, and every folder and file under it is made
+    through descriptors, one component at a time, never through a link and never above ``DIR``
+    (a ``..`` in a path is dropped), so a copy lands in ``DIR`` or nowhere."""
+
+    def __init__(self, out: str | os.PathLike) -> None:
+        self.name = str(out)
+        self.path = Path(os.path.abspath(os.path.expanduser(self.name)))
+        try:
+            os.makedirs(self.path.parent, exist_ok=True)
+            os.mkdir(self.path, 0o700)
+        except FileExistsError:
+            self._adopt()
+        except OSError as exc:
+            raise InputError(self.name, f"cannot make the folder: {describe_os_error(exc)}") from None
+        try:
+            self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise InputError(self.name, f"cannot open the folder: {describe_os_error(exc)}") from None
+        st = os.fstat(self.fd)
+        if not self._safe(st) or os.listdir(self.fd):
+            os.close(self.fd)
+            raise InputError(self.name, "--fix DIR changed while it was being made (a link, another owner, "
+                                        "files in it): choose a new folder")
+        self.dirs: dict[tuple[str, ...], int] = {(): self.fd}
+
+    def _adopt(self) -> None:
+        st = os.lstat(self.path)
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            raise InputError(self.name, "--fix needs a new folder; this is a link or a file")
+        if not self._safe(st):
+            raise InputError(self.name, "--fix needs a new folder, or an empty one of yours that nobody else may "
+                                        "write in: another user could plant links in this one")
+
+    @staticmethod
+    def _safe(st: os.stat_result) -> bool:
+        return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+    @staticmethod
+    def parts(rel: str | os.PathLike) -> tuple[str, ...]:
+        """``rel`` as names of folders and file beneath ``DIR``: no root, no ``.``, no ``..``."""
+        return tuple(p for p in Path(rel).parts if p not in ("", ".", "..", os.sep) and os.sep not in p)
+
+    def _folder(self, parts: tuple[str, ...]) -> int:
+        if parts in self.dirs:
+            return self.dirs[parts]
+        parent = self._folder(parts[:-1])
+        try:
+            os.mkdir(parts[-1], 0o700, dir_fd=parent)
+        except FileExistsError:
+            pass
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                     dir_fd=parent)
+        self.dirs[parts] = fd
+        return fd
+
+    def exists(self, parts: tuple[str, ...]) -> bool:
+        return parts in self.dirs or any(k[:len(parts)] == parts for k in self.dirs)
+
+    def write(self, parts: tuple[str, ...], data: bytes, mode: int) -> Path:
+        """``data`` at ``DIR/PARTS`` (mode ``mode``), whole or not at all; returns its path."""
+        where = self.path.joinpath(*parts)
+        with failing_as(str(where)):
+            folder = self._folder(parts[:-1])
+            tmp = f".{parts[-1]}.{os.urandom(6).hex()}.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                         0o600, dir_fd=folder)
+            try:
+                with open(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(fd)
+                    os.fchmod(fd, mode)
+                os.replace(tmp, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                try:
+                    os.unlink(tmp, dir_fd=folder)
+                except OSError:
+                    pass
+                raise
+        return where
+
+    def close(self) -> None:
+        for fd in self.dirs.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.dirs = {}
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -101,8 +219,24 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
         if row.status in NEEDS_COPY and (row.verdict.resume is None or row.verdict.resume.changed):
             by_path.setdefault(row.path, []).append(row)
     sources = []
-    written: set[Path] = set()
-    target.mkdir(parents=True, exist_ok=True)
+    written: set[tuple[str, ...]] = set()
+    tree = Tree(target)
+    try:
+        sources = _copies(by_path, tree, written)
+        manifest = {
+            "tool": f"inspector {__version__}", "rule": f"{RULE_ID} ({RULE_SOURCE})",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "output": text(target),
+            "untouched": all(s["untouched"] for s in sources), "sources": sources,
+        }
+        tree.write((MANIFEST,), orjson.dumps(json_safe(manifest), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE),
+                   new_file_mode() & 0o600)
+    finally:
+        tree.close()
+    return manifest
+
+
+def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, ...]]) -> list[dict[str, Any]]:
+    sources = []
     for path, session_rows in sorted(by_path.items()):
         sidecars = {side: _sha(read_bytes(side)) for side in _sidecars(path)}
         original = read_bytes(path)
@@ -117,33 +251,27 @@ def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[s
                 data = outcome.data
         if data == original:
             continue                         # the agent's own repairs suffice: nothing to copy
-        dest = target / (first.agent or "sessions") / first.rel
+        rel = Tree.parts(first.rel) or (Path(path).name,)
+        dest = (first.agent or "sessions", *rel)
         n = 1
-        while dest in written:               # two sources with one place in DIR: keep both
-            n += 1
-            dest = target / (first.agent or "sessions") / str(n) / first.rel
+        while dest in written or (agent is not None and agent.folder and tree.exists(dest[:-1])):
+            n += 1                           # two sources with one place in DIR: keep both
+            dest = (first.agent or "sessions", str(n), *rel)
         written.add(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(dest, data, inputs=(path,))
-        carried = _carry(Path(path), dest) if agent is not None and agent.folder else []
+        out = tree.write(dest, data, kept_mode(path))
+        carried = _carry(Path(path), dest, tree) if agent is not None and agent.folder else []
         after = read_bytes(path)
-        beside = [{"path": side, "sha256_before": sha, "sha256_after": _sha(read_bytes(side))
+        beside = [{"path": text(side), "sha256_before": sha, "sha256_after": _sha(read_bytes(side))
                    if os.path.exists(side) else None} for side, sha in sidecars.items()]
         untouched = after == original and all(b["sha256_before"] == b["sha256_after"] for b in beside) \
             and all(c["sha256"] == c["sha256_source_after"] for c in carried)
         sources.append({
-            "path": path, "agent": first.agent, "format": first.format, "size": len(original),
+            "path": text(path), "agent": first.agent, "format": first.format, "size": len(original),
             "sha256_before": _sha(original), "sha256_after": _sha(after), "untouched": untouched,
             "sidecars": beside,
-            "output": {"path": str(dest), "size": len(data), "sha256": _sha(data)},
+            "output": {"path": text(out), "size": len(data), "sha256": _sha(data)},
             "carried": carried, "sessions": sessions, "changes": changes,
             "side_effects_unknown": sum(c.get("side_effects") == "unknown" for c in changes),
             "resume": agent.resume if agent else "",
         })
-    manifest = {
-        "tool": f"inspector {__version__}", "rule": f"{RULE_ID} ({RULE_SOURCE})",
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "output": str(target),
-        "untouched": all(s["untouched"] for s in sources), "sources": sources,
-    }
-    atomic_write(target / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    return manifest
+    return sources

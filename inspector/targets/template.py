@@ -94,7 +94,7 @@ def load_template(path: str | Path) -> ChatTemplate:
                                    "{\"name\", \"template\"} objects")
         template = ChatTemplate(name, templates, _token(config.get("bos_token")), _token(config.get("eos_token")))
     for text in set(template.templates.values()):
-        template._compiled[text] = _compile(text, name)
+        _compile(text, name, parse_only=True)       # a syntax error now, with its line
     return template
 
 
@@ -109,7 +109,10 @@ def _jinja() -> Any:
     return jinja2
 
 
-def _compile(text: str, name: str) -> Any:
+def _compile(text: str, name: str, parse_only: bool = False) -> Any:
+    """The template compiled (in the bounded child only: jinja2 folds constants while it
+    compiles, so ``{{ 'x' * 10**10 }}`` or a filter on a huge literal would be computed then),
+    or with ``parse_only`` just parsed, which computes nothing."""
     jinja2 = _jinja()
 
     class Generation(jinja2.ext.Extension):
@@ -135,10 +138,15 @@ def _compile(text: str, name: str) -> Any:
 
     env = jinja2.sandbox.ImmutableSandboxedEnvironment(
         trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols])
+    # Intercepted operators are never folded while compiling; at render time they run under
+    # the child's memory bound (jinja2.sandbox.SandboxedEnvironment.intercepted_binops).
+    env.intercepted_binops = frozenset({"*", "**", "+"})
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
     try:
+        if parse_only:
+            return env.parse(text)
         return env.from_string(text)
     except jinja2.TemplateSyntaxError as exc:
         raise InputError(name, f"chat template: {exc.message}", exc.lineno, 1) from None
@@ -210,14 +218,39 @@ def _tools(view: View) -> list[Any] | None:
     return schemas or None
 
 
-def _failure(template: ChatTemplate, messages: list[dict[str, Any]], tools: list[Any] | None) -> str | None:
-    """What rendering ``messages`` raises, in the template's words (None: it renders)."""
+# Bounds on one check's rendering (R3-13): the sandbox stops attribute escapes, not a template
+# that loops for hours, asks lipsum for a million paragraphs or builds a string of 10 GB. The
+# whole check (render, then bisection) runs in a child process with these limits: wall time
+# (the child is killed), address space (the child's MemoryError) and the rendered text's size.
+RENDER_SECONDS = 20.0
+RENDER_BYTES = 64 << 20
+RENDER_MEMORY = 1 << 30          # plus four times the history's size
+
+
+class _Bounded(Exception):
+    """Rendering passed one of its bounds: no bisection re-renders it."""
+
+
+def _failure(template: ChatTemplate, messages: list[dict[str, Any]], tools: list[Any] | None,
+             limit: int = RENDER_BYTES) -> str | None:
+    """What rendering ``messages`` raises, in the template's words (None: it renders).
+    Raises :class:`_Bounded` when the rendered text passes ``limit`` characters or memory
+    runs out: a bound of this check, not the template's refusal of one row."""
     jinja2 = _jinja()
     compiled = template.compiled(tools is not None)
     try:
-        compiled.render(messages=messages, tools=tools, documents=None,
-                        add_generation_prompt=bool(messages) and messages[-1]["role"] != "assistant",
-                        bos_token=template.bos_token, eos_token=template.eos_token)
+        size = 0
+        for piece in compiled.generate(messages=messages, tools=tools, documents=None,
+                                       add_generation_prompt=bool(messages) and messages[-1]["role"] != "assistant",
+                                       bos_token=template.bos_token, eos_token=template.eos_token):
+            size += len(piece)
+            if size > limit:
+                raise _Bounded(f"the rendered prompt passed {limit // (1 << 20)} MB: rendering stopped there")
+    except _Bounded:
+        raise
+    except MemoryError:
+        raise _Bounded("rendering ran out of memory (the check allows "
+                       f"{RENDER_MEMORY // (1 << 20)} MB more than the history's size)") from None
     except jinja2.exceptions.TemplateError as exc:
         if type(exc) is jinja2.exceptions.TemplateError and exc.message:
             return str(exc.message)                        # raise_exception: the template's own words
@@ -242,17 +275,73 @@ def _first_failing(template: ChatTemplate, messages: list[dict[str, Any]], tools
     return lo
 
 
+def _verdict(template: ChatTemplate, messages: list[dict[str, Any]], tools: list[Any] | None,
+             limit: int = RENDER_BYTES) -> tuple[str | None, int]:
+    """The template's refusal and the length of the shortest prefix refused the same way
+    (bisected), or a bound's words and the whole history (never re-rendered per step)."""
+    try:
+        error = _failure(template, messages, tools, limit)
+        if error is None:
+            return None, 0
+        return error, _first_failing(template, messages, tools, error) if messages else 0
+    except _Bounded as bound:
+        return str(bound), len(messages)
+
+
+def _bounded_verdict(template: ChatTemplate, messages: list[dict[str, Any]],
+                     tools: list[Any] | None) -> tuple[str | None, int]:
+    """:func:`_verdict` in a child process with a wall-clock, memory and output bound."""
+    import subprocess
+    import sys
+
+    payload = json.dumps({"name": template.name, "templates": dict(template.templates),
+                          "bos": template.bos_token, "eos": template.eos_token, "messages": messages,
+                          "tools": tools, "limit": RENDER_BYTES}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    memory = RENDER_MEMORY + 4 * len(payload)
+    code = ("import sys; from inspector.targets.template import _child; "
+            f"sys.exit(_child({memory}))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                              timeout=RENDER_SECONDS)
+    except subprocess.TimeoutExpired:
+        return (f"the template did not finish rendering within {RENDER_SECONDS:g} s (stopped: a loop this "
+                "long would hold the server's request too)"), len(messages)
+    try:
+        answer = json.loads(done.stdout)
+        return answer["error"], int(answer["prefix"])
+    except (ValueError, KeyError, TypeError):
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return f"rendering stopped: {tail[0][:200]}", len(messages)
+
+
+def _child(memory: int) -> int:
+    """The child's side of :func:`_bounded_verdict`: limits, then one verdict as JSON."""
+    import sys
+
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (ImportError, ValueError, OSError):
+        pass                               # no such limit here: the wall-clock bound still holds
+    job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
+    template = ChatTemplate(job["name"], job["templates"], job["bos"], job["eos"])
+    error, prefix = _verdict(template, job["messages"], job["tools"], job["limit"])
+    sys.stdout.write(json.dumps({"error": error, "prefix": prefix}))
+    return 0
+
+
 def check_template(subject: Any, template: ChatTemplate) -> list[Problem]:
     """What rendering ``subject`` (a pipeline Outcome, or flat messages) with ``template``
-    raises, as one error on the row it concerns."""
+    raises, as one error on the row it concerns. Rendered in a bounded child process."""
     view = View(subject) if isinstance(subject, list) else View(subject.result.messages, subject)
     rows = [(i, m) for i, m in view.rows]
     messages = chat_messages([m for _, m in rows])
     tools = _tools(view)
-    error = _failure(template, messages, tools)
+    error, prefix = _bounded_verdict(template, messages, tools)
     if error is None:
         return []
     if not rows:
         return [Problem(0, RULE, ERROR, error, FIX, SOURCE, False, None, None, NAME)]
-    index = rows[_first_failing(template, messages, tools, error) - 1][0]
+    index = rows[max(prefix, 1) - 1][0]
     return [Problem(index, RULE, ERROR, error, FIX, SOURCE, False, view.where(index), None, NAME)]

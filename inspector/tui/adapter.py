@@ -49,17 +49,32 @@ def export_labels() -> dict[str, str]:
             for name in formats.EXPORT_CHOICES}
 
 
-def describe_block(fmt: str, original: Any) -> str | None:
+DESCRIBE_DEPTH = 4   # lists within lists read this far; deeper ones are summed up (R3-17)
+
+
+def describe_block(fmt: str, original: Any, _depth: int = 0) -> str | None:
     """How the import view reads an original: one block by the format's own ``describe_block``;
     a message as its blocks (its list of objects), a run of items one by one. None for a
-    message with no blocks at all (a role and a text): the flat form's text says it."""
+    message with no blocks at all (a role and a text): the flat form's text says it. A list
+    nested deeper than :data:`DESCRIBE_DEPTH` is named, not walked (600 levels would exhaust
+    the recursion limit while the table renders)."""
     describe = formats.get(fmt).describe_block
     if isinstance(original, list):
-        return " · ".join(describe_block(fmt, item) or describe(item) for item in original[:20])
+        if _depth >= DESCRIBE_DEPTH:
+            return f"a list of {len(original):,} nested {DESCRIBE_DEPTH}+ deep"
+        return " · ".join(describe_block(fmt, item, _depth + 1) or _safe(describe, item) for item in original[:20])
     if isinstance(original, Mapping) and "type" not in original:
         for inner in original.values():
             if isinstance(inner, list) and inner and all(isinstance(b, Mapping) for b in inner[:20]):
                 return " · ".join(describe(b) for b in inner[:20])
         if len(original) != 1:
             return None
-    return describe(original)
+    return _safe(describe, original)
+
+
+def _safe(describe: Any, item: Any) -> str:
+    """A format's own description of one block; a block too deep for it is named instead."""
+    try:
+        return describe(item)
+    except RecursionError:
+        return "a block nested too deeply to describe"

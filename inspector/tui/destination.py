@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..io import same_file
+from ..io import proposed_refusal, same_file
 
 
 def refusal(path: str, inputs: Iterable[str]) -> str | None:
@@ -15,6 +15,8 @@ def refusal(path: str, inputs: Iterable[str]) -> str | None:
         return f"{path} is the input file: choose another path (the input is never overwritten)."
     if Path(path).is_dir():
         return f"{path} is a folder: give a file name."
+    if proposed_refusal(path) is not None:     # a link planted at the name, a FIFO, a device
+        return f"{path} is a symbolic link or not a regular file: a dialog never writes through one; choose another name."
     return None
 
 

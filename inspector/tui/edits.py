@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ..io import BOM, dumps
+from ..io import BOM, MAX_ENTRY_DEPTH, MAX_WRITE_DEPTH, dumps, nesting
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()  # a field that is not there
 
@@ -120,19 +120,29 @@ class SetField:
     name: str
     old: Any
     new: Any
+    at: int | None = None     # the field's place among the body's keys, where a removed one comes back
 
     def inverse(self) -> SetField:
-        return SetField(self.name, self.new, self.old)
+        return SetField(self.name, self.new, self.old, self.at)
 
     def apply(self, native: Native) -> Native:
         if native.body is None:
             raise ValueError("the document has no fields")
         if self.new is MISSING:
             body = {k: v for k, v in native.body.items() if k != self.name}
-        else:
+        elif self.name in native.body or self.at is None:
             body = dict(native.body)
             body[self.name] = self.new
+        else:                 # put back where it was (an undone delete): the saved bytes are the file's
+            items = list(native.body.items())
+            items.insert(min(self.at, len(items)), (self.name, self.new))
+            body = dict(items)
         return replace(native, body=body)
+
+
+def field_at(body: Mapping[str, Any] | None, name: str) -> int | None:
+    """The place of ``name`` among ``body``'s keys (None when it is not there)."""
+    return next((i for i, key in enumerate(body or ()) if key == name), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +237,7 @@ def replace_edit(native: Native, target: Target, value: Any) -> Edit:
     if target.kind == "field":
         assert native.body is not None
         name = str(target.name)
-        return Edit(f"edit {where}", (SetField(name, native.body.get(name, MISSING), value),), name, None, name)
+        return Edit(f"edit {where}", (SetField(name, native.body.get(name, MISSING), value, field_at(native.body, name)),), name, None, name)
     if target.kind == "block":
         entry = native.items[target.start]
         blocks = list(entry[target.key])
@@ -252,7 +262,7 @@ def delete_edit(native: Native, target: Target) -> Edit:
     if target.kind == "field":
         assert native.body is not None
         name = str(target.name)
-        return Edit(f"delete {where}", (SetField(name, native.body.get(name, MISSING), MISSING),), 0, None, name)
+        return Edit(f"delete {where}", (SetField(name, native.body.get(name, MISSING), MISSING, field_at(native.body, name)),), 0, None, name)
     if target.kind == "block":
         entry = native.items[target.start]
         blocks = list(entry[target.key])
@@ -387,12 +397,56 @@ def parse_value(text: str, name: str = "<editor>") -> Any:
 
     if not text.strip():
         raise InputError(name, "empty: write one JSON value (delete removes the entry instead)", 1, 1)
-    return parse_json(text.encode("utf-8"), name)
+    value = parse_json(text.encode("utf-8"), name)
+    if nesting(value, MAX_ENTRY_DEPTH) > MAX_ENTRY_DEPTH:   # a save could not write it (R3-15)
+        raise InputError(name, f"nested too deeply: an entry can hold at most {MAX_ENTRY_DEPTH} levels of lists "
+                               f"and objects, so that the file (at most {MAX_WRITE_DEPTH}) can be saved", 1, 1)
+    return value
 
 
 def as_text(value: Any) -> str:
-    """A value as the editor shows it: JSON indented by two (what cannot be JSON, as its repr)."""
+    """A value as the editor shows it: JSON indented by two; a value nested deeper than orjson
+    writes is written here without recursion (R3-16); what cannot be JSON, as its repr."""
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
     except (TypeError, orjson.JSONEncodeError):
-        return repr(value)
+        pass
+    try:
+        return _deep_text(value)
+    except (TypeError, ValueError):
+        return "<a value the editor cannot show as JSON>"
+
+
+def _deep_text(value: Any) -> str:
+    """``value`` as JSON indented by two, with an explicit stack instead of recursion."""
+    out: list[str] = []
+    stack: list[tuple[str, Any, int]] = [("value", value, 0)]
+    while stack:
+        what, item, level = stack.pop()
+        if what == "text":
+            out.append(item)
+            continue
+        pad = "  " * (level + 1)
+        if isinstance(item, dict) and item:
+            out.append("{\n")
+            parts: list[tuple[str, Any, int]] = []
+            for n, (key, child) in enumerate(item.items()):
+                parts.append(("text", pad + orjson.dumps(str(key)).decode() + ": ", level))
+                parts.append(("value", child, level + 1))
+                parts.append(("text", (",\n" if n < len(item) - 1 else "\n"), level))
+            parts.append(("text", "  " * level + "}", level))
+            stack.extend(reversed(parts))
+        elif isinstance(item, (list, tuple)) and item:
+            out.append("[\n")
+            parts = []
+            for n, child in enumerate(item):
+                parts.append(("text", pad, level))
+                parts.append(("value", child, level + 1))
+                parts.append(("text", (",\n" if n < len(item) - 1 else "\n"), level))
+            parts.append(("text", "  " * level + "]", level))
+            stack.extend(reversed(parts))
+        elif isinstance(item, (dict, list, tuple)):
+            out.append("{}" if isinstance(item, dict) else "[]")
+        else:
+            out.append(orjson.dumps(item).decode())
+    return "".join(out)

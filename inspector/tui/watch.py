@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -34,16 +35,35 @@ class FileChanged(Message):
 
 
 def stamp(path: str) -> tuple[int, int] | None:
+    """Size and modification time of ``path`` when it is a regular file (through links);
+    None for anything else: a FIFO or a device put in its place is nothing to read (R3-10)."""
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return st.st_size, st.st_mtime_ns
 
 
 def digest(path: str) -> bytes | None:
+    """A hash of the file's bytes, or None when it is not a regular file. Opened without
+    blocking (a FIFO swapped in after :func:`stamp` looked would block ``open`` until a
+    writer came) and checked on the descriptor before a byte is read (``/dev/zero`` never
+    ends)."""
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        handle = os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        return None
+    try:
+        with handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             return hashlib.file_digest(handle, "blake2b").digest()
     except OSError:
         return None

@@ -145,7 +145,7 @@ async def test_failed_export_opens_an_error_dialog_and_lets_the_user_retry(broke
 
 
 async def test_an_os_error_while_writing_is_reported_with_the_path(broken_file, tmp_path, monkeypatch):
-    def refuse(path, data, *, inputs=()):
+    def refuse(path, data, **_):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(export_module, "atomic_write", refuse)

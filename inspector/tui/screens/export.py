@@ -243,7 +243,7 @@ class ExportDialog(ModalScreen[str | None]):
         try:
             if (sent := confine.deliver(self.app, path, data)) is not None:
                 return sent
-            atomic_write(path, data, inputs=self.inputs)
+            atomic_write(path, data, inputs=self.inputs, proposed=True, mode_of=next(iter(self.inputs), None))
         except OSError as exc:
             raise InputError(path, exc.strerror or str(exc)) from None
         session = facts.chosen_session(self.imported.document)

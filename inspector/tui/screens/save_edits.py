@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from ...io import InputError, atomic_write
+from ...io import InputError, atomic_write, describe_error
 from .. import confine, destination
 from ..text import inert
 
@@ -137,12 +137,16 @@ class SaveEditsDialog(ModalScreen[str | None]):
                 app.run_worker(lambda: confine.deliver(app, path, data), thread=True, group="save-edits")
                 self.dismiss(path)
                 return
-            atomic_write(path, data, inputs=self.inputs)
+            atomic_write(path, data, inputs=self.inputs, proposed=True,
+                         mode_of=next(iter(self.inputs), None))
         except InputError as exc:
             self._note(str(exc))
             return
         except OSError as exc:
             self._note(f"{path}: {exc.strerror or exc}")
+            return
+        except Exception as exc:   # the edits cannot be written (too deep, not JSON): say so, keep them (R3-15)
+            self._note(describe_error(exc, path))
             return
         self.dismiss(path)
 
