@@ -104,7 +104,7 @@ async def test_random_edit_sequences(tmp_path, monkeypatch, name, sequence):
                         await pilot.press("escape")
             else:
                 await pilot.press({"up": "alt+up", "down": "alt+down", "undo": "ctrl+z", "redo": "ctrl+y"}[act])
-            assert await until(pilot, lambda: deaths or (app.main._pending is None
+            assert await until(pilot, lambda: deaths or (app.main.editing.pending is None
                                                          and app.main.loading_source is None)), log
             assert not deaths, (deaths, log)
         if isinstance(app.screen, ErrorDialog):
@@ -113,7 +113,7 @@ async def test_random_edit_sequences(tmp_path, monkeypatch, name, sequence):
         if history is not None and history.total:
             for _ in range(history.position + 2):
                 await pilot.press("ctrl+z")
-                await until(pilot, lambda: app.main._pending is None and app.main.loading_source is None)
+                await until(pilot, lambda: app.main.editing.pending is None and app.main.loading_source is None)
             assert app.main.edits.position == 0, log
             assert loader.export(app.main.doc).data == expected, log
         assert not deaths, (deaths, log)

@@ -44,7 +44,7 @@ def deaths(monkeypatch) -> list[str]:
 async def settle(app, pilot, deaths) -> None:
     for _ in range(500):
         await pilot.pause(0.02)
-        if deaths or (app.main.doc is not None and app.main._pending is None and app.main.loading_source is None):
+        if deaths or (app.main.doc is not None and app.main.editing.pending is None and app.main.loading_source is None):
             await pilot.pause()
             return
     raise AssertionError("never settled")

@@ -33,7 +33,7 @@ async def settled(app, pilot, tries: int = 300) -> None:
     """Until the edit's worker has been read and shown."""
     for _ in range(tries):
         await pilot.pause(0.01)
-        pending = app.main.editing.pending if hasattr(app.main, "editing") else app.main._pending
+        pending = app.main.editing.pending if hasattr(app.main, "editing") else app.main.editing.pending
         if pending is None and app.main.loading_source is None:
             await pilot.pause()
             return
