@@ -326,7 +326,8 @@ def import_report(imported: Imported) -> str:
     lines += [f"  note: {n}" for n in imported.notes]
     lines += _mapping_lines(imported)
     for e in imported.events:
-        lines.append(f"  #{e.origin}  ({e.clause}) {e.kind} {_printable(e.message)}")
+        row = "no row" if e.origin is None else f"#{e.origin}"   # a line no message came from
+        lines.append(f"  {row}  ({e.clause}) {e.kind} {_printable(e.message)}")
     return "\n".join(lines) + "\n\n"
 
 

@@ -26,6 +26,7 @@ from .files import (
 )
 from .format import Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
+from .session import end_last_line
 from .sqlite_file import whole_database
 
 FORMATS: tuple[str, ...] = tuple(REGISTRY)
@@ -82,6 +83,7 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
             thoughts.note_omitted(imported, to, out)
         if reasoning == thoughts.STRIP_POLICY:
             out.document = thoughts.strip(REGISTRY[target], out.document, out)
+        out.document = end_last_line(out.document, out, imported.document)
     return out
 
 
