@@ -18,7 +18,7 @@ from typing import Any
 
 from ..engine import Result, gc_paused
 from ..io import InputError
-from . import reasoning as thoughts
+from . import envelope, reasoning as thoughts
 from .base import Exported, Imported, Loc, Reasoning, kind_of
 from .detect import detect, evidence
 from .files import (
@@ -80,6 +80,7 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
         else:
             target = to
             out.document = REGISTRY[to].export_new(imported, result, out)
+            out.document = envelope.carry(imported, to, out.document, out)
             thoughts.note_omitted(imported, to, out)
         if reasoning == thoughts.STRIP_POLICY:
             out.document = thoughts.strip(REGISTRY[target], out.document, out)
