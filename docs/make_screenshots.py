@@ -1,4 +1,4 @@
-"""Regenerate the README"s screenshots: headless runs of the app on bundled samples.
+"""Regenerate the screenshots of docs/tui.md (and the README's one): headless runs of the app on bundled samples.
 
     python docs/make_screenshots.py        # writes docs/*.svg, and docs/*.png if rsvg-convert is installed
 

@@ -1,5 +1,8 @@
 import sys
 
-from .cli import entry
+try:
+    from .cli import entry
+except KeyboardInterrupt:   # Ctrl-C while the modules load: an interrupt (130), not a traceback
+    sys.exit(130)
 
 sys.exit(entry())

@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="inspector",
         description=f"Repair LLM conversation histories by {RULE_ID} and show why every change happened.",
-        epilog="Run 'inspector FILE' (or 'inspector' alone for the bundled samples) to open the TUI.",
+        epilog=tui_summary(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"inspector {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -98,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
                                        "my-level.json")
     learn.add_argument("file", nargs="?", metavar="FILE", help="a level file (JSON) to play")
     add_why_parsers(sub)
+    for name, command in sub.choices.items():   # one example each, under its options
+        command.epilog = f"example:\n  {EXAMPLES[name]}"
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
 
@@ -120,6 +124,64 @@ def add_why_parsers(sub: Any) -> None:
     p.add_argument("--html", metavar="PAGE", help="also write one self-contained page: the stages and the verdict")
     p.add_argument("--target", choices=CHECK_TARGETS, help="the provider whose verdict must hold (default: every one)")
     p.add_argument("--keep-all", action="store_true", help="keep every entry (redact only)")
+
+
+# One example per subcommand, shown at the end of its --help (tests/test_cli_help.py runs each).
+EXAMPLES = {
+    "normalize": "inspector normalize history.json -o history.fixed.json   # write the repaired history",
+    "explain": "inspector explain history.json   # every change, stage by stage, with its clause",
+    "check": "inspector check --target anthropic request.json   # exit 1 if anything would change or be refused",
+    "doctor": "inspector doctor   # every agent session under your home folder, and which would fail on resume",
+    "batch": "inspector batch data.jsonl -o fixed.jsonl   # a dataset, one history per line, and its health report",
+    "serve": "inspector serve ~/histories   # the TUI in a web browser, on files of that folder only",
+    "learn": "inspector learn   # the levels; inspector learn my-level.json plays one level file",
+    "why": "inspector why \"tool_use ids were found without tool_result blocks\" session.jsonl   # rule, entries, fix",
+    "share": "inspector share session.jsonl -o case.jsonl --html case.html   # a redacted copy to attach to an issue",
+}
+
+
+def tui_parser() -> argparse.ArgumentParser:
+    """The TUI's own command line (``inspector [FILE|FOLDER|-] [options]``)."""
+    parser = Parser(prog="inspector", parents=[from_option(), strict_option(), reasoning_option()],
+                    description="Open the inspection TUI on FILE, standard input (-), a FOLDER's history and "
+                                "session files, or the gallery of bundled samples when no file is given. In "
+                                "the TUI, t toggles --strict and R --reasoning.",
+                    epilog="example:\n  inspector history.json --target anthropic   # open a file, with "
+                           "Anthropic's verdict", formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", nargs="?", metavar="FILE|FOLDER|-")
+    session_option(parser)
+    parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
+                        help="the provider whose verdict the TUI shows (default auto: the one the format "
+                             "speaks; a flat history shows every provider's); v picks another in the TUI")
+    parser.add_argument("--watch", action="store_true",
+                        help="read FILE again whenever it changes on disk (an agent writing its session), "
+                             "keeping the stage, filters and selection, and say what changed")
+    return parser
+
+
+# What each TUI option does, in a few words, for ``inspector --help`` (a new option without a
+# line here fails tests/test_cli_help.py).
+TUI_OPTIONS = {
+    "fmt": ("--from FORMAT", "the input's format (default: detect)"),
+    "strict": ("--strict", "start with the strict stage on (beyond MEM-5; t toggles it)"),
+    "reasoning": ("--reasoning keep|strip", "keep signed reasoning as read (default), or strip it (R)"),
+    "session": ("--session ID", "the session to open in a file that holds several"),
+    "target": ("--target PROVIDER", "whose verdict the screen shows (default auto; v picks another)"),
+    "watch": ("--watch", "read FILE again whenever it changes on disk"),
+}
+
+
+def tui_summary() -> str:
+    """The TUI's options, one line each, for ``inspector --help``: the TUI is no subcommand,
+    so argparse alone would never show them there."""
+    lines = ["The TUI: 'inspector [FILE|FOLDER|-] [options]' opens a file, standard input or a folder",
+             "(no file: the gallery of bundled samples). Its options ('inspector FILE --help' for all):"]
+    for action in tui_parser()._actions:
+        if action.option_strings and action.dest != "help":
+            flag, meaning = TUI_OPTIONS[action.dest]
+            lines.append(f"  {flag:<24} {meaning}")
+    lines += ["", "example:", "  inspector history.json --target anthropic   # open a file, with Anthropic's verdict"]
+    return "\n".join(lines)
 
 
 def session_option(p: argparse.ArgumentParser) -> None:
@@ -326,7 +388,8 @@ def import_report(imported: Imported) -> str:
     lines += [f"  note: {n}" for n in imported.notes]
     lines += _mapping_lines(imported)
     for e in imported.events:
-        lines.append(f"  #{e.origin}  ({e.clause}) {e.kind} {_printable(e.message)}")
+        row = "no row" if e.origin is None else f"#{e.origin}"   # a line no message came from
+        lines.append(f"  {row}  ({e.clause}) {e.kind} {_printable(e.message)}")
     return "\n".join(lines) + "\n\n"
 
 
@@ -498,18 +561,7 @@ def entry() -> int:
 
 
 def run_tui(argv: list[str]) -> int:
-    parser = Parser(prog="inspector", parents=[from_option(), strict_option(), reasoning_option()],
-                    description="Open the inspection TUI on FILE, standard input (-), a FOLDER's history and "
-                                "session files, or the gallery of bundled samples when no file is given. In "
-                                "the TUI, t toggles --strict and R --reasoning.")
-    parser.add_argument("file", nargs="?", metavar="FILE|FOLDER|-")
-    session_option(parser)
-    parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
-                        help="the provider whose verdict the TUI shows (default auto: the one the format "
-                             "speaks; a flat history shows every provider's); v picks another in the TUI")
-    parser.add_argument("--watch", action="store_true",
-                        help="read FILE again whenever it changes on disk (an agent writing its session), "
-                             "keeping the stage, filters and selection, and say what changed")
+    parser = tui_parser()
     args = parser.parse_args(argv)
     from .tui.app import run  # textual is imported only for the TUI
 

@@ -12,6 +12,16 @@ import os
 import pytest
 
 
+# The large generated scales (more hypothesis examples in the hostile suite) run when
+# INSPECTOR_LARGE=1, as .ci/run sets it; the README's command runs the smaller default ones.
+LARGE = os.environ.get("INSPECTOR_LARGE", "") not in ("", "0")
+
+
+def scaled(default: int, large: int) -> int:
+    """``large`` under INSPECTOR_LARGE=1 (CI), ``default`` otherwise."""
+    return large if LARGE else default
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

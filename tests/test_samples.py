@@ -162,7 +162,7 @@ def test_provider_samples_have_the_shapes_they_claim():
 
 
 def test_project_readme_lists_every_sample():
-    readme = Path(__file__).resolve().parents[1] / "README.md"
+    readme = Path(__file__).resolve().parents[1] / "docs" / "samples.md"   # moved from the README (issue 35)
     if not readme.is_file():
         pytest.skip("not a checkout")
     text = readme.read_text("utf-8")

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..engine import Result, gc_paused
 from ..io import InputError
-from . import identity
+from . import envelope, identity
 from . import reasoning as thoughts
 from . import surrogates
 from .base import Exported, Imported, Loc, Reasoning, kind_of
@@ -28,6 +28,7 @@ from .files import (
 )
 from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
+from .session import end_last_line
 from .store.side import LocalFiles, reading_through
 from .store.sqlite import whole_database
 
@@ -87,11 +88,13 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
         else:
             target = to
             out.document = REGISTRY[to].export_new(imported, result, out)
+            out.document = envelope.carry(imported, to, out.document, out)
             thoughts.note_omitted(imported, to, out)
         if reasoning == thoughts.STRIP_POLICY:
             out.document = thoughts.strip(REGISTRY[target], out.document, out)
         if REGISTRY[target].provider in surrogates.REFUSED_BY:
             out.document = surrogates.replace(out.document, out, imported)
+        out.document = end_last_line(out.document, out, imported.document)
     return out
 
 

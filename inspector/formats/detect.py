@@ -81,6 +81,11 @@ def _detect(document: Any, name: str) -> str:
         fits = [f.name for f in REGISTRY.values() if shape.blocks and f.parts and shape.blocks.keys() <= f.parts]
         return fits[0] if fits else FALLBACK
     tried = ", ".join(REGISTRY)
+    if isinstance(document, Mapping) and isinstance(document.get("role"), str):
+        # A record of `inspector batch` that is one message: the file holds a message per line.
+        raise InputError(name, 'one message, not a history: expected a JSON array of messages or an object with a '
+                               '"messages" array; a file with one message per line is one history, which '
+                               "'inspector FILE' and 'inspector normalize FILE' read whole")
     if isinstance(document, Mapping):
         keys = ", ".join(sorted(map(str, document))[:8]) or "no keys"
         raise InputError(name, f'unrecognized format: expected a JSON array of messages or an object with a '

@@ -29,7 +29,25 @@ EMITS = declare(
          "A new line or row holds a synthesized result, placed after its call's turn.", "change"),
     Kind("entry-rewritten", EXPORT_CLAUSE, False, "entry rewritten",
          "A line or record keeps the rest of its content after some of it was dropped.", "change"),
+    Kind("line-ended", EXPORT_CLAUSE, False, "line ended",
+         "The file's last line had no line break (a write cut short); the copy ends it, so the agent's next "
+         "line is not glued to it.", "change"),
 )
+
+
+def end_last_line(document: Any, notes: Any, source: Any = None) -> Any:
+    """A JSON Lines document whose last line has no line break, written with one (a new
+    :class:`Lines`: the import's document is never changed), as an export event. Left
+    unended, the agent's next append would join that line and be lost on the next resume.
+    ``source``: the document read, whose numbering the event uses when it is Lines too."""
+    if not isinstance(document, Lines) or document.final_newline or not document.raw:
+        return document
+    read = source if isinstance(source, Lines) and not source.final_newline and source.raw else document
+    last = len(read.raw)
+    state = "is not JSON (cut short)" if last - 1 in read.bad else "has no line break"
+    notes.note("line-ended", f"Line {last}, the last of the file, {state}; the copy ends it with a line break, "
+                             "so the agent's next line starts a line of its own.")
+    return Lines(document.format, document.raw, document.entries, True, document.bom, document.bad)
 
 
 def open_store(document: Any, name: str, fmt: str, parse: Callable[[bytes, str], Any], expected: type,

@@ -14,6 +14,30 @@ def null_device(tmp_path: Path) -> Path:
     return private_device(tmp_path, "null")
 
 
+def pytest_sessionfinish(session, exitstatus):  # noqa: ARG001
+    """An xdist worker hands its counts to the controller, which prints the summary."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["hostile_runs"], output["hostile_tallies"] = dict(RUNS), dict(TALLIES)
+
+
+class _AddUpWorkers:
+    """On the xdist controller: add up what each worker counted (registered only where xdist
+    is, whose hook this is)."""
+
+    @staticmethod
+    def pytest_testnodedown(node, error):  # noqa: ARG004
+        output = getattr(node, "workeroutput", {})
+        for mine, theirs in ((RUNS, output.get("hostile_runs", {})), (TALLIES, output.get("hostile_tallies", {}))):
+            for key, count in theirs.items():
+                mine[key] += count
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_AddUpWorkers(), "hostile-add-up-workers")
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
     if RUNS:
         terminalreporter.write_sep("-", "hostile and fault suites")

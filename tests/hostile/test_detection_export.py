@@ -103,11 +103,13 @@ def test_r2_22_to_responses_keeps_an_empty_assistant_turn_and_the_result(tmp_pat
     src.write_bytes(orjson.dumps(LEADING))
     code, _, err = cli("normalize", str(src), "--to", "openai-responses", "-o", str(dst), "-q")
     assert code == 0, err
-    items = orjson.loads(dst.read_bytes())
+    body = orjson.loads(dst.read_bytes())      # the body's model is carried (issue 35, item 6)
+    assert body["model"] == "m"
+    items = body["input"]
     assert [i.get("role") or i.get("type") for i in items][:3] == ["system", "assistant", "function_call_output"]
     code, out, err = cli("normalize", str(dst), "--from", "openai-responses", "-q")
     assert code == 0, err
-    assert any(i.get("output") == "REAL RESULT" for i in orjson.loads(out))
+    assert any(i.get("output") == "REAL RESULT" for i in orjson.loads(out)["input"])
 
 
 @pytest.mark.parametrize("to", ["anthropic", "gemini", "bedrock"])

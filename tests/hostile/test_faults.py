@@ -225,7 +225,9 @@ def test_a_signal_while_writing_leaves_the_old_output(tmp_path, src, sig):
     """The signal arrives exactly while the temporary file is written (at its fsync)."""
     out = tmp_path / "out.json"
     out.write_text("previous export")
+    # Python's own SIGINT handler first: a child of a background job inherits SIGINT ignored.
     script = ("import os, signal, sys\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
               "from inspector import cli, io\n"
               "real = os.fsync\n"
               f"def fsync(fd):\n    os.kill(os.getpid(), {int(sig)})\n    real(fd)\n"

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from extras import scaled
 from inspector.io import InputError
 from inspector.formats import FORMATS
 from inspector.pipeline import run
@@ -20,7 +21,8 @@ from inspector.pipeline import run
 from .harness import RUNS, run_every_command
 from .strategies import SAMPLES, VALUE, flat_histories, sample_mutations, to_text
 
-# CI runs a fixed, small set (derandomized: the same cases every run, well under a minute).
+# CI runs a fixed, small set (derandomized: the same cases every run, well under a minute);
+# the README's command a quarter of it, CI (INSPECTOR_LARGE=1) all of it.
 # HOSTILE_SCALE=20 HOSTILE_SEED=random pytest tests/hostile explores further by hand.
 SCALE = max(1, int(os.environ.get("HOSTILE_SCALE", "1")))
 SETTINGS = dict(deadline=None, derandomize=os.environ.get("HOSTILE_SEED") != "random", database=None,
@@ -33,14 +35,14 @@ def _file(folder: str, name: str, data: bytes) -> Path:
     return path
 
 
-@settings(max_examples=80 * SCALE, **SETTINGS)
+@settings(max_examples=scaled(20, 80) * SCALE, **SETTINGS)
 @given(flat_histories())
 def test_any_field_of_a_flat_history_may_hold_anything(history):
     with tempfile.TemporaryDirectory() as folder:
         run_every_command(_file(folder, "flat.json", to_text(history)), "hostile: flat fields")
 
 
-@settings(max_examples=100 * SCALE, **SETTINGS)
+@settings(max_examples=scaled(25, 100) * SCALE, **SETTINGS)
 @given(sample_mutations())
 def test_mutated_provider_samples(mutation):
     name, doc = mutation
@@ -48,7 +50,7 @@ def test_mutated_provider_samples(mutation):
         run_every_command(_file(folder, name, to_text(doc)), "hostile: sample mutations")
 
 
-@settings(max_examples=30 * SCALE, **SETTINGS)
+@settings(max_examples=scaled(10, 30) * SCALE, **SETTINGS)
 @given(st.lists(VALUE, max_size=4) | VALUE, st.sampled_from(FORMATS))
 def test_any_document_read_as_any_format(doc, fmt):
     with tempfile.TemporaryDirectory() as folder:
@@ -60,7 +62,7 @@ def test_every_sample_as_is(name, tmp_path):
     run_every_command(_file(str(tmp_path), name, orjson.dumps(SAMPLES[name])), "hostile: samples")
 
 
-@settings(max_examples=60 * SCALE, **SETTINGS)
+@settings(max_examples=scaled(15, 60) * SCALE, **SETTINGS)
 @given(st.one_of(flat_histories(), sample_mutations().map(lambda m: m[1])), st.booleans())
 def test_the_api_never_edits_its_input(doc, strict):
     """In-process callers hand over their objects: the pipeline reads them and never writes

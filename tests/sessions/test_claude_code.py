@@ -122,7 +122,8 @@ def test_truncated_last_line_is_skipped_and_kept(tmp_path):
     data = scenarios.split_and_clean() + b'{"parentUuid":"x","type":"assist'
     out = run(data, "s")
     assert [e.kind for e in out.imported.events] == ["entry-skipped"]
-    assert out.data == data
+    # Kept byte for byte, and ended (issue 35 item 5): the agent's next line must not join it.
+    assert out.data == data + b"\n" and [e.kind for e in out.export_events] == ["line-ended"]
 
 
 def test_cli_writes_beside_never_over_and_in_place_keeps_a_backup(tmp_path, capsys):

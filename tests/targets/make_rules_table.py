@@ -1,4 +1,4 @@
-"""Regenerates the rules table of the README (every target's rules: ``targets.rule_table``)
+"""Regenerates the rules table of docs/formats.md (every target's rules: ``targets.rule_table``)
 in place, and nothing else of the file: ``python tests/targets/make_rules_table.py``.
 ``tests/formats/test_targets.py`` checks every rule is listed with its severity and source."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from inspector.targets import rule_table
 
 HEADER = "| target | rule | what it catches | severity | source |"
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "formats.md"   # the rules table moved from the README (issue 35)
 
 
 def link(url: str) -> str:

@@ -1,0 +1,18 @@
+"""Settings every folder of the suite shares.
+
+A shell starts a background job (``pytest … &``) with SIGINT ignored, and an ignored signal
+stays ignored across ``exec``: every command a test starts would then shrug off the Ctrl-C
+the signal tests send it, and Python would not even install its KeyboardInterrupt handler.
+The suite restores Python's own handler once, so that the children it starts see SIGINT as
+they would from a terminal, whether pytest runs in the foreground, in the background or in
+an xdist worker (each worker loads this file too).
+"""
+
+from __future__ import annotations
+
+import signal
+
+
+def pytest_configure(config):  # noqa: ARG001
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
