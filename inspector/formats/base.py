@@ -351,3 +351,25 @@ class Decisions:
     def kept_calls(self, origin: int, count: int) -> list[int]:
         gone = self.dropped_calls.get(origin, frozenset())
         return [j for j in range(count) if j not in gone]
+
+    def losses(self, im: "Imported") -> tuple[dict[int | str, set[int]], list[int]]:
+        """What the decisions take out of the native history, read from provenance only.
+
+        The first part maps a native entry (a source's ``message``) to the blocks it loses:
+        every block of a dropped row that names its blocks, and the block of each call dropped
+        from a row that stays. The second lists, in order, the dropped rows that name no
+        blocks: which entries such a row covers is the exporter's to say."""
+        kept = {o for _, o in self.rows if o is not None}
+        lost: dict[int | str, set[int]] = {}
+        whole: list[int] = []
+        for o, loc in enumerate(im.sources):
+            if o not in kept:
+                if loc.blocks is None:
+                    whole.append(o)
+                else:
+                    lost.setdefault(loc.message, set()).update(loc.blocks)
+            else:
+                for j in self.dropped_calls.get(o, ()):
+                    c = im.calls[o][j]
+                    lost.setdefault(c.message, set()).add(c.blocks[0])
+        return lost, whole

@@ -585,21 +585,9 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     for p, o in enumerate(result.origins):
         if o is not None and o not in position:
             position[o] = p
-    lost: dict[int, set[int]] = {}
-    whole: set[int] = set()
-    row_lines: dict[int, tuple[int, ...]] = {}
-    for o, loc in enumerate(im.sources):
-        lines = _lines_of(loc)
-        row_lines[o] = lines
-        if o not in position:
-            if loc.blocks is None:
-                whole.update(lines)
-            else:
-                lost.setdefault(loc.message, set()).update(loc.blocks)
-        else:
-            for j in d.dropped_calls.get(o, ()):
-                c = im.calls[o][j]
-                lost.setdefault(c.message, set()).add(c.blocks[0])
+    row_lines = {o: _lines_of(loc) for o, loc in enumerate(im.sources)}
+    lost, dropped_rows = d.losses(im)
+    whole = {i for o in dropped_rows for i in row_lines[o]}
     removed: set[int] = set(whole)
     rewrite: dict[int, dict[str, Any]] = {}
     for i, gone in lost.items():

@@ -246,18 +246,11 @@ def _decide(im: Imported, result: Result) -> tuple[dict[int, dict[str, Any]], se
     state: RecordsState = im.state
     inner, sources = state.inner, state.sources
     d = Decisions.of(result)
-    kept = {o for o in result.origins if o is not None}
-    drops: set[Src] = set()
-    for o, loc in enumerate(inner.sources):
-        if not isinstance(loc.message, int):
-            continue
-        if o not in kept:
-            parts = sources[loc.message]
-            drops.update(parts if loc.blocks is None else [parts[k] for k in loc.blocks])
-        else:
-            for j in d.dropped_calls.get(o, ()):
-                c = inner.calls[o][j]
-                drops.add(sources[c.message][c.blocks[0]])
+    # The system instruction (a source named by its field, not an index) is not a record.
+    lost, whole = d.losses(inner)
+    drops: set[Src] = {sources[m][k] for m, ks in lost.items() if isinstance(m, int) for k in ks}
+    drops.update(p for o in whole if isinstance(inner.sources[o].message, int)
+                 for p in sources[inner.sources[o].message])
     # Synthesized results: each for the call the engine wrote with its id (a cast id too).
     where: dict[Any, tuple[Src, Mapping]] = {}
     for row, o in d.rows:
