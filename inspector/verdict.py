@@ -111,6 +111,10 @@ class ResumeVerdict:
     changed: bool = False               # MEM-5 (and the export) would change the file
     repair: dict[str, int] = field(default_factory=dict)   # event kinds of Inspector's repair
     reason: str = ""                    # unreadable: why
+    # The agent's own command that resumes this session (``formats.resume_command``; None: no
+    # agent, no command line, or no id), and how to resume it where there is no command.
+    command: str | None = None
+    reopen: str = ""
 
     @property
     def refused_rules(self) -> tuple[str, ...]:
@@ -170,7 +174,8 @@ class ResumeVerdict:
                 "version": self.version, "provider": self.provider, "ran_on": self.ran_on,
                 "refusals": [r.to_dict() for r in self.refusals], "claims": [c.to_dict() for c in self.claims],
                 "providers": [p.to_dict() for p in self.providers], "changed": self.changed,
-                "repair": dict(self.repair), **({"reason": self.reason} if self.reason else {})}
+                "repair": dict(self.repair), "command": self.command, **({"reopen": self.reopen} if self.reopen else {}),
+                **({"reason": self.reason} if self.reason else {})}
 
 
 def unreadable(reason: str) -> ResumeVerdict:
@@ -218,10 +223,12 @@ def _provider(imported: Any, target: str | None) -> tuple[str | None, str]:
     return ran if ran is not None else (formats.provider(imported.format), "")
 
 
-def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None) -> ResumeVerdict:
+def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None,
+                   session: str | None = None) -> ResumeVerdict:
     """The verdict on one pipeline outcome (``inspector.pipeline.run``). ``target``
     (``--target``) judges for that provider instead of the one the history runs on;
-    ``model`` (``--model``) is the model it is sent to."""
+    ``model`` (``--model``) is the model it is sent to; ``session`` the session chosen in a
+    store (its resume command's id; else the session's own)."""
     imported, result = outcome.imported, outcome.result
     own = {r.kind for r in formats.self_repairs(imported.format)}    # the agent's, not Inspector's
     repair = dict(Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events]
@@ -247,8 +254,10 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     if provider is not None:
         refusals, claims = _refusals(imported, provider, model)
     status = FAILS if refusals else AGENT_REPAIRS if claims else RESUMES
+    fact = formats.REGISTRY[imported.format].agent
     return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
-                         repair=repair)
+                         repair=repair, command=formats.resume_command(imported, outcome.name, session),
+                         reopen=fact.reopen if fact is not None else "")
 
 
 def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> tuple[list[Any], tuple[Claim, ...]]:

@@ -973,7 +973,11 @@ AGENT = Agent("opencode", "OpenCode",
               "`OPENCODE_DB=<repaired .db> opencode -s <session id>`; or quit OpenCode, move opencode.db and "
               "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
               "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
-              "would undo the repair), then `opencode -s <session id>`")
+              "would undo the repair), then `opencode -s <session id>`",
+              # `opencode --session/-s <id>` opens that session; OPENCODE_DB points it at another
+              # database (sst/opencode packages/opencode/src/cli/cmd/tui/thread.ts, flag/flag.ts).
+              command="opencode --session {session}", command_on_copy="OPENCODE_DB={path} opencode --session {session}",
+              database=True)
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
