@@ -252,7 +252,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         label = session.label
         try:
             outcome = session.run(strict=args.strict, reasoning=args.reasoning)
-            verdict = resume_verdict(outcome, args.target, args.model)
+            verdict = resume_verdict(outcome, args.target, args.model, session.id)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
@@ -260,6 +260,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                                   "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
         if not args.json:
             print(check_line(label, outcome, verdict))
+            if verdict.command:         # the agent's own command that resumes this session
+                print(f"{label}: resume with: {verdict.command}")
         if outcome.changed:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
