@@ -259,9 +259,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         report: dict[str, Any] = {"file": label, "format": outcome.format, "changed": outcome.changed,
                                   "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
         if not args.json:
-            print(check_line(label, outcome, verdict))
-            if verdict.command:         # the agent's own command that resumes this session
-                print(f"{label}: resume with: {verdict.command}")
+            # one line per history, ending with the agent's own command that resumes it
+            print(check_line(label, outcome, verdict) + (f"; resume with: {verdict.command}" if verdict.command else ""))
         if outcome.changed:
             worst = max(worst, EXIT_CHANGED)
         if args.target:

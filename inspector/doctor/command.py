@@ -155,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
             guessed = sum(s["side_effects_unknown"] for s in manifest["sources"])
             sys.stdout.write(f"fix: wrote {n} repaired cop{'ies' if n != 1 else 'y'} into {manifest['output']}; "
                              f"{proof}; manifest: {manifest['output']}/{MANIFEST}\n")
+            sys.stdout.write("fix: the manifest says, per copy, how to put it in place and resume it "
+                             "(\"steps\", and \"resume\" in words)\n")
             if guessed:
                 sys.stdout.write(f"fix: {guessed} result{'s' if guessed != 1 else ''} made up as \"interrupted\": "
                                  "side effects unknown (the tool may already have run)\n")

@@ -130,7 +130,8 @@ def resume_session_id(imported: Imported, name: str, session: str | None = None)
     """The id the agent's resume command takes for this imported session: ``session`` when one
     was chosen (``--session``), else what the format reads from the session and its file name,
     else the session chosen in a store (None: no agent, or no id)."""
-    agent = REGISTRY[imported.format].agent if imported.format in REGISTRY else None
+    fmt = getattr(imported, "format", None)
+    agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
     if agent is None:
         return None
     if session:
