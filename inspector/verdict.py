@@ -115,6 +115,17 @@ class ResumeVerdict:
     # agent, no command line, or no id), and how to resume it where there is no command.
     command: str | None = None
     reopen: str = ""
+    # The kinds of Inspector's changes that no claim of the agent's covers: an event of the
+    # import or the engine naming a call no claim names, or naming none. Export events write
+    # the changes into the file and are judged with them.
+    not_covered: tuple[str, ...] = ()
+
+    @property
+    def agent_covers(self) -> bool:
+        """The agent repairs it itself and every change MEM-5 would make is to a case the
+        agent's own repairs cover: nothing for Inspector to write (``check`` exits 0,
+        ``normalize`` writes nothing by default)."""
+        return self.status == AGENT_REPAIRS and self.changed and not self.not_covered
 
     @property
     def refused_rules(self) -> tuple[str, ...]:
@@ -174,7 +185,8 @@ class ResumeVerdict:
                 "version": self.version, "provider": self.provider, "ran_on": self.ran_on,
                 "refusals": [r.to_dict() for r in self.refusals], "claims": [c.to_dict() for c in self.claims],
                 "providers": [p.to_dict() for p in self.providers], "changed": self.changed,
-                "repair": dict(self.repair), "command": self.command, **({"reopen": self.reopen} if self.reopen else {}),
+                "repair": dict(self.repair), "agent_covers": self.agent_covers,
+                "not_covered": list(self.not_covered), "command": self.command, **({"reopen": self.reopen} if self.reopen else {}),
                 **({"reason": self.reason} if self.reason else {})}
 
 
@@ -254,10 +266,14 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     if provider is not None:
         refusals, claims = _refusals(imported, provider, model)
     status = FAILS if refusals else AGENT_REPAIRS if claims else RESUMES
+    claimed = {c for claim in claims for c in claim.calls}
+    not_covered = tuple(dict.fromkeys(
+        e.kind for e in [*imported.events, *result.events]
+        if e.kind not in own and (e.tool_call_id is None or e.tool_call_id not in claimed)))
     fact = formats.REGISTRY[imported.format].agent
     return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
                          repair=repair, command=formats.resume_command(imported, outcome.name, session),
-                         reopen=fact.reopen if fact is not None else "")
+                         reopen=fact.reopen if fact is not None else "", not_covered=not_covered)
 
 
 def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> tuple[list[Any], tuple[Claim, ...]]:
