@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats, targets
+from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
 __all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
@@ -266,14 +267,26 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     if provider is not None:
         refusals, claims = _refusals(imported, provider, model)
     status = FAILS if refusals else AGENT_REPAIRS if claims else RESUMES
-    claimed = {c for claim in claims for c in claim.calls}
-    not_covered = tuple(dict.fromkeys(
-        e.kind for e in [*imported.events, *result.events]
-        if e.kind not in own and (e.tool_call_id is None or e.tool_call_id not in claimed)))
+    not_covered = _not_covered(imported, result, outcome.export_events, claims, own)
     fact = formats.REGISTRY[imported.format].agent
     return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
                          repair=repair, command=formats.resume_command(imported, outcome.name, session),
                          reopen=fact.reopen if fact is not None else "", not_covered=not_covered)
+
+
+def _not_covered(imported: Any, result: Any, exported: list[Any], claims: tuple[Claim, ...],
+                 own: set[str]) -> tuple[str, ...]:
+    """The kinds of Inspector's changes no claim covers. A claim covers the calls it names when
+    the version that wrote the session is known to make that repair (or every version does);
+    an event of the import or the engine is covered when it names such a call; an export event
+    is covered when it only writes those changes into the file (the export's own clause), not
+    when it is a change of its own (a signed history cut, reasoning removed)."""
+    claimed = {c for claim in claims if claim.covers is True or (claim.covers is None and not claim.repair.since)
+               for c in claim.calls}
+    out = [e.kind for e in [*imported.events, *result.events]
+           if e.kind not in own and (e.tool_call_id is None or e.tool_call_id not in claimed)]
+    out += [e.kind for e in exported if e.kind not in own and kind(e.kind).clause != EXPORT_CLAUSE]
+    return tuple(dict.fromkeys(out))
 
 
 def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> tuple[list[Any], tuple[Claim, ...]]:

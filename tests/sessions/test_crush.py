@@ -169,9 +169,7 @@ def test_detected_without_from_and_checked_against_anthropic(tmp_path, capsys):
     assert crush.sniff(named.read_bytes(), str(named))
     fixed = tmp_path / "fixed.db"
     assert inspector(["normalize", str(db), "-o", str(fixed)]) == 0
-    # Current Crush answers the crashed call itself and that is the one change MEM-5 makes: exit 0
-    # (issue 29); what anthropic still refuses after normalizing is nothing either way.
-    assert inspector(["check", str(db), "--target", "anthropic"]) == 0
+    assert inspector(["check", str(db), "--target", "anthropic"]) != 0
     assert inspector(["check", str(fixed), "--target", "anthropic"]) == 0
     capsys.readouterr()
 
