@@ -181,3 +181,30 @@ def test_a_database_is_put_in_place_with_no_stale_write_ahead_log(tmp_path, monk
     assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()
     assert Path(moved[1]["to"]).exists() and Path(moved[2]["to"]).exists()     # kept with the original
     assert sent_problems("agents-sdk", str(db), "user-42") == []
+
+
+def test_each_row_carries_its_agents_command_in_text_and_json(tmp_path, monkeypatch, capsys):
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    build(home, cwd)
+    monkeypatch.setattr("os.environ", {"HOME": str(home)})
+    monkeypatch.chdir(cwd)
+    main(["--json"])
+    rows = {Path(r["path"]).name: r for r in orjson.loads(capsys.readouterr().out)["sessions"]}
+    assert rows["7d9f2c1e-4b8a-4e55-9a01-3c2b6f0e8d14.jsonl"]["command"] == \
+        "claude --resume 7d9f2c1e-4b8a-4e55-9a01-3c2b6f0e8d14"
+    assert rows["agent-a3f2c1d0.jsonl"]["command"] is None          # a subagent is no session to resume
+    assert rows["sessions.db"]["command"] == "goose session --resume --session-id 20261201_1"
+    assert rows["sessions.db"]["resume"]["command"] == rows["sessions.db"]["command"]   # the verdict's own
+    main([])
+    text = capsys.readouterr().out
+    assert "\n                  resume: codex resume 0199d3f2-7c1e-7a40-9b6e-5d2f8e3c1a08\n" in text
+
+
+def test_an_id_is_data_in_the_command():
+    from inspector.formats import REGISTRY
+
+    opencode = REGISTRY["opencode"].agent
+    assert opencode.command_for("ses_1; rm -rf ~") == "opencode --session 'ses_1; rm -rf ~'"
+    assert opencode.command_for("s1", "/tmp/my copy.db", on_copy=True) == \
+        "OPENCODE_DB='/tmp/my copy.db' opencode --session s1"
+    assert opencode.command_for(None) is None                       # no id: no command
