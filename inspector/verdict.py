@@ -276,14 +276,17 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
 
 def _not_covered(imported: Any, result: Any, exported: list[Any], claims: tuple[Claim, ...],
                  own: set[str]) -> tuple[str, ...]:
-    """The kinds of Inspector's changes no claim covers. A claim covers the calls it names when
+    """The kinds of Inspector's changes no claim covers, and the claims that do not hold for
+    the version that wrote the session (by their case name). A claim covers the calls it names when
     the version that wrote the session is known to make that repair (or every version does);
     an event of the import or the engine is covered when it names such a call; an export event
     is covered when it only writes those changes into the file (the export's own clause), not
     when it is a change of its own (a signed history cut, reasoning removed)."""
-    claimed = {c for claim in claims if claim.covers is True or (claim.covers is None and not claim.repair.since)
-               for c in claim.calls}
-    out = [e.kind for e in [*imported.events, *result.events]
+    holds = [claim.covers is True or (claim.covers is None and not claim.repair.since) for claim in claims]
+    claimed = {c for claim, ok in zip(claims, holds) if ok for c in claim.calls}
+    # A claim the writing version is not known to make covers nothing, and is itself left out.
+    out = [claim.repair.name for claim, ok in zip(claims, holds) if not ok]
+    out += [e.kind for e in [*imported.events, *result.events]
            if e.kind not in own and (e.tool_call_id is None or e.tool_call_id not in claimed)]
     out += [e.kind for e in exported if e.kind not in own and kind(e.kind).clause != EXPORT_CLAUSE]
     return tuple(dict.fromkeys(out))
