@@ -974,8 +974,8 @@ AGENT = Agent("opencode", "OpenCode",
               "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
               "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
               "would undo the repair), then `opencode -s <session id>`",
-              # `opencode --session/-s <id>` opens that session; OPENCODE_DB points it at another
-              # database (sst/opencode packages/opencode/src/cli/cmd/tui/thread.ts, flag/flag.ts).
+              # `opencode --session/-s <id>` opens that session and OPENCODE_DB points it at another
+              # database: this record's own steps above; the source file was not re-read for issue 34.
               command="opencode --session {session}", command_on_copy="OPENCODE_DB={path} opencode --session {session}",
               database=True)
 
