@@ -452,8 +452,8 @@ AGENT = Agent("crush", "Crush",
               "(and remove crush.db-wal and crush.db-shm: the copy already holds their commits, and a stale -wal "
               "would undo the repair), then run `crush`",
               # Crush's interactive command takes no session id (tldr-pages pages/common/crush.md; the
-              # root.go the index holds for charmbracelet/crush at 04500aa has no such flag, only
-              # `crush run --session` does): it opens on its session list, where the session is chosen.
+              # root.go the index holds for charmbracelet/crush at 04500aa has no such flag): it opens
+              # on its session list, where the session is chosen.
               command="crush", database=True)
 
 FORMAT = Format(
