@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "file or database goes beside it as NAME.repaired.EXT unless -o is given (-o - for stdout)")
     p.add_argument("--in-place", action="store_true",
                    help="session files: replace the input atomically, keeping it as NAME.bak")
+    p.add_argument("--even-if-agent-repairs", action="store_true",
+                   help="write Inspector's repair beside a session even where the agent repairs every case itself "
+                        "on resume (by default nothing is written then, and the exit is 0)")
     session_option(p)
     p.add_argument("--compact", action="store_true", help="one line, no indentation")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
@@ -197,6 +200,15 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     outcome = run_file(args.file, args.fmt, args.to, args.strict, args.compact, args.session, args.reasoning)
     data = outcome.data
     output = args.output if args.output is not None else session_output(args.file, outcome)
+    if args.output is None and not args.in_place and output is not None and not args.even_if_agent_repairs:
+        from .verdict import resume_verdict
+
+        verdict = resume_verdict(outcome, session=args.session)
+        if verdict.agent_covers:         # the agent repairs every case itself: nothing to write
+            if not args.quiet:
+                print(f"{display_name(args.file)}: nothing written: {_printable(verdict.sentence())}; "
+                      "--even-if-agent-repairs writes Inspector's repair anyway", file=sys.stderr)
+            return EXIT_OK
     if args.in_place:
         backup = in_place(args.file, outcome)
         if not args.quiet:
@@ -316,15 +328,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         label = session.label
         try:
             outcome = session.run(strict=args.strict, reasoning=args.reasoning)
-            verdict = resume_verdict(outcome, args.target, args.model)
+            verdict = resume_verdict(outcome, args.target, args.model, session.id)
         except Exception as exc:       # one bad file is reported and the others still checked
             worst = max(worst, print_error(exc, path))
             continue
         report: dict[str, Any] = {"file": label, "format": outcome.format, "changed": outcome.changed,
                                   "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
         if not args.json:
-            print(check_line(label, outcome, verdict))
-        if outcome.changed:
+            # one line per history, ending with the agent's own command that resumes it
+            print(check_line(label, outcome, verdict) + (f"; resume with: {verdict.command}" if verdict.command else ""))
+        # Where the agent repairs every case MEM-5 would change itself, the resume works: exit 0.
+        if outcome.changed and not verdict.agent_covers:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target, args.model)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats, targets
+from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
 __all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
@@ -111,6 +112,21 @@ class ResumeVerdict:
     changed: bool = False               # MEM-5 (and the export) would change the file
     repair: dict[str, int] = field(default_factory=dict)   # event kinds of Inspector's repair
     reason: str = ""                    # unreadable: why
+    # The agent's own command that resumes this session (``formats.resume_command``; None: no
+    # agent, no command line, or no id), and how to resume it where there is no command.
+    command: str | None = None
+    reopen: str = ""
+    # The kinds of Inspector's changes that no claim of the agent's covers: an event of the
+    # import or the engine naming a call no claim names, or naming none. Export events write
+    # the changes into the file and are judged with them.
+    not_covered: tuple[str, ...] = ()
+
+    @property
+    def agent_covers(self) -> bool:
+        """The agent repairs it itself and every change MEM-5 would make is to a case the
+        agent's own repairs cover: nothing for Inspector to write (``check`` exits 0,
+        ``normalize`` writes nothing by default)."""
+        return self.status == AGENT_REPAIRS and self.changed and not self.not_covered
 
     @property
     def refused_rules(self) -> tuple[str, ...]:
@@ -170,7 +186,9 @@ class ResumeVerdict:
                 "version": self.version, "provider": self.provider, "ran_on": self.ran_on,
                 "refusals": [r.to_dict() for r in self.refusals], "claims": [c.to_dict() for c in self.claims],
                 "providers": [p.to_dict() for p in self.providers], "changed": self.changed,
-                "repair": dict(self.repair), **({"reason": self.reason} if self.reason else {})}
+                "repair": dict(self.repair), "agent_covers": self.agent_covers,
+                "not_covered": list(self.not_covered), "command": self.command, **({"reopen": self.reopen} if self.reopen else {}),
+                **({"reason": self.reason} if self.reason else {})}
 
 
 def unreadable(reason: str) -> ResumeVerdict:
@@ -218,10 +236,12 @@ def _provider(imported: Any, target: str | None) -> tuple[str | None, str]:
     return ran if ran is not None else (formats.provider(imported.format), "")
 
 
-def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None) -> ResumeVerdict:
+def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None,
+                   session: str | None = None) -> ResumeVerdict:
     """The verdict on one pipeline outcome (``inspector.pipeline.run``). ``target``
     (``--target``) judges for that provider instead of the one the history runs on;
-    ``model`` (``--model``) is the model it is sent to."""
+    ``model`` (``--model``) is the model it is sent to; ``session`` the session chosen in a
+    store (its resume command's id; else the session's own)."""
     imported, result = outcome.imported, outcome.result
     own = {r.kind for r in formats.self_repairs(imported.format)}    # the agent's, not Inspector's
     repair = dict(Counter(e.kind for e in [*imported.events, *result.events, *outcome.export_events]
@@ -247,8 +267,29 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     if provider is not None:
         refusals, claims = _refusals(imported, provider, model)
     status = FAILS if refusals else AGENT_REPAIRS if claims else RESUMES
+    not_covered = _not_covered(imported, result, outcome.export_events, claims, own)
+    fact = formats.REGISTRY[imported.format].agent
     return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
-                         repair=repair)
+                         repair=repair, command=formats.resume_command(imported, outcome.name, session),
+                         reopen=fact.reopen if fact is not None else "", not_covered=not_covered)
+
+
+def _not_covered(imported: Any, result: Any, exported: list[Any], claims: tuple[Claim, ...],
+                 own: set[str]) -> tuple[str, ...]:
+    """The kinds of Inspector's changes no claim covers, and the claims that do not hold for
+    the version that wrote the session (by their case name). A claim covers the calls it names when
+    the version that wrote the session is known to make that repair (or every version does);
+    an event of the import or the engine is covered when it names such a call; an export event
+    is covered when it only writes those changes into the file (the export's own clause), not
+    when it is a change of its own (a signed history cut, reasoning removed)."""
+    holds = [claim.covers is True or (claim.covers is None and not claim.repair.since) for claim in claims]
+    claimed = {c for claim, ok in zip(claims, holds) if ok for c in claim.calls}
+    # A claim the writing version is not known to make covers nothing, and is itself left out.
+    out = [claim.repair.name for claim, ok in zip(claims, holds) if not ok]
+    out += [e.kind for e in [*imported.events, *result.events]
+           if e.kind not in own and (e.tool_call_id is None or e.tool_call_id not in claimed)]
+    out += [e.kind for e in exported if e.kind not in own and kind(e.kind).clause != EXPORT_CLAUSE]
+    return tuple(dict.fromkeys(out))
 
 
 def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> tuple[list[Any], tuple[Claim, ...]]:

@@ -64,8 +64,19 @@ def _printable(text: str) -> str:
 
 def row_line(row: Row) -> str:
     agent = row.agent or row.format or "?"
-    return (f"{_when(row.mtime)}  {TAGS[row.status]:<11} {agent:<11} "
+    line = (f"{_when(row.mtime)}  {TAGS[row.status]:<11} {agent:<11} "
             f"{_printable(row.label)}: {_printable(row.verdict.sentence)}")
+    how = resume_how(row)
+    return line + (f"\n{'':<18}resume: {_printable(how)}" if how else "")
+
+
+def resume_how(row: Row) -> str:
+    """How the agent resumes this session: its own command (the verdict's), else how to reopen
+    it where the agent has no command line ("": nothing known, or the session is unreadable)."""
+    v = row.verdict.resume
+    if v is None or row.status == UNREADABLE:
+        return ""
+    return v.command or v.reopen
 
 
 def counts(rows: list[Row]) -> dict[str, int]:
@@ -145,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
             guessed = sum(s["side_effects_unknown"] for s in manifest["sources"])
             sys.stdout.write(f"fix: wrote {n} repaired cop{'ies' if n != 1 else 'y'} into {manifest['output']}; "
                              f"{proof}; manifest: {manifest['output']}/{MANIFEST}\n")
+            sys.stdout.write("fix: the manifest says, per copy, how to put it in place and resume it "
+                             "(\"steps\", and \"resume\" in words)\n")
             if guessed:
                 sys.stdout.write(f"fix: {guessed} result{'s' if guessed != 1 else ''} made up as \"interrupted\": "
                                  "side effects unknown (the tool may already have run)\n")

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 import orjson
 
-from .. import __version__
+from .. import __version__, formats
 from ..engine import RULE_ID, RULE_SOURCE, SIDE_EFFECTS_UNKNOWN, kind
 from ..io import (InputError, describe_os_error, failing_as, json_safe, kept_mode, new_file_mode, read_bytes,
                   text)
@@ -30,7 +30,7 @@ from .agents import AGENTS
 from .scan import Row
 from .verdict import AGENT_REPAIRS, CHANGES, FAILS
 
-__all__ = ["MANIFEST", "NEEDS_COPY", "check_destination", "fix"]
+__all__ = ["MANIFEST", "NEEDS_COPY", "check_destination", "fix", "resume_steps", "steps_sentence"]
 
 MANIFEST = "manifest.json"
 NEEDS_COPY = (FAILS, AGENT_REPAIRS, CHANGES)
@@ -210,6 +210,62 @@ def _change(e: Any, imported: Any, session: str | None) -> dict[str, Any]:
     return entry
 
 
+ASIDE = ".before-inspector"      # the original's name once moved aside (kept: it is the original)
+
+
+def _aside(original: str) -> str:
+    """A name beside the original that nothing holds yet, to move the original to."""
+    aside, n = original + ASIDE, 1
+    while os.path.lexists(aside):
+        n += 1
+        aside = f"{original}{ASIDE}.{n}"
+    return aside
+
+
+def resume_steps(path: str, dest: Path, fmt: str, sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The steps that put the repaired copy ``dest`` in the place of ``path`` and resume each
+    session, as data: ``stop`` (quit the agent), ``move-aside`` (the original, kept under a new
+    name; a database's -wal and -shm ``if_present``), ``put`` (the copy in its place), then per
+    session ``run`` (the agent's own command) or ``reopen`` (no command: how to reopen it). The
+    agent's facts decide them (``Format.agent``); :func:`steps_sentence` words them."""
+    agent = formats.REGISTRY[fmt].agent if fmt in formats.REGISTRY else None
+    title = agent.title if agent is not None else "the agent"
+    original, copy = (str(Path(path).parent), str(dest.parent)) if agent is not None and agent.folder \
+        else (path, str(dest))
+    aside = _aside(original)
+    steps: list[dict[str, Any]] = [{"op": "stop", "agent": title},
+                                   {"op": "move-aside", "path": original, "to": aside}]
+    if agent is not None and agent.database:
+        steps += [{"op": "move-aside", "path": original + side, "to": aside + side, "if_present": True}
+                  for side in ("-wal", "-shm")]
+    steps.append({"op": "put", "from": copy, "to": original})
+    for one in sessions:
+        if one.get("command"):
+            steps.append({"op": "run", "command": one["command"], "session": one["session_id"]})
+        elif agent is not None and agent.reopen:
+            steps.append({"op": "reopen", "how": agent.reopen, "session": one["session_id"]})
+    return steps
+
+
+def steps_sentence(steps: list[dict[str, Any]]) -> str:
+    """The steps in one sentence, each worded from its data."""
+    words = []
+    for step in steps:
+        op = step["op"]
+        if op == "stop":
+            words.append(f"quit {step['agent']}")
+        elif op == "move-aside":
+            words.append(f"move {step['path']} aside to {step['to']}"
+                         + (" if it is there" if step.get("if_present") else " (keep it: it is the original)"))
+        elif op == "put":
+            words.append(f"put the repaired {step['from']} in its place as {step['to']}")
+        elif op == "run":
+            words.append(f"run `{step['command']}`")
+        elif op == "reopen":
+            words.append(step["how"] + (f" (session {step['session']})" if step.get("session") else ""))
+    return "; ".join(words)
+
+
 def fix(rows: list[Row], out: str | os.PathLike, roots: Iterable[str]) -> dict[str, Any]:
     """Write the repaired copies and the manifest; returns the manifest."""
     target = check_destination(out, roots)
@@ -246,7 +302,10 @@ def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, .
         for row in session_rows:
             outcome = run(data, path, session=row.session)
             changes += [_change(e, outcome.imported, row.session) for e in outcome.events]
-            sessions.append({"session": row.session, "status": row.status, "verdict": row.verdict.sentence})
+            verdict = row.verdict.resume
+            sessions.append({"session": row.session, "status": row.status, "verdict": row.verdict.sentence,
+                             "session_id": formats.resume_session_id(outcome.imported, path, row.session),
+                             "command": verdict.command if verdict is not None else None})
             if outcome.changed:
                 data = outcome.data
         if data == original:
@@ -272,6 +331,12 @@ def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, .
             "output": {"path": text(out), "size": len(data), "sha256": _sha(data)},
             "carried": carried, "sessions": sessions, "changes": changes,
             "side_effects_unknown": sum(c.get("side_effects") == "unknown" for c in changes),
-            "resume": agent.resume if agent else "",
         })
+        steps = resume_steps(path, Path(out), first.format or "", sessions)
+        for one in sessions:        # where the agent can run the copy where it lies (OPENCODE_DB)
+            fact = formats.REGISTRY[first.format].agent if first.format in formats.REGISTRY else None
+            on_copy = fact.command_for(one["session_id"], text(out), on_copy=True) if fact is not None else None
+            if on_copy:
+                one["command_on_copy"] = on_copy
+        sources[-1].update({"steps": steps, "resume": steps_sentence(steps)})
     return sources

@@ -49,6 +49,7 @@ class Row:
                 "modified": when, "format": self.format, "status": v.status, "verdict": v.sentence,
                 "target": v.target, "version": v.version, "problems": v.problems,
                 "repaired_by_agent": v.repaired_by_agent, "repair": v.repair,
+                "command": v.resume.command if v.resume is not None else None,    # the agent's resume command
                 "resume": v.resume.to_dict() if v.resume is not None else None}   # inspector.verdict's own
 
 

@@ -40,7 +40,7 @@ __all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASON
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
-           "select_session", "self_repairs", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
+           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
            "whole_file_suffixes", "writes_whole_file"]
 
 
@@ -127,6 +127,35 @@ def agent_title(fmt: str) -> str | None:
     """What a sentence calls the agent whose store ``fmt`` reads (None: no agent's store)."""
     agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
     return agent.title if agent is not None else None
+
+
+def resume_session_id(imported: Imported, name: str, session: str | None = None) -> str | None:
+    """The id the agent's resume command takes for this imported session: ``session`` when one
+    was chosen (``--session``), else what the format reads from the session and its file name,
+    else the session chosen in a store (None: no agent, or no id)."""
+    fmt = getattr(imported, "format", None)
+    agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
+    if agent is None:
+        return None
+    if session:
+        return session
+    if agent.session_id is not None:
+        return agent.session_id(imported, name)
+    try:
+        return chosen_session(imported.document)
+    except Exception:       # a document no store format claims has no session to choose
+        return None
+
+
+def resume_command(imported: Imported, name: str, session: str | None = None, on_copy: bool = False) -> str | None:
+    """The agent's own command that resumes this session (``Agent.command`` with its id and
+    ``name``), the one place it is rendered; None where the agent has no such command or no id
+    is known. ``on_copy``: the command that runs the copy ``name`` where it lies, when the
+    agent has one (OpenCode's ``OPENCODE_DB``)."""
+    agent = REGISTRY[imported.format].agent if imported.format in REGISTRY else None
+    if agent is None:
+        return None
+    return agent.command_for(resume_session_id(imported, name, session), name, on_copy)
 
 
 def self_repairs(fmt: str) -> tuple[SelfRepair, ...]:

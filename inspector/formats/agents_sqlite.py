@@ -606,7 +606,10 @@ AGENT = Agent("agents-sdk", "OpenAI Agents SDK",
               "stop the program, move the database and its -wal and -shm aside (keep them: they are the "
               "original), put the repaired database in its place with no -wal or -shm beside it (the copy "
               "already holds the -wal's commits; a stale one would undo the repair), open the same session "
-              "id again")
+              "id again",
+              # A program of one's own resumes it (SQLiteSession(session_id, db_path)): no command.
+              reopen="run your program again with the same session id (SQLiteSession(session_id, db_path))",
+              database=True)
 
 FORMAT = Format(
     NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,

@@ -32,6 +32,7 @@ lines that hung off it.
 from __future__ import annotations
 
 import uuid as uuidlib
+from pathlib import PurePath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -899,9 +900,23 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
 # -- registration --------------------------------------------------------------------------
 
 # The agent whose store this is (the doctor's table of agents reads it here).
+def _session_of(name: str) -> str | None:
+    """The session id a file's name is (``<uuid>.jsonl``); a subagent's ``agent-*.jsonl`` is no
+    session of its own that ``--resume`` opens."""
+    stem = PurePath(name).stem
+    try:
+        return str(uuidlib.UUID(stem)) if len(stem) == 36 else None
+    except ValueError:
+        return None
+
+
 AGENT = Agent("claude-code", "Claude Code",
               "keep a copy of the original, put the repaired file in its place under the same name, then "
-              "`claude --resume <session id>`")
+              "`claude --resume <session id>`",
+              # `claude --resume <id>` opens <id>.jsonl of the project it is run in: the id is the
+              # file's name (code.claude.com/docs/en/cli-reference, "--resume, -r").
+              command="claude --resume {session}",
+              session_id=lambda imported, name: _session_of(name))
 
 FORMAT = Format(
     NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,

@@ -32,6 +32,8 @@ read. ``--reasoning strip`` removes their lines (and their place in a compaction
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import PurePath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -412,9 +414,22 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
 # -- registration --------------------------------------------------------------------------
 
 # The agent whose store this is (the doctor's table of agents reads it here).
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def _uuid_tail(name: str) -> str | None:
+    """The session's UUID at the end of its rollout's name (rollout-<time>-<uuid>.jsonl)."""
+    found = _UUID.search(PurePath(name).stem)
+    return found.group(0) if found else None
+
+
 AGENT = Agent("codex", "Codex CLI",
               "keep a copy of the original, put the repaired rollout in its place under the same name, then "
-              "`codex resume <id>`")
+              "`codex resume <id>`",
+              # `codex resume <SESSION_ID>` takes the rollout's UUID, the tail of its file name
+              # (openai/codex docs/getting-started.md, "Resuming interactive sessions").
+              command="codex resume {session}",
+              session_id=lambda imported, name: _uuid_tail(name))
 
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,

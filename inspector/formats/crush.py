@@ -450,7 +450,11 @@ def dump(document: Any, compact: bool = False) -> bytes:
 AGENT = Agent("crush", "Crush",
               "quit Crush, keep a copy of .crush/crush.db, put the repaired database in its place "
               "(and remove crush.db-wal and crush.db-shm: the copy already holds their commits, and a stale -wal "
-              "would undo the repair), then run `crush`")
+              "would undo the repair), then run `crush`",
+              # Crush's interactive command takes no session id (tldr-pages pages/common/crush.md; the
+              # root.go the index holds for charmbracelet/crush at 04500aa has no such flag): it opens
+              # on its session list, where the session is chosen.
+              command="crush", database=True)
 
 FORMAT = Format(
     NAME, "a Crush database", "Crush's session database (.crush/crush.db; --session ID picks a session)",

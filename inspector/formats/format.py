@@ -10,6 +10,7 @@ them and choose one.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -186,6 +187,28 @@ class Agent:
     title: str
     resume: str = ""
     folder: bool = False
+    # The agent's own command that resumes one session, a template with ``{session}`` (the
+    # session's id) and ``{path}`` (the session file or database), rendered by
+    # :meth:`command_for` ("" : the agent has no command line that resumes a session).
+    command: str = ""
+    # The same, run on the repaired copy where it lies (OpenCode's ``OPENCODE_DB``): nothing
+    # to put in place first ("" : the agent reads only its own store).
+    command_on_copy: str = ""
+    # How a person resumes it when there is no command (a VS Code task, a program of one's own).
+    reopen: str = ""
+    # The session's id as the command takes it, from the imported session and its file name
+    # (None: the id of the session chosen in a store holding several).
+    session_id: Callable[[Any, str], str | None] | None = None
+    # The agent keeps a SQLite database whose -wal and -shm must be moved aside with it.
+    database: bool = False
+
+    def command_for(self, session: str | None, path: str = "", on_copy: bool = False) -> str | None:
+        """The command that resumes ``session`` (None: no command, or no id to give it). The
+        id and the path are data: each is quoted for a POSIX shell."""
+        template = self.command_on_copy if on_copy else self.command
+        if not template or ("{session}" in template and not session):
+            return None
+        return template.format(session=shlex.quote(session or ""), path=shlex.quote(path))
 
 
 @dataclass(frozen=True, slots=True)

@@ -501,9 +501,19 @@ def dump(document: Any, compact: bool = False) -> bytes:
 # -- registration --------------------------------------------------------------------------
 
 # The agent whose store this is (the doctor's table of agents reads it here).
+def _session_id(document: Any) -> str | None:
+    """The id a saved session records at its top (a checkpoint has none)."""
+    sid = document.get("sessionId") if isinstance(document, dict) else None
+    return sid if isinstance(sid, str) and sid else None
+
+
 AGENT = Agent("gemini-cli", "Gemini CLI",
               "keep a copy of the original, write the repaired session over its name, then "
-              "`gemini --resume <session id>`")
+              "`gemini --resume <session id>`",
+              # `gemini --resume <UUID>` resumes a saved session by its sessionId
+              # (geminicli.com/docs/cli/session-management, "Resume by ID").
+              command="gemini --resume {session}",
+              session_id=lambda imported, name: _session_id(imported.document))
 
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,

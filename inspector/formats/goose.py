@@ -539,7 +539,11 @@ KINDS = EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.k
 AGENT = Agent("goose", "Goose",
               "quit Goose, keep a copy of sessions.db, put the repaired database in its place (and remove "
               "sessions.db-wal and sessions.db-shm: the copy already holds their commits, and a stale -wal would "
-              "undo the repair), then `goose session --resume --name <session id>`")
+              "undo the repair), then `goose session --resume --session-id <session id>`",
+              # `--session-id` names a session by its id (20251108_1), `--name` by its human name
+              # (block/goose documentation/docs/guides/goose-cli-commands.md v1.50.0, "Flag Naming
+              # Conventions"; "goose session --resume --session-id 20251108_2").
+              command="goose session --resume --session-id {session}", database=True)
 
 FORMAT = Format(
     NAME, "a Goose sessions database", "Goose's session database (sessions/sessions.db; --session ID picks a "

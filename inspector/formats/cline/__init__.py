@@ -84,7 +84,9 @@ def on_resume(im: Imported) -> OnResume:
 # The agent whose store this is (the doctor's table of agents reads it here).
 AGENT = Agent("cline", "Cline / Roo Code / Kilo Code",
               "quit VS Code, keep a copy of the original task folder, put the repaired one in its place, "
-              "reopen the task", folder=True)
+              "reopen the task", folder=True,
+              # No command line resumes a task: VS Code's history panel reopens it.
+              reopen="reopen the task from the extension's history in VS Code")
 
 FORMAT = Format(
     NAME, "a Cline / Roo Code / Kilo Code task", SUMMARY, evidence, import_, export_same, export_new,

@@ -114,7 +114,11 @@ AGENT = Agent("opencode", "OpenCode",
               "`OPENCODE_DB=<repaired .db> opencode -s <session id>`; or quit OpenCode, move opencode.db and "
               "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
               "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
-              "would undo the repair), then `opencode -s <session id>`")
+              "would undo the repair), then `opencode -s <session id>`",
+              # `opencode --session/-s <id>` opens that session and OPENCODE_DB points it at another
+              # database: this record's own steps above; the source file was not re-read for issue 34.
+              command="opencode --session {session}", command_on_copy="OPENCODE_DB={path} opencode --session {session}",
+              database=True)
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
