@@ -161,6 +161,7 @@ def assign(im: Imported, pairing: str) -> None:
         return
     msgs = im.messages
     namer: _Namer | None = None
+    last_result: dict[str, int] | None = None   # the last result of each id string, once an early one is met
     open_: dict[str, str] = {}                 # id string -> identity of its open call
     done: dict[str, tuple[str, int, bool]] = {}  # id string -> (identity, result row, placeholder?)
     for pos, m in enumerate(msgs):
@@ -264,12 +265,21 @@ def assign(im: Imported, pairing: str) -> None:
                             tool_call_id=s)
                 elif ident != s:
                     msgs[pos] = {**m, "tool_call_id": ident}   # a second result of that pair: a duplicate
-            elif pairing == CALL_ORDER and s not in _UNUSABLE:
-                # An output before any call with its call_id answers nothing in call order (R3-23);
-                # read apart, MEM-5 drops it as an orphan and a later output answers the call.
+            elif pairing in (CALL_ORDER, ADJACENT) and s not in _UNUSABLE:
+                # A result before any call with its id answers nothing in the format's pairing
+                # (R3-23). When a later result for that id follows, it is read apart (MEM-5 drops
+                # it as an orphan) so that the later, real one answers the call instead of being
+                # dropped as a duplicate of it; alone, it stays MEM-5's to judge (a result before
+                # its call: the rule's known limit, which --strict repairs), so that every format
+                # reads it alike and a conversion is a fixed point.
                 if namer is None:
                     namer = _Namer(msgs)
-                if s in namer.declared():
+                if last_result is None:
+                    last_result = {}
+                    for k, x in enumerate(msgs):
+                        if type(x) is dict and x.get("role") == "tool" and isinstance(x.get("tool_call_id"), str):
+                            last_result[x["tool_call_id"]] = k
+                if s in namer.declared() and last_result.get(s, pos) > pos:
                     gone = namer(f"{s}-early")
                     msgs[pos] = {**m, "tool_call_id": gone}
                     im.note(pos, "result-early",
