@@ -37,12 +37,14 @@ def test_codex_answers_the_crashed_call_itself_so_nothing_is_written(tmp_path, c
 
 
 def test_a_change_the_agent_does_not_make_keeps_exit_1_and_is_written(tmp_path, capsys):
-    """OpenCode answers its running call itself, but the id its provider reused is Inspector's
-    repair alone: the old behaviour stands."""
+    """OpenCode answers its running call itself, but the call stored twice under one id in one
+    step is refused by Anthropic (tool-use-id-duplicate) and is Inspector's repair alone: the old
+    behaviour stands."""
     db = tmp_path / "opencode.db"
     shutil.copyfile(SAMPLES / "26-opencode-session.db", db)
     verdict = resume_verdict(run_file(db))
-    assert verdict.status == "agent-repairs" and not verdict.agent_covers
+    assert verdict.status == "fails" and not verdict.agent_covers
+    assert "tool-use-id-duplicate" in {r.rule for r in verdict.refusals}
     assert "call-redeclared" in verdict.not_covered
     assert main(["check", str(db)]) == 1
     assert main(["normalize", str(db)]) == 0
