@@ -171,13 +171,7 @@ def request(messages: list[dict[str, Any]]) -> Request:
         normal.append((role, blocks))
     # @ai-sdk/anthropic: user and tool messages in a row are one user message, assistant ones one.
     for role, blocks in normal:
-        side = "assistant" if role == "assistant" else "user"
-        if req.messages and req.messages[-1]["role"] == side:
-            req.messages[-1]["content"].extend(b.body for b in blocks)
-        else:
-            req.messages.append({"role": side, "content": [b.body for b in blocks]})
-        for b in blocks:
-            req.blocks[id(b.body)] = b
+        req.add(role, blocks)
     if req.messages and req.messages[-1]["role"] == "assistant":
         last = req.messages[-1]["content"][-1]
         if last.get("type") == "text":
