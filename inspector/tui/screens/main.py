@@ -56,6 +56,7 @@ from .files import Files
 from .help import HelpScreen
 from .loading import Loading
 from .providers import pick_provider
+from .why import Why
 
 WIDE = layout.BESIDE  # columns from which the side panel sits beside the table (layout decides)
 
@@ -110,6 +111,7 @@ class MainScreen(Screen[None]):
         self.editing = Editing(self, watch_file)
         self.files = Files(self)
         self.panes = Panes(self)
+        self.why = Why(self)
 
     # -- what the app, the other screens and the tests read --------------------------------
     loading_source = property(lambda self: self.loads.source, doc="What is being loaded (None: nothing).")
@@ -475,6 +477,8 @@ class MainScreen(Screen[None]):
     action_match = _to("finder", "match")
     action_change = _to("finder", "change")
     action_cause = _to("panes", "cause")
+    action_why = _to("why", "ask")
+    action_copy_resume = _to("why", "copy_command")
 
     action_strict = _to("loads", "toggle_strict")
     action_reasoning = _to("loads", "toggle_reasoning")
