@@ -162,6 +162,9 @@ class Why:
         screen = self.screen
         reading = why.read(text)
         doc = screen.doc
+        if not reading.known:       # nothing to go to: the closest rules are listed, never guessed at
+            self._show(reading, None)
+            return
         if doc is None or doc.source.path is None:
             note = ("Open the history the error came from to go to the entry it names."
                     if doc is None else "Standard input cannot be read again: open the file to go to the entry.")
