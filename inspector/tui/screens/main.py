@@ -109,9 +109,8 @@ class MainScreen(Screen[None]):
         self.loads = Loading(self)
         self.finder = Search(self)
         self.editing = Editing(self, watch_file)
-        self.files = Files(self)
+        self.files, self.why = Files(self), Why(self)   # why: an error text's rule, entry and fix; y
         self.panes = Panes(self)
-        self.why = Why(self)
 
     # -- what the app, the other screens and the tests read --------------------------------
     loading_source = property(lambda self: self.loads.source, doc="What is being loaded (None: nothing).")
@@ -477,8 +476,7 @@ class MainScreen(Screen[None]):
     action_match = _to("finder", "match")
     action_change = _to("finder", "change")
     action_cause = _to("panes", "cause")
-    action_why = _to("why", "ask")
-    action_copy_resume = _to("why", "copy_command")
+    action_why, action_copy_resume = _to("why", "ask"), _to("why", "copy_command")   # screens/why.py
 
     action_strict = _to("loads", "toggle_strict")
     action_reasoning = _to("loads", "toggle_reasoning")
