@@ -184,3 +184,13 @@ async def test_y_in_the_browser_copies_the_selected_sessions_command(tmp_path, m
         await pilot.press("y")
         await pilot.pause()
     assert copied == [f"claude --resume {CLAUDE_SESSION}"]
+
+
+async def test_a_pasted_path_that_is_not_there_is_not_read_as_an_error_text(tmp_path):
+    app = app_for(SAMPLE_13)
+    seen = watch_notifications(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await _paste(app, pilot, str(tmp_path / "gone.json"))
+        assert not isinstance(app.screen, WhyPanel)
+    assert any(n.message.startswith("Pasted path not found") for n in seen)

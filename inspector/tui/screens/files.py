@@ -172,6 +172,9 @@ class Files:
         elif path and os.path.isfile(path):
             event.stop()
             screen.load(Source.file(path))
+        elif path and " " not in text and os.sep in text:   # a path that is not there: not an error text
+            event.stop()
+            screen.notify(f"Pasted path not found: {text}", severity="warning")
         else:
             event.stop()
             screen.why.explain(event.text.strip())
