@@ -178,12 +178,14 @@ class Why:
             except Exception as exc:  # noqa: BLE001 - the reading still stands; say why the file could not
                 screen.app.call_from_thread(self._show, reading, None, f"The file could not be examined: {exc}")
                 return
-            screen.app.call_from_thread(self._show, reading, case)
+            screen.app.call_from_thread(self._show, reading, case, "", source)
 
         screen.run_worker(run, thread=True, exclusive=True, group="why", description="why: examine the open file")
 
-    def _show(self, reading: why.Reading, case: why.Case | None, note: str = "") -> None:
+    def _show(self, reading: why.Reading, case: why.Case | None, note: str = "", source: Any = None) -> None:
         screen = self.screen
+        if source is not None and (screen.doc is None or screen.doc.source != source):
+            return      # another history was opened meanwhile: this reading's entries are not its
         if case is not None and case.entries and screen.doc is not None:
             self.go_to(case.entries[0].row)
         self.shown = _parts(reading, case, note)
