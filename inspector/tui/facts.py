@@ -14,7 +14,7 @@ from ..formats import SessionInfo
 
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 
-__all__ = ["SessionInfo", "chosen_session", "files_under", "is_session_format", "openable_suffixes",
+__all__ = ["SessionInfo", "chosen_session", "files_under", "is_session_format", "openable_suffixes", "resume_command",
            "provider_of", "session_entries", "written_suffix"]
 
 
@@ -63,3 +63,9 @@ def files_under(root: str | os.PathLike) -> Iterator[str]:
             if f.endswith(history) and not f.startswith(".") and ".repaired." not in f:
                 found.add(os.path.join(folder, f))
     yield from sorted(found)
+
+
+def resume_command(imported: Any, name: str, session: str | None = None) -> str | None:
+    """The agent's own command that resumes the open session (the verdict's, rendered in one
+    place: ``formats.resume_command``); None where the agent has none or no id is known."""
+    return formats.resume_command(imported, name, session)

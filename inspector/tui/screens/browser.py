@@ -31,6 +31,7 @@ from .. import confine, facts
 from ..text import inert
 from ..widgets.diff_table import shorten
 from ..widgets.row_table import RowTable
+from .why import copy_resume   # the one wording of the copy, shared with the main screen
 
 # The doctor's statuses in the browser's words, worst first (the order v sorts by).
 LABELS = {doctor.FAILS: "would fail", doctor.UNREADABLE: "unreadable", doctor.AGENT_REPAIRS: "agent repairs",
@@ -45,6 +46,7 @@ class FileVerdict:
 
     status: str
     detail: str = ""
+    command: str | None = None      # the agent's resume command (one session with one), for y
 
 
 def check_file(path: str, read: Callable[[str], bytes] = read_bytes, item: Found | None = None) -> FileVerdict:
@@ -64,7 +66,8 @@ def verdict_of(rows: list[doctor.Row]) -> FileVerdict:
     if len(rows) == 1 and rows[0].session is None:
         row = rows[0]
         sentence = row.verdict.sentence.removeprefix("unreadable: ")
-        return FileVerdict(LABELS[row.status], f"{row.format} · {sentence}" if row.format else sentence)
+        return FileVerdict(LABELS[row.status], f"{row.format} · {sentence}" if row.format else sentence,
+                           row.verdict.resume.command if row.verdict.resume is not None else None)
     worst = min((r.status for r in rows), key=doctor.STATUSES.index)
     return FileVerdict(LABELS[worst], f"{len(rows)} sessions (enter lists them): "
                        + "; ".join(f"{r.session} {LABELS[r.status]}" for r in rows))
@@ -79,6 +82,8 @@ class BrowserScreen(Screen[str | None]):
         Binding("m", "sort('time')", "By time", id="browser.sort_time", tooltip="Sort by last change, newest first"),
         Binding("n", "sort('name')", "By name", id="browser.sort_name", tooltip="Sort by path"),
         Binding("q", "app.quit", "Quit", id="browser.quit", tooltip="Quit Inspector"),
+        Binding("y", "copy_resume", "Resume cmd", show=False, id="browser.copy_resume",
+                tooltip="Copy the selected session's resume command (the agent's own) to the clipboard"),
     ]
 
     class Checked(Message):
@@ -232,3 +237,10 @@ class BrowserScreen(Screen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_copy_resume(self) -> None:
+        table = self.query_one(DataTable)
+        path = str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value) if self.files else None
+        v = self.verdicts.get(path) if path else None
+        what = "the selected file" if v is None or v.status != PENDING else "the selected file (still being checked)"
+        copy_resume(self, v.command if v is not None else None, what)

@@ -156,18 +156,25 @@ class Files:
                                              at=self._left_file()), chosen)
 
     def paste(self, event: events.Paste) -> None:
-        """A path pasted on the screen (a bracketed paste) opens that file, or lists that folder."""
+        """A path pasted on the screen (a bracketed paste) opens that file, or lists that folder;
+        any other text is an error text to explain (``inspector why``: screens/why.py)."""
         screen = self.screen
         if isinstance(screen.focused, Input):  # pasted into the search field: it is search text
             return
         text = event.text.strip().strip("'\"")
-        if not text or "\n" in text:
+        if not text:
             return
-        path = confine.expand(screen.app, text)
-        if os.path.isdir(path):
+        path = confine.expand(screen.app, text) if "\n" not in text else ""
+        if path and os.path.isdir(path):
             event.stop()
             self.root = path
             self.browse()
-        elif os.path.isfile(path):
+        elif path and os.path.isfile(path):
             event.stop()
             screen.load(Source.file(path))
+        elif path and " " not in text and os.sep in text:   # a path that is not there: not an error text
+            event.stop()
+            screen.notify(f"Pasted path not found: {text}", severity="warning")
+        else:
+            event.stop()
+            screen.why.explain(event.text.strip())

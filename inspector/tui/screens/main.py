@@ -56,6 +56,7 @@ from .files import Files
 from .help import HelpScreen
 from .loading import Loading
 from .providers import pick_provider
+from .why import Why
 
 WIDE = layout.BESIDE  # columns from which the side panel sits beside the table (layout decides)
 
@@ -108,7 +109,7 @@ class MainScreen(Screen[None]):
         self.loads = Loading(self)
         self.finder = Search(self)
         self.editing = Editing(self, watch_file)
-        self.files = Files(self)
+        self.files, self.why = Files(self), Why(self)   # why: an error text's rule, entry and fix; y
         self.panes = Panes(self)
 
     # -- what the app, the other screens and the tests read --------------------------------
@@ -475,6 +476,7 @@ class MainScreen(Screen[None]):
     action_match = _to("finder", "match")
     action_change = _to("finder", "change")
     action_cause = _to("panes", "cause")
+    action_why, action_copy_resume = _to("why", "ask"), _to("why", "copy_command")   # screens/why.py
 
     action_strict = _to("loads", "toggle_strict")
     action_reasoning = _to("loads", "toggle_reasoning")
