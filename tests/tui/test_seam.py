@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2] / "inspector"
 # The core's faces a TUI module may import (package names, nothing below them).
 FACES = {"inspector.engine", "inspector.formats", "inspector.pipeline", "inspector.targets",
-         "inspector.io", "inspector.sessions", "inspector.bundled", "inspector.doctor", "inspector.verdict"}
+         "inspector.io", "inspector.sessions", "inspector.bundled", "inspector.doctor", "inspector.verdict",
+         "inspector.why"}   # why: the error-text reader the TUI's paste uses (issue 34)
 # What only the pipeline calls.
 STEPS_INSIDE = {"import_history", "export_history", "normalize"}
 VIEWS = sorted([*ROOT.joinpath("tui").rglob("*.py"),
