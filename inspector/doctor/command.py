@@ -101,7 +101,7 @@ def text_report(result: Scan, show_all: bool = False) -> str:
     agents = ", ".join(f"{AGENTS[a].title if a in AGENTS else a} {n}" for a, n in per_agent.items() if a)
     lines.append("")
     lines.append(f"{total} session{'s' if total != 1 else ''}" + (f" ({agents})" if agents else "") + ": "
-                 + (", ".join(f"{n} {STATUS_WORDS[s]}" for s, n in c.items()) or "none found"))
+                 + (", ".join(f"{STATUS_WORDS[s]} {n}" for s, n in c.items()) or "none found"))
     if any(s in c for s in (FAILS, AGENT_REPAIRS, CHANGES)):
         lines.append("next: inspector doctor --fix DIR writes repaired copies into the new folder DIR "
                      "(the originals are never touched); inspector explain FILE shows every change")
