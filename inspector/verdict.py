@@ -23,7 +23,7 @@ from . import formats, targets
 from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
-__all__ = ["AGENT_REPAIRS", "FAILS", "LOST", "RESUMES", "STATUSES", "UNREADABLE", "Claim", "ProviderRefusals",
+__all__ = ["AGENT_REPAIRS", "CHANGES", "FAILS", "LOST", "OK", "RESUMES", "STATUSES", "STATUS_WORDS", "UNREADABLE", "Claim", "ProviderRefusals",
            "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable",
            "written_refusals"]
 
@@ -31,6 +31,13 @@ RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails",
 STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, RESUMES)     # worst first
 WORDS = {RESUMES: "resumes", AGENT_REPAIRS: "resumes because the agent repairs it itself",
          FAILS: "fails on resume", UNREADABLE: "unreadable"}
+# The status of one row as every view shows it: a verdict that resumes splits into "changes"
+# (MEM-5 would still change the file) and "ok". These keys are an interface (doctor --json).
+OK, CHANGES = "ok", "changes"
+# The one short word per status, shown by ``doctor`` (its report and --tui), the folder
+# browser, the session picker and ``check``: no view keeps words of its own.
+STATUS_WORDS = {FAILS: "fails", UNREADABLE: "unreadable", AGENT_REPAIRS: "agent repairs", CHANGES: "would change",
+                OK: "ok", RESUMES: "ok"}
 # What a claim that is not lossless costs: the agent stands a placeholder for the real result.
 LOST = "the real result is lost; the tool may have run"
 

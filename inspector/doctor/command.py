@@ -12,6 +12,7 @@ import orjson
 
 from ..cli_options import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, Parser
 from ..io import json_safe
+from ..verdict import STATUS_WORDS   # the one vocabulary: the folder browser and the session picker say the same
 from .agents import AGENTS
 from .copies import MANIFEST, fix
 from .scan import Row, Scan, scan
@@ -19,9 +20,6 @@ from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE
 
 __all__ = ["add_parser", "build_parser", "exit_code", "main", "run", "text_report"]
 
-TAGS = {OK: "ok", FAILS: "FAIL", AGENT_REPAIRS: "agent fixes", CHANGES: "changes", UNREADABLE: "UNREADABLE"}
-WORDS = {OK: "ok", FAILS: "would fail on resume", AGENT_REPAIRS: "repaired by the agent itself on resume",
-         CHANGES: "resume but would change", UNREADABLE: "unreadable"}
 DESCRIPTION = ("Find every session of every coding agent on this machine (Claude Code, Codex, Gemini CLI, "
                "OpenCode, Cline / Roo Code / Kilo Code, Crush, Goose), or in the folders given, and say for each "
                "whether a resume works: one line per session, newest first. Nothing is written unless --fix "
@@ -64,7 +62,7 @@ def _printable(text: str) -> str:
 
 def row_line(row: Row) -> str:
     agent = row.agent or row.format or "?"
-    line = (f"{_when(row.mtime)}  {TAGS[row.status]:<11} {agent:<11} "
+    line = (f"{_when(row.mtime)}  {STATUS_WORDS[row.status]:<13} {agent:<11} "
             f"{_printable(row.label)}: {_printable(row.verdict.sentence)}")
     how = resume_how(row)
     return line + (f"\n{'':<18}resume: {_printable(how)}" if how else "")
@@ -103,7 +101,7 @@ def text_report(result: Scan, show_all: bool = False) -> str:
     agents = ", ".join(f"{AGENTS[a].title if a in AGENTS else a} {n}" for a, n in per_agent.items() if a)
     lines.append("")
     lines.append(f"{total} session{'s' if total != 1 else ''}" + (f" ({agents})" if agents else "") + ": "
-                 + (", ".join(f"{n} {WORDS[s]}" for s, n in c.items()) or "none found"))
+                 + (", ".join(f"{STATUS_WORDS[s]} {n}" for s, n in c.items()) or "none found"))
     if any(s in c for s in (FAILS, AGENT_REPAIRS, CHANGES)):
         lines.append("next: inspector doctor --fix DIR writes repaired copies into the new folder DIR "
                      "(the originals are never touched); inspector explain FILE shows every change")

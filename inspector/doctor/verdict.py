@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import verdict as resume
+from ..verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, UNREADABLE
 from .agents import Agent
 
 __all__ = ["OK", "FAILS", "AGENT_REPAIRS", "CHANGES", "UNREADABLE", "STATUSES", "RowVerdict", "judge"]
 
-OK, FAILS, AGENT_REPAIRS, CHANGES, UNREADABLE = "ok", "fails", "agent-repairs", "changes", "unreadable"
 # Worst first: the order the summary counts them in.
 STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, CHANGES, OK)
 

@@ -26,9 +26,10 @@ CONTENT_WANT = 24  # the content width every column gives way for before the con
 SPLIT_TEXT = 16  # narrowest before or after text in the split view
 SPLIT_WANT = 22  # what each split text wants before the ids are cut
 TAG_FLOOR = 12  # the narrowest tag column when a tag has to be cut with an ellipsis
-# The tag's levels of shortening (see inspector.tui.rows.tag_text): every kind, the first
-# kind and a count, then without the clause (the rule panel names the stage's clause).
-TAG_LEVELS = ("full", "counted", "no clause")
+# The tag's levels of shortening (see inspector.tui.rows.tag_text): every kind; every kind
+# without the clause (the rule panel names the stage's clause), so a row with two kinds names
+# both as long as that fits; the first kind and a count; the count without the clause.
+TAG_LEVELS = ("full", "every kind", "counted", "no clause")
 
 # The side panel (rule, details, journey, summary): beside the table from BESIDE columns,
 # under it below; its width beside is a share of the terminal within bounds.

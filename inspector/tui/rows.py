@@ -22,7 +22,7 @@ from rich.cells import cell_len
 from ..engine import CLAUSES, MEM5_STAGES, Event, Result, call_id, kind_of, kinds_with, to_id
 from ..formats import has_import_step
 
-TAG_LEVEL_COUNT = 3  # the tag's levels of shortening (inspector.tui.layout.TAG_LEVELS names them)
+TAG_LEVEL_COUNT = 4  # the tag's levels of shortening (inspector.tui.layout.TAG_LEVELS names them)
 VIEWS = ("input", *MEM5_STAGES)  # 0 is the input as given, then the MEM-5 stages (extensions follow)
 IMPORT_VIEW = "import"  # view 0's name when the file was in a provider format
 # Kinds that add or move a message, whichever stage records them (``strict`` is an
@@ -262,12 +262,18 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = F
     """The one formatter of the tag that explains a row; ``level`` (see
     :data:`inspector.tui.layout.TAG_LEVELS`) is chosen once for a whole table, so every row
     is shortened alike. Level 0: the clause and every kind, then the cause, `(3)
-    call-redeclared, turn-emptied → #1`; level 1: the first kind and how many more (`+1`);
-    level 2: as 1 without the clause. On the input view, the row's fate: the stage that
-    drops it, or the stages that change it. A ``ghost`` (a moved message's old place) says
-    it moved from there."""
+    call-redeclared, turn-emptied → #1`; level 1: every kind without the clause (the rule
+    panel names it), so a row with two kinds still names both where the column has the room
+    (issue 35 item 7); level 2: the first kind and how many more (`+1`); level 3: as 2
+    without the clause. On the input view, the row's fate: the stage that drops it, or the
+    stages that change it. A ``ghost`` (a moved message's old place) says it moved from
+    there. The input view's fate and a ghost have no kinds to count: level 1 is their level
+    0, levels 2 and 3 their short forms."""
     if not events:
         return ""
+    if level == 1 and not (ghost or view == 0):
+        return ", ".join(dict.fromkeys(e.kind for e in events)) + _jump(events)
+    level = max(level - 1, 0)   # the levels below: the first kind counted, then without the clause
     if ghost:  # the cause, if any, is the real row's to show
         first = events[0]
         head = f"({first.clause}) "  # every event names its clause, as the rows do
@@ -300,6 +306,11 @@ def tag_text(events: Sequence[Event], view: int, level: int = 0, ghost: bool = F
     if level == 0 or len(kinds) == 1:
         return head + ", ".join(kinds) + jump
     return f"{head}{kinds[0]} +{len(kinds) - 1}{jump}"
+
+
+def _jump(events: Sequence[Event]) -> str:
+    cause = first_cause(events)
+    return f" → #{cause}" if cause is not None else ""
 
 
 def tag_widths(events: Sequence[Event], view: int, ghost: bool = False) -> tuple[int, ...]:

@@ -221,7 +221,7 @@ def test_command_line_text_json_and_exit_codes(machine, tmp_path, monkeypatch, c
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if line[:4].isdigit()]
     assert len(lines) == len(scan(env={"HOME": str(home)}, cwd=cwd).rows)
-    assert any("FAIL" in line and "tool-use-without-result" in line for line in lines)
+    assert any(line[18:].startswith("fails ") and "tool-use-without-result" in line for line in lines)
     assert "next: inspector doctor --fix DIR" in out
     assert main(["--json", str(cwd / "app")]) == 1
     report = orjson.loads(capsys.readouterr().out)

@@ -74,3 +74,36 @@ def test_doctor_tui_is_an_option_of_the_doctor_and_refuses_fix_and_json(monkeypa
     assert inspector(["doctor", "--tui", str(tmp_path)]) == 0 and seen[-1] == [str(tmp_path)]
     assert inspector(["doctor", "--tui", "--json"]) == 2
     assert "--tui" in capsys.readouterr().err
+
+
+async def test_doctor_report_and_doctor_tui_say_each_status_in_the_same_words(machine, capsys):
+    """Issue 35 item 9: one vocabulary. The doctor's text report and its --tui (the folder
+    browser) once said FAIL / agent fixes beside would fail / agent repairs; each file now reads
+    with the same word in both, and the browser's last column is titled for what it shows."""
+    home, cwd, _ = machine
+    env = fakehome.env_for(home)
+    rows = scan(env=env, cwd=cwd).rows
+    from inspector.doctor.command import text_report
+    from inspector.doctor.scan import Scan
+
+    from inspector.doctor.command import row_line
+
+    by_path: dict[str, list] = {}
+    for row in rows:
+        by_path.setdefault(row.path, []).append(row)
+    app = make_doctor_app(env=env, cwd=cwd)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await _checked(app, pilot)
+        table = screen.query_one("DataTable")
+        titles = [str(c.label) for c in table.columns.values()]
+        assert "what doctor says" not in titles and titles[0] == "verdict"
+        cells = {path: table.get_row(path)[0].plain for path in by_path}
+    words = set()
+    for path, [*file_rows] in by_path.items():
+        if len(file_rows) == 1:             # one session in the file: the browser's cell is its row's word
+            line = row_line(file_rows[0])
+            assert line[18:].startswith(cells[path] + " "), (cells[path], line)
+            words.add(cells[path])
+    assert {"fails", "ok", "unreadable"} <= words, words    # the fake machine has each of these
+    summary = text_report(Scan(rows=rows, homes=[])).splitlines()[-2]
+    assert "): fails " in summary and "would fail" not in summary, summary   # counted as the browser's title counts

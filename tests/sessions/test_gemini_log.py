@@ -203,7 +203,7 @@ def test_check_and_doctor_find_logs_in_a_folder(tmp_path, capsys, builder):
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1 and "session-2026-09-14T10-00" in out[0] and "gemini refuses it (response-count" in out[0]
     assert main(["doctor", str(tmp_path)]) == 1
-    assert "FAIL        gemini-cli" in capsys.readouterr().out
+    assert "fails         gemini-cli" in capsys.readouterr().out
     fixed = tmp_path.parent / (tmp_path.name + "-fixed")
     assert main(["doctor", str(tmp_path), "--fix", str(fixed)]) == 1
     copy = next(fixed.rglob("*.jsonl"))

@@ -11,11 +11,12 @@ from hypothesis import given, strategies as st
 from inspector.tui import layout
 from inspector.tui.layout import Measures
 
-LEVELS = st.lists(st.integers(1, 60), min_size=3, max_size=3).map(lambda t: tuple(sorted(t, reverse=True)))
+LEVELS = st.lists(st.integers(1, 60), min_size=4, max_size=4).map(lambda t: tuple(sorted(t, reverse=True)))
 MEASURES = st.builds(Measures, st.integers(0, 10**6), st.integers(0, 80), st.one_of(st.just(()), LEVELS),
                      st.integers(0, 40), st.booleans(), st.booleans())
-# Sample 17's repair view: 38-cell ids; its widest tag full, counted, without the clause.
-SAMPLE_17 = Measures(rows=10, longest_id=39, tags=(38, 27, 23))
+# Sample 17's repair view: 38-cell ids; its widest tag full, every kind without the clause,
+# counted, counted without the clause.
+SAMPLE_17 = Measures(rows=10, longest_id=39, tags=(38, 34, 27, 23))
 
 
 def _unified_total(w: layout.Unified) -> int:
@@ -73,12 +74,12 @@ def test_a_wider_table_never_shows_less(m):
 
 
 @pytest.mark.parametrize("screen", [120, 130, 140, 150, 159, 160, 180, 200])
-def test_from_120_columns_ids_are_whole_and_tags_keep_clause_and_cause(screen):
-    """The issue's sample 17 at every width from 120: full ids, the clause and the cause on
-    every tag (counted kinds at worst), and a content column of at least CONTENT_WANT."""
+def test_from_120_columns_ids_are_whole_and_tags_keep_the_cause(screen):
+    """The issue's sample 17 at every width from 120: full ids, the cause on every tag (its
+    kinds counted at worst, with the clause), and a content column of at least CONTENT_WANT."""
     w = layout.unified(_table_width(screen), SAMPLE_17)
     assert w.ids == SAMPLE_17.longest_id
-    assert w.level <= 1 and w.tag == SAMPLE_17.tag(w.level)
+    assert w.level <= 2 and w.tag == SAMPLE_17.tag(w.level)
     assert w.content >= layout.CONTENT_WANT
 
 
@@ -92,7 +93,19 @@ def test_narrow_screens_cut_ids_in_the_middle_but_keep_the_tag_whole(screen):
 def test_full_tags_when_there_is_room_and_the_same_level_for_every_row():
     assert layout.unified(200, SAMPLE_17).level == 0
     assert layout.unified(200, SAMPLE_17).tag == 38
-    assert layout.unified(110, SAMPLE_17).level == 1  # 160 columns with the side panel beside
+    # 160 columns with the side panel beside: 39-cell ids and the content's floor leave 27 cells,
+    # too few for every kind even without the clause (34): the kinds are counted
+    assert layout.unified(110, SAMPLE_17).level == 2
+
+
+def test_a_row_with_two_kinds_names_both_before_its_kinds_are_counted():
+    """Issue 35 item 7: where the full tag does not fit but every kind without the clause does,
+    the table takes that level (both kinds named) before it counts kinds (`+1`); the ids stay
+    whole and the content keeps its floor. A repair view with 30-cell ids at 160 columns."""
+    m = Measures(rows=6, longest_id=30, tags=(38, 34, 27, 23))
+    w = layout.unified(_table_width(160), m)
+    assert (w.level, w.ids, w.tag) == (1, 30, 34) and w.content >= layout.CONTENT_WANT
+    assert layout.unified(_table_width(160), Measures(rows=6, longest_id=37, tags=m.tags)).level == 2
 
 
 def test_short_ids_and_tags_get_a_readable_minimum():
@@ -116,13 +129,13 @@ def test_the_import_view_gives_the_ids_room_to_the_source_path():
 
 
 def test_when_room_is_short_the_tag_gives_way_before_the_ids():
-    m = Measures(rows=5, longest_id=16, tags=(40, 30, 26))
+    m = Measures(rows=5, longest_id=16, tags=(40, 36, 30, 26))
     roomy = layout.unified(200, m)
     assert (roomy.ids, roomy.tag, roomy.level) == (16, 40, 0)
-    tighter = layout.unified(90, m)               # full ids; the tag shortened one level
-    assert (tighter.ids, tighter.level) == (16, 1)
+    tighter = layout.unified(90, m)               # full ids; the tag shortened two levels
+    assert (tighter.ids, tighter.level) == (16, 2)
     tight = layout.unified(50, m)                 # every level too wide: the last level's tag is cut to fit
-    assert (tight.level, tight.ids, tight.content) == (2, 0, layout.MIN_CONTENT) and tight.tag < 26
+    assert (tight.level, tight.ids, tight.content) == (3, 0, layout.MIN_CONTENT) and tight.tag < 26
     assert _unified_total(tight) == 50
 
 

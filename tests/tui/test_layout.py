@@ -112,8 +112,9 @@ async def test_each_row_shows_all_its_kinds_and_its_cause():
 def test_tag_text_names_every_kind_or_counts_them():
     imported, result = _sample()
     events = [e for e in result.stage("repair").events if e.kind in ("call-redeclared", "turn-emptied")]
-    full, short, bare = (tag_text(events, 3, level) for level in range(3))
+    full, kinds, short, bare = (tag_text(events, 3, level) for level in range(4))
     assert "call-redeclared" in full and "turn-emptied" in full and f"→ #{events[0].cause}" in full
+    assert kinds == f"call-redeclared, turn-emptied → #{events[0].cause}"    # both named, no clause
     assert short == f"(3) call-redeclared +1 → #{events[0].cause}"
     assert bare == f"call-redeclared +1 → #{events[0].cause}"
 
@@ -255,3 +256,27 @@ async def test_a_wide_character_id_in_a_narrow_table_keeps_its_end():
         lines = row_lines(app)
         assert all(shorten("call_日本語のツール呼び出し_7f3a", ids) in ln for ln in lines[1:3]), lines[:3]
         assert all("_7f3a" in ln for ln in lines[1:3])
+
+
+async def test_at_160x50_a_row_with_two_kinds_names_both_where_the_table_has_the_room(tmp_path):
+    """Issue 35 item 7: a redeclared call whose turn is emptied carries two kinds. With 30-cell
+    ids at 160x50 the full tag does not fit beside whole ids and the content's floor, but both
+    kinds without the clause do: the row names both (it said `(3) call-redeclared +1 → #1`)."""
+    ident = "call_list_dir_20261130_deploy1"          # 30 cells
+    history = [
+        {"role": "user", "content": "List the deploy folder, then show me the Dockerfile."},
+        {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": ident, "name": "ls", "arguments": {}}]},
+        {"role": "tool", "content": "Dockerfile", "tool_call_id": ident},
+        {"role": "assistant", "content": "", "tool_calls": [{"tool_call_id": ident, "name": "cat", "arguments": {}}]},
+        {"role": "tool", "content": "FROM python:3.12-slim", "tool_call_id": ident},
+        {"role": "assistant", "content": "It builds on python:3.12-slim."},
+    ]
+    path = tmp_path / "redeclared.json"
+    path.write_bytes(orjson.dumps(history, option=orjson.OPT_INDENT_2))
+    async with opened(path, size=(160, 50)) as (app, pilot):
+        await pilot.press("3")
+        await pilot.pause()
+        line = next(ln for ln in row_lines(app) if ln[2:].split()[:1] == ["#3"])
+        assert "call-redeclared, turn-emptied → #1" in line, line
+        assert ident in line                                   # the id stays whole
+        assert "+1" not in line

@@ -83,7 +83,7 @@ async def test_a_folder_lists_session_files_in_subfolders_with_their_verdicts(tr
         assert by_name["a/h.json"].status == "ok"
         await pilot.press("v")
         table = screen.query_one(DataTable)
-        assert table.get_row_at(0)[0].plain == "would fail"   # worst first, in the doctor's order of statuses
+        assert table.get_row_at(0)[0].plain == "fails"   # worst first, in the doctor's order of statuses
         target = str(tree / "a" / "b" / "session.jsonl")
         table.move_cursor(row=table.get_row_index(target))
         await pilot.pause()

@@ -27,16 +27,17 @@ from textual.worker import get_current_worker
 from ... import doctor
 from ...doctor import Found
 from ...io import describe_error, read_bytes
+from ...verdict import STATUS_WORDS
 from .. import confine, facts
 from ..text import inert
 from ..widgets.diff_table import shorten
 from ..widgets.row_table import RowTable
 from .why import copy_resume   # the one wording of the copy, shared with the main screen
 
-# The doctor's statuses in the browser's words, worst first (the order v sorts by).
-LABELS = {doctor.FAILS: "would fail", doctor.UNREADABLE: "unreadable", doctor.AGENT_REPAIRS: "agent repairs",
-          doctor.CHANGES: "would change", doctor.OK: "ok"}
-OK, CHANGE, UNREADABLE, FAILS, PENDING = "ok", "would change", "unreadable", "would fail", "…"
+# The doctor's statuses in the one vocabulary (inspector.verdict.STATUS_WORDS), worst first (the order v sorts by).
+LABELS = {s: STATUS_WORDS[s] for s in doctor.STATUSES}
+OK, CHANGE, UNREADABLE, FAILS = (LABELS[s] for s in (doctor.OK, doctor.CHANGES, doctor.UNREADABLE, doctor.FAILS))
+PENDING = "…"
 ORDER = {**{LABELS[s]: i for i, s in enumerate(doctor.STATUSES)}, PENDING: len(doctor.STATUSES)}
 
 
@@ -138,7 +139,7 @@ class BrowserScreen(Screen[str | None]):
         table.add_column("file", key="file", width=name_width)
         when = 16 if self.app.size.width >= 120 else 11
         table.add_column("changed", key="time", width=when)
-        table.add_column("what doctor says", key="detail",
+        table.add_column("format · verdict", key="detail",
                          width=max(self.app.size.width - name_width - when - 23, 20))
         for p in found:
             table.add_row(*self._cells(p), key=p)

@@ -76,8 +76,14 @@ def shorten(ident: str, width: int) -> str:
     return head + "…" + tail_cells(ident, keep - cell_len(head))
 
 
-# The tag column's header, the longest that fits its width.
+# The tag column's header, the longest that fits its width; at the levels that leave the
+# clause to the rule panel (1 and 3, see inspector.tui.rows.tag_text) it does not name one.
 TAG_HEADERS = ("clause · kind → cause", "clause · kind", "kind")
+KIND_HEADERS = ("kind → cause", "kind")
+
+
+def tag_headers(level: int) -> tuple[str, ...]:
+    return KIND_HEADERS if level in (1, 3) else TAG_HEADERS
 FATE_HEADERS = ("fate",)
 
 
@@ -448,7 +454,7 @@ class DiffTable(ScrollView, can_focus=True):
         if ids:
             cells += [(" ", None), (set_cell_size("call ids", ids), None)]
         if tag:
-            heads = FATE_HEADERS if self.rows.view == 0 else TAG_HEADERS
+            heads = FATE_HEADERS if self.rows.view == 0 else tag_headers(self.tag_level(width))
             cells += [(" ", None), (set_cell_size(header_for(heads, tag), tag), None)]
         return cells
 
@@ -551,7 +557,7 @@ class DiffTable(ScrollView, can_focus=True):
         if ids:
             cells += [(" ", None), (set_cell_size("call ids", ids), None)]
         if tag:
-            cells += [(" ", None), (set_cell_size(header_for(TAG_HEADERS, tag), tag), None)]
+            cells += [(" ", None), (set_cell_size(header_for(tag_headers(self.tag_level(width)), tag), tag), None)]
         return cells
 
     def _split_cells(self, row: Row, width: int, sub: int = 0) -> list[tuple[str, Style | None]]:
