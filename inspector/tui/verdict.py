@@ -11,8 +11,7 @@ result's origins), so the table marks the rows in every view that shows them.
 API (stable for the screen and ``VerdictBar``): :func:`check_all` (the moments for every
 target, off the UI thread), :class:`ProviderCheck` (one target at one moment),
 :class:`ProviderChecks` (all of them), :func:`stage_of_view`, :func:`flagged_rows`,
-:data:`WHEN`. ``Verdict``/``Verdicts`` are the old names of the two classes, kept until the
-screen's code uses the new ones.
+:data:`WHEN`.
 """
 
 from __future__ import annotations
@@ -98,7 +97,6 @@ class ProviderChecks:
         return list(self.by_stage.get(stage, {}).values())
 
 
-Verdict, Verdicts = ProviderCheck, ProviderChecks      # the old names (see the module's note)
 
 
 def stage_of_view(name: str, index: int) -> str:

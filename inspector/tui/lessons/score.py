@@ -38,7 +38,7 @@ class Entering:
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class RowMark:
     entering: Entering
     guess: Guess
     right: bool
@@ -74,7 +74,7 @@ def entering(rows: StageRows) -> list[Entering]:
     return out
 
 
-def judge(rows: StageRows, guesses: Mapping[int, Guess]) -> list[Verdict]:
+def judge(rows: StageRows, guesses: Mapping[int, Guess]) -> list[RowMark]:
     """Every entering message's verdict; ``guesses`` by position (absent: kept, nothing added)."""
     out = []
     for item in entering(rows):
@@ -94,10 +94,10 @@ def judge(rows: StageRows, guesses: Mapping[int, Guess]) -> list[Verdict]:
                 reasons.append(f"a row is added after {where}: {said}".rstrip(": "))
             else:
                 reasons.append(f"no row is added after {where}.")
-        out.append(Verdict(item, guess, not reasons, tuple(reasons)))
+        out.append(RowMark(item, guess, not reasons, tuple(reasons)))
     return out
 
 
-def score(verdicts: list[Verdict]) -> tuple[int, int]:
+def score(verdicts: list[RowMark]) -> tuple[int, int]:
     """(right, total): one point per entering message judged right."""
     return sum(v.right for v in verdicts), len(verdicts)

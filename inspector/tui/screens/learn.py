@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Static
 from ... import pipeline
 from ...engine import CLAUSES
 from ..lessons import Lesson
-from ..lessons.score import Guess, Verdict, entering, judge, score
+from ..lessons.score import Guess, RowMark, entering, judge, score
 from ..rows import CHANGE, DROP, MOVE, SAME, Model, call_ids, role_of
 from ..text import inert, preview
 
@@ -84,7 +84,7 @@ class LearnScreen(Screen[None]):
         self.levels = levels  # the levels' state (screens/levels.py), where the score is kept
         self.hints = 0
         self.model: Model | None = None
-        self.verdicts: list[Verdict] = []
+        self.verdicts: list[RowMark] = []
 
     def compose(self) -> ComposeResult:
         with Vertical():

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..verdict import WHEN, Verdicts
+from ..verdict import WHEN, ProviderChecks
 from ..widgets.verdict import BAD, OK, WARN, Text
 
 NONE = ""   # the option that shows every provider's verdict instead of one's problems
@@ -23,7 +23,7 @@ class ProviderPicker(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Close", id="providers.cancel", tooltip="Close without choosing")]
 
-    def __init__(self, verdicts: Verdicts, stage: str, chosen: str | None) -> None:
+    def __init__(self, verdicts: ProviderChecks, stage: str, chosen: str | None) -> None:
         super().__init__()
         self.verdicts = verdicts
         self.stage = stage

@@ -22,7 +22,7 @@ from ...targets import ERROR
 from .. import facts
 from ..text import inert
 from .. import verdict as verdicts_of
-from ..verdict import WHEN, Verdict, Verdicts, check_all
+from ..verdict import WHEN, ProviderCheck, ProviderChecks, check_all
 
 
 class Text:
@@ -51,7 +51,7 @@ class Text:
 OK, BAD, WARN = "$text-success", "$text-error", "$text-warning"
 
 
-def matrix_text(verdicts: list[Verdict], chosen: str | None = None) -> Text:
+def matrix_text(verdicts: list[ProviderCheck], chosen: str | None = None) -> Text:
     """`✓ openai-responses gemini · ✗ openai-chat 2e anthropic 1e`: every target's verdict,
     those that accept first (e: errors, w: warnings; the picker, v, spells them out)."""
     text = Text()
@@ -82,7 +82,7 @@ class VerdictBar(Static):
     class Ready(Message):
         """The targets checked so far for ``document`` (all of them once ``verdicts.complete``)."""
 
-        def __init__(self, document: Any, verdicts: Verdicts) -> None:
+        def __init__(self, document: Any, verdicts: ProviderChecks) -> None:
             super().__init__()
             self.document = document
             self.verdicts = verdicts
@@ -91,7 +91,7 @@ class VerdictBar(Static):
         super().__init__(id=id)
         self.document: Any = None  # the document the verdicts are for
         self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
-        self.verdicts: Verdicts | None = None  # what is known so far (None: nothing checked yet)
+        self.verdicts: ProviderChecks | None = None  # what is known so far (None: nothing checked yet)
 
     # -- the state -------------------------------------------------------------------------
     def reset(self, document: Any, target: str | None) -> None:
@@ -124,7 +124,7 @@ class VerdictBar(Static):
         """The moment view ``view`` stands for (input, after MEM-5, after strict)."""
         return verdicts_of.stage_of_view(views[view] if view < len(views) else "", view)
 
-    def chosen(self, stage: str) -> Verdict | None:
+    def chosen(self, stage: str) -> ProviderCheck | None:
         return self.verdicts.at(stage, self.target) if self.verdicts and self.target else None
 
     def marks(self, stage: str, rows: Any, final: bool) -> dict[int, str]:
@@ -186,10 +186,10 @@ class VerdictBar(Static):
         def run() -> None:
             worker = get_current_worker()
 
-            def report(verdicts: Verdicts) -> None:
+            def report(verdicts: ProviderChecks) -> None:
                 if not worker.is_cancelled:
                     # what is known so far (verdicts are frozen; the tables are copied)
-                    known = Verdicts({stage: dict(by) for stage, by in verdicts.by_stage.items()}, verdicts.complete)
+                    known = ProviderChecks({stage: dict(by) for stage, by in verdicts.by_stage.items()}, verdicts.complete)
                     self.post_message(self.Ready(document, known))
 
             check_all(document.imported, document.result, document.strict, document.source.name,
@@ -198,7 +198,7 @@ class VerdictBar(Static):
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 
-    def show_verdict(self, verdicts: Verdicts | None, stage: str, target: str | None, partial: bool = False) -> None:
+    def show_verdict(self, verdicts: ProviderChecks | None, stage: str, target: str | None, partial: bool = False) -> None:
         """``partial``: the view shows a MEM-5 stage before the last, whose history is not the one
         checked; the line says the verdict is for MEM-5's output, once all four stages have run."""
         text = Text()
@@ -226,7 +226,7 @@ class VerdictBar(Static):
         self.update(text.content())
 
 
-def problems_text(verdict: Verdict | None, fixed_by_strict: Verdict | None = None) -> Text:
+def problems_text(verdict: ProviderCheck | None, fixed_by_strict: ProviderCheck | None = None) -> Text:
     """The chosen target's problems as ``inspector check --target`` lists them: severity, rule,
     row and native location, the provider's own error text, the fix and its source."""
     text = Text()
