@@ -24,6 +24,11 @@ note, not a change: a ``pending``/``running`` call is sent with the error result
 execution was interrupted]" (the real result is lost; the tool may have run), text streamed
 after a call is moved before it (since PR #22646), unsigned or foreign reasoning is left out.
 
+OpenCode 2.x keeps a session as typed rows of ``session_message`` (``v2.py``: what it sends on
+resume, after its own source; ``v2export.py``: the repair, by rows). A database may hold V1
+sessions, 2.x sessions or both; every one is listed, and a session OpenCode 2 copied over from
+the V1 tables is read from ``session_message``, where it continues.
+
 The database is read through ``store.sqlite.read_live`` (its ``-wal`` or hot ``-journal``
 applied in a private copy, as OpenCode's next open sees it), and a repaired copy keeps the
 file's journal mode.
@@ -66,12 +71,22 @@ SELF_REPAIRS = (
                f"answers a call still pending or running with the error \"{INTERRUPTED}\"", "",
                "anomalyco/opencode packages/opencode/src/session/message-v2.ts @ "
                "007a9409bafea06d6b9084ff1f6d1fe9f5e3a803 (toModelMessages)", lossless=False),
+    # OpenCode 2.x writes the failure into the session before it builds the request: every 2.x
+    # build read (the first release that does it is not pinned; the session row's version says
+    # which build wrote the session).
+    SelfRepair("agent-settled", None,
+               "writes the error \"Tool execution interrupted: NAME\" into a tool still streaming or running", "",
+               "anomalyco/opencode packages/core/src/session/runner/llm.ts @ "
+               "008d57153952804fea8d6eef1cf3baf4402248cb (settleStaleToolCalls)", lossless=False),
 )
 
 EMITS = declare(
     Kind("agent-placeholder", IMPORT_CLAUSE, False, "agent's own result",
          "The agent sends this call with an error result of its own (the call was interrupted); the real "
          "result is lost and the tool may have run.", "note", "call"),
+    Kind("agent-settled", IMPORT_CLAUSE, False, "agent's own result",
+         "OpenCode 2 fails this interrupted call itself before its next request and sends that error as the "
+         "result; the real result is lost and the tool may have run.", "note", "call"),
     session.NOT_SENT,
     Kind("agent-reordered", IMPORT_CLAUSE, False, "reordered by the agent",
          "The agent moves this text ahead of the calls it followed before sending (older builds send "
@@ -95,13 +110,14 @@ def describe_part(block: Any) -> str:
     """A part (or a whole message) by its type, tool and call id, or state."""
     if isinstance(block, Mapping) and isinstance(block.get("parts"), list) and "info" in block:
         info = block["info"] if isinstance(block["info"], Mapping) else {}
-        return f"{info.get('role', 'message')} {info.get('id', '')}".rstrip()
+        return f"{info.get('role') or info.get('type') or 'message'} {info.get('id', '')}".rstrip()
     if not isinstance(block, Mapping):
         return kind_of(block)
     kind = str(block.get("type", kind_of(block)))
     if kind == "tool":
         st = block.get("state") if isinstance(block.get("state"), Mapping) else {}
-        return f"tool {block.get('callID', '')} {block.get('tool', '')} {st.get('status', '')}".replace("  ", " ").strip()
+        call, tool = block.get("callID", block.get("id", "")), block.get("tool", block.get("name", ""))
+        return f"tool {call} {tool} {st.get('status', '')}".replace("  ", " ").strip()
     if kind in ("text", "reasoning") and isinstance(block.get("text"), str):
         return f"{kind} {block['text'][:80]}"
     return kind
@@ -125,6 +141,8 @@ def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
     """The provider and model of each assistant message (``providerID``/``modelID``), then the
     one the resume talks to when the last user message records it (``resumed_model``)."""
     out: list[tuple[str | None, str | None]] = []
+    if getattr(im.state, "v2", False):
+        return _ran_on_v2(im)
     for msg in im.history if isinstance(im.history, list) else ():
         info = msg.get("info") if isinstance(msg, Mapping) else None
         if not isinstance(info, Mapping):
@@ -140,9 +158,29 @@ def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
     return out
 
 
+def _ran_on_v2(im: Imported) -> list[tuple[str | None, str | None]]:
+    """OpenCode 2.x: each assistant message's ``model {id, providerID}``, then the model the
+    resume talks to (the session row's, else the newest switch)."""
+    out: list[tuple[str | None, str | None]] = []
+    for msg in im.history:
+        info = msg["info"]
+        model = info.get("model") if info.get("type") == "assistant" else None
+        if isinstance(model, Mapping) and isinstance(model.get("providerID"), str):
+            out.append((model["providerID"], model.get("id") if isinstance(model.get("id"), str) else None))
+    if im.state.model is not None:
+        out.append((im.state.model["providerID"], im.state.model["modelID"]))
+    return out
+
+
 def on_resume(im: Imported) -> OnResume:
-    """What OpenCode answers itself on resume (no version recorded)."""
-    return OnResume.of("OpenCode", None, SELF_REPAIRS, im.events)
+    """What OpenCode answers itself on resume; for a 2.x session, the version of the build that
+    wrote it (its session row's ``version``)."""
+    version = None
+    doc = im.document
+    if getattr(im.state, "v2", False) and isinstance(doc, OpenCodeDB):
+        found = doc.v2info.get(doc.session or "", {}).get("version")
+        version = found if isinstance(found, str) and found else None
+    return OnResume.of("OpenCode", version, SELF_REPAIRS, im.events)
 
 
 FORMAT = Format(

@@ -17,6 +17,7 @@ from ..store.request import lost
 from .importer import OpenCodeState
 from .resume import DEFAULT_MODEL, _key, _pid
 from .store import OpenCodeDB, OpenCodeExport, _connect, _parse, compact, pretty
+from . import v2export
 
 NO_RESULT = "Tool call was interrupted; no result."
 
@@ -27,6 +28,8 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
     if isinstance(document, OpenCodeDB):
         if document.session is None:
             return document
+        if document.is_v2(document.session):
+            return v2export.strip(document, notes)
         messages = document.messages(document.session)
     elif isinstance(document, OpenCodeExport):
         messages = document.doc["messages"]
@@ -84,6 +87,8 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Any:
     if not gone and not rewrite:
         return document
     sent = im.state.request.history
+    if im.state.v2:
+        return v2export.repair(document, sent, gone, set(rewrite), notes)
     removed = {_pid(sent[m]["parts"][k]) for m, k in gone}
     changed = {_pid(sent[m]["parts"][k]): part for (m, k), part in rewrite.items()}
     for (m, k) in sorted(gone):

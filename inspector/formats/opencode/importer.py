@@ -11,6 +11,7 @@ from ...io import InputError
 from .. import anthropic, session
 from ..base import Imported, Loc, Reasoning, kind_of
 from ..store.request import Request
+from . import v2 as opencode2
 from .resume import _key, request
 from .store import (EXPORT, HEADER, NAME, OpenCodeDB, OpenCodeExport, _is_export, _is_tree_session, _read_tree,
                     listing, parse, parse_export)
@@ -23,6 +24,8 @@ class OpenCodeState:
 
     request: Request
     inner: Imported
+    model: dict[str, str] | None = None      # the model a 2.x resume talks to (V1 reads it from its messages)
+    v2: bool = False                         # an OpenCode 2.x session (session_message rows)
 
 
 def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any]], str]:
@@ -31,7 +34,7 @@ def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any
         document = parse(data, name) if data.startswith(HEADER) else parse_export(data, name)
     if isinstance(document, OpenCodeDB):
         if document.session is None:
-            raise session.must_choose(NAME, len(document.rows), ", ".join(
+            raise session.must_choose(NAME, len(document.sessions()), ", ".join(
                 f"{s.id} ({s.first_user[:40]!r})" for s in listing(document)[:10]), name)
         return document, document.messages(document.session), document.session
     if isinstance(document, Mapping) and _is_export(document):
@@ -46,10 +49,15 @@ def _session_messages(document: Any, name: str) -> tuple[Any, list[dict[str, Any
 def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, (bytes, bytearray)) and bytes(document).startswith(HEADER):
         document = parse(bytes(document), name)
-    if isinstance(document, OpenCodeDB) and not document.rows:
+    if isinstance(document, OpenCodeDB) and not document.sessions():
         return session.empty_store(NAME, document)
     document, messages, sid = _session_messages(document, name)
-    req = request(messages)
+    second = isinstance(document, OpenCodeDB) and document.is_v2(sid)
+    model = None
+    if second:
+        req, model = opencode2.request(messages, document.v2info.get(sid, {}).get("model"))
+    else:
+        req = request(messages)
     inner = anthropic.import_(req.messages, name)
     fmt = NAME if isinstance(document, OpenCodeDB) else EXPORT
     im = Imported(fmt, inner.messages, document, container="messages", history=messages)
@@ -67,10 +75,13 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     if isinstance(document, OpenCodeDB):
         for what in document.skipped(sid):
             im.note(None, "entry-skipped", f"The {what} row is not JSON; OpenCode cannot read it either, and it is "
-                                           "kept as it is.")
-        im.notes.append(f"session {sid!r}: {len(messages)} messages; {len(document.rows) - 1} other "
+                                           "kept as it is." + (" OpenCode 2 stops at a row it cannot decode: "
+                                                               "the session does not resume until it is removed."
+                                                               if second else ""))
+        im.notes.append(f"session {sid!r}" + (" (OpenCode 2.x, session_message)" if second else "")
+                        + f": {len(messages)} messages; {len(document.sessions()) - 1} other "
                         f"session(s) left as they are" + ("; the WAL was read from a copy" if document.wal else ""))
-    im.state = OpenCodeState(req, inner)
+    im.state = OpenCodeState(req, inner, model, second)
     _record_reasoning(im, req, inner)
     return im
 
@@ -85,7 +96,10 @@ def _signed_part(part: Mapping) -> tuple[bool, bool]:
     """(signed, encrypted) of a reasoning part, from its provider metadata."""
     meta = part.get("metadata")
     signed = encrypted = False
-    for value in meta.values() if isinstance(meta, Mapping) else ():
+    nested = [*(meta.values() if isinstance(meta, Mapping) else ()),
+              *(part["providerMetadata"].values() if isinstance(part.get("providerMetadata"), Mapping) else ()),
+              part.get("state")]           # OpenCode 2.x: providerMetadata, or the provider's state itself
+    for value in nested:
         if isinstance(value, Mapping):
             signed = signed or any(isinstance(value.get(k), str) and value[k] for k in SIGNED_KEYS)
             encrypted = encrypted or any(isinstance(value.get(k), str) and value[k]
@@ -107,6 +121,8 @@ def _record_reasoning(im: Imported, req: Request, inner: Imported) -> None:
     for m, msg in enumerate(req.history):
         info = msg["info"]
         model = info.get("modelID") if isinstance(info.get("modelID"), str) and info.get("modelID") else None
+        own = info.get("model") if isinstance(info.get("model"), Mapping) else {}
+        model = model or (own.get("id") if isinstance(own.get("id"), str) and own.get("id") else None)
         for k, part in enumerate(msg["parts"]):
             if not (isinstance(part, Mapping) and part.get("type") == "reasoning"):
                 continue

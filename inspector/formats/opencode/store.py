@@ -22,6 +22,7 @@ from ..base import kind_of
 from ..format import SessionInfo
 from ..store.side import files, read_regular
 from ..store.sqlite import open_checked, read_live, replace_rows, schema_head, with_mode
+from . import v2 as opencode2
 
 NAME = "opencode"
 EXPORT = "opencode-export"
@@ -50,13 +51,17 @@ class OpenCodeDB:
     ``data`` is a consistent image (the WAL applied), ``original`` the file's own bytes (what
     goes out when nothing changed and no WAL was pending); ``rows`` maps a session id to its
     message rows in ``(time_created, id)`` order, each with its parts in id order, as text:
-    a session's JSON is decoded when it is read (a database holds hundreds)."""
+    a session's JSON is decoded when it is read (a database holds hundreds). ``v2`` holds the
+    sessions OpenCode 2.x keeps in ``session_message`` (``v2.py``); a session found in both is
+    read from there, where OpenCode 2 continues it."""
 
     data: bytes
     original: bytes
     titles: dict[str, tuple[str, int]]
     rows: dict[str, list[Row]]
     session: str | None = None
+    v2: dict[str, list[opencode2.V2Row]] = field(default_factory=dict)     # OpenCode 2.x sessions' session_message rows
+    v2info: dict[str, dict[str, Any]] = field(default_factory=dict)  # their session rows: title, model, version
     wal: bool = False
     mode: bytes = b""              # the file's journal-mode header bytes, which a repaired copy keeps
     format: str = NAME
@@ -64,6 +69,13 @@ class OpenCodeDB:
 
     def to_bytes(self) -> bytes:
         return with_mode(self.data if self.wal else self.original, self.mode)
+
+    def sessions(self) -> list[str]:
+        """Every session the database holds, V1 and 2.x."""
+        return list(dict.fromkeys([*self.rows, *self.v2]))
+
+    def is_v2(self, sid: str | None) -> bool:
+        return sid is not None and sid in self.v2
 
     def messages(self, sid: str) -> list[dict[str, Any]]:
         """The session's messages as OpenCode hydrates them: ``{"info", "parts"}``."""
@@ -74,6 +86,8 @@ class OpenCodeDB:
         return self._decode(sid)[1]
 
     def _decode(self, sid: str) -> tuple[list[dict[str, Any]], list[str]]:
+        if sid not in self._decoded and sid in self.v2:
+            self._decoded[sid] = opencode2.decode(self.v2[sid])
         if sid not in self._decoded:
             out: list[dict[str, Any]] = []
             bad: list[str] = []
@@ -94,7 +108,7 @@ class OpenCodeDB:
         return self._decoded[sid]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, OpenCodeDB) and self.rows == other.rows
+        return isinstance(other, OpenCodeDB) and self.rows == other.rows and self.v2 == other.v2
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -149,6 +163,7 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
     if b"update_session_message_count_on_insert" in head and b"CREATE TABLE `part`" not in head:
         return False        # Crush's schema: the Go OpenCode's opencode.db, which Crush reads
     return b"message_session_time_created_id_idx" in head or b"CREATE TABLE `part`" in head \
+        or b"session_message_session_seq_idx" in head \
         or re.fullmatch(r"opencode(-[A-Za-z0-9._-]+)?\.db", os.path.basename(name)) is not None
 
 
@@ -172,26 +187,33 @@ _parse = parse
 
 def _read_rows(conn: sqlite3.Connection, image: bytes, data: bytes, wal: bool, name: str) -> OpenCodeDB:
     """The sessions' message and part rows, as text (decoded per session when asked)."""
-    if not ({"id", "session_id", "time_created", "data"} <= _columns(conn, "message")
-            and {"id", "message_id", "data"} <= _columns(conn, "part")):
-        raise InputError(name, f"{NAME}: no message and part tables with data columns; not an OpenCode database")
+    v1 = {"id", "session_id", "time_created", "data"} <= _columns(conn, "message") \
+        and {"id", "message_id", "data"} <= _columns(conn, "part")
+    if not v1 and not opencode2.has_v2(conn):
+        raise InputError(name, f"{NAME}: no message and part tables, nor session_message, with data columns; "
+                               "not an OpenCode database")
     titles: dict[str, tuple[str, int]] = {}
     if {"id", "title", "time_updated"} <= _columns(conn, "session"):
         for sid, title, updated in conn.execute("SELECT id, title, time_updated FROM session "
                                                 "ORDER BY time_updated DESC, id"):
             titles[str(sid)] = (title or "", updated or 0)
+    later, info = opencode2.read(conn)
     parts: dict[str, list[tuple[str, str, str]]] = {}
-    for pid, mid, sid, text in conn.execute("SELECT id, message_id, session_id, data FROM part "
-                                            "ORDER BY message_id, id"):
-        parts.setdefault(mid, []).append((pid, sid, text))
-    rows: dict[str, list[Row]] = {sid: [] for sid in titles}
-    for mid, sid, text in conn.execute("SELECT id, session_id, data FROM message ORDER BY session_id, "
-                                       "time_created, id"):
-        rows.setdefault(str(sid), []).append((mid, text, parts.get(mid, [])))
-        titles.setdefault(str(sid), ("", 0))
-    db = OpenCodeDB(image, data, titles, rows, wal=wal)
-    if len(rows) == 1:
-        db.session = next(iter(rows))
+    rows: dict[str, list[Row]] = {sid: [] for sid in titles if sid not in later}
+    if v1:
+        for pid, mid, sid, text in conn.execute("SELECT id, message_id, session_id, data FROM part "
+                                                "ORDER BY message_id, id"):
+            parts.setdefault(mid, []).append((pid, sid, text))
+        for mid, sid, text in conn.execute("SELECT id, session_id, data FROM message ORDER BY session_id, "
+                                           "time_created, id"):
+            if str(sid) not in later:       # a session OpenCode 2 copied over is read where it continues
+                rows.setdefault(str(sid), []).append((mid, text, parts.get(mid, [])))
+                titles.setdefault(str(sid), ("", 0))
+    for sid, found in info.items():
+        titles[sid] = (str(found.get("title") or ""), int(found.get("time_updated") or 0))
+    db = OpenCodeDB(image, data, titles, rows, wal=wal, v2=later, v2info=info)
+    if len(db.sessions()) == 1:
+        db.session = db.sessions()[0]
     return db
 
 
@@ -290,9 +312,10 @@ def _first_user(messages: list[dict[str, Any]]) -> str:
 
 def listing(db: OpenCodeDB) -> list[SessionInfo]:
     """Every session of the database, newest first: id, messages, first prompt, last update."""
-    return [SessionInfo(sid, len(db.rows[sid]), _first_user(db.messages(sid)),
+    return [SessionInfo(sid, len(db.v2[sid] if db.is_v2(sid) else db.rows[sid]),
+                        (opencode2.first_user if db.is_v2(sid) else _first_user)(db.messages(sid)),
                         _when(db.titles.get(sid, ("", 0))[1]))
-            for sid in sorted(db.rows, key=lambda s: db.titles.get(s, ("", 0))[1], reverse=True)]
+            for sid in sorted(db.sessions(), key=lambda s: db.titles.get(s, ("", 0))[1], reverse=True)]
 
 
 def _when(ms: Any) -> str | None:
@@ -305,7 +328,7 @@ def _when(ms: Any) -> str | None:
 def select(db: OpenCodeDB, sid: str, name: str = "<input>") -> OpenCodeDB:
     """The database with ``sid`` chosen (``--session ID``): a shallow copy, so the database
     given keeps its own choice."""
-    return session.selected(db, sid, db.rows, name, NAME)
+    return session.selected(db, sid, db.sessions(), name, NAME)
 
 
 def chosen(db: OpenCodeDB) -> str | None:
@@ -317,5 +340,6 @@ def replace(path: str, before: OpenCodeDB, after: OpenCodeDB, keep: Any) -> str:
     one write transaction (a file swapped in would meet the old ``-wal`` on the next open)."""
     sid = before.session
     scope = {"session": ("id = ?", (sid,)), "message": ("session_id = ?", (sid,)),
-             "part": ("session_id = ?", (sid,))}
+             "part": ("session_id = ?", (sid,)), "session_v2": ("id = ?", (sid,)),
+             "session_message": ("session_id = ?", (sid,))}
     return replace_rows(path, before.data, after.data, keep, NAME, scope if sid is not None else None)
