@@ -140,7 +140,7 @@ def write_db(path: Path, *sessions: Session, session_table: str = "session", wal
             session_row, messages, parts = s.rows()
             conn.execute(f"INSERT INTO `{session_table}` (id, project_id, slug, directory, title, version, "
                          "time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (session_row[0], PROJECT, "v1", CWD, s.title, v1.VERSION, T0, T0))
+                         (session_row[0], PROJECT, "v1", CWD, s.info["title"], v1.VERSION, T0, T0))
             conn.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", messages)
             conn.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", parts)
         conn.commit()

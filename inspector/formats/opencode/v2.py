@@ -306,8 +306,8 @@ def _tool(req: Request, blocks: list[Block], results: list[Block], item: Mapping
     cid = cid if isinstance(cid, str) else "" if cid is None else str(cid)
     name = str(item.get("name", ""))
     args = state.get("input")
-    if isinstance(args, str):
-        args = _object(args) or {}
+    if isinstance(args, str):           # streamed text: OpenCode 2's settling leaves {} in its place
+        args = {} if status in UNSETTLED else _object(args) or {}
     blocks.append(Block({"type": "tool_use", "id": cid, "name": name, "input": args if isinstance(args, Mapping)
                          else {}}, m, k, "call"))
     if status == "completed":
