@@ -75,7 +75,7 @@ SELF_REPAIRS = (
     # build read (the first release that does it is not pinned; the session row's version says
     # which build wrote the session).
     SelfRepair("agent-settled", None,
-               "writes the error \"Tool execution interrupted: NAME\" into a tool still streaming or running", "",
+               "fails a tool still streaming or running with the error \"Tool execution interrupted: NAME\"", "",
                "anomalyco/opencode packages/core/src/session/runner/llm.ts @ "
                "008d57153952804fea8d6eef1cf3baf4402248cb (settleStaleToolCalls)", lossless=False),
 )
