@@ -194,6 +194,16 @@ def crash_streaming() -> Session:
     return s
 
 
+def reused_id() -> Session:
+    """One call id used again in a later step, each use answered: the API takes it (issue 30)."""
+    s = Session()
+    opening(s)
+    s.user("Read it again.")
+    s.assistant(tool("toolu_01Read", "read", {"filePath": f"{CWD}/shop/cart.py"}, "41| return round(total, 2)"))
+    s.user("Good.")
+    return s
+
+
 def compacted() -> Session:
     """A finished compaction: the rows before it are not sent, even a duplicate among them."""
     s = duplicate_in_turn()
@@ -242,6 +252,7 @@ def write_sample(path: Path) -> Path:
 
 
 BROKEN = {"duplicate-in-turn": duplicate_in_turn}
+REUSED = {"reused-id": reused_id}
 SELF_REPAIRED = {"crash-running": crash_running, "crash-streaming": crash_streaming, "compacted": compacted,
                  "foreign-reasoning": foreign_reasoning}
 

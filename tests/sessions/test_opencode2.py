@@ -20,7 +20,7 @@ from . import opencode2_builder as b
 from . import opencode2_simulate as sim
 from . import opencode_builder as v1
 
-FINE = {"clean": b.clean, **b.SELF_REPAIRED}
+FINE = {"clean": b.clean, **b.SELF_REPAIRED, **b.REUSED}
 TABLES = ("project", "session", "message", "part", "session_message")
 
 
@@ -214,3 +214,55 @@ def test_the_bundled_sample_is_the_builders_and_repairs_to_a_fixed_point(tmp_pat
     repaired.write_bytes(out.data)
     assert sim.problems(sim.resume_db(repaired)) == []
     assert not run_file(repaired).changed
+
+
+# -- generated sessions -----------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings          # noqa: E402
+from hypothesis import strategies as st                       # noqa: E402
+
+STATUSES = ("completed", "completed", "error", "running", "streaming")
+item = st.one_of(
+    st.builds(lambda t: b.text(t), st.sampled_from(["Looking.", "", "Done."])),
+    st.builds(lambda sig: b.reasoning("Think.", {"signature": "EqQBsig"} if sig else None), st.booleans()),
+    st.builds(lambda cid, status: b.tool(cid, "bash", {"command": "ls"}, "out", status),
+              st.sampled_from(["toolu_A", "toolu_B", "toolu_C"]), st.sampled_from(STATUSES)))
+step = st.one_of(
+    st.builds(lambda items, gpt: ("assistant", items, gpt), st.lists(item, min_size=1, max_size=4), st.booleans()),
+    st.just(("user", None, None)), st.just(("compaction", None, None)), st.just(("switch", None, None)))
+
+
+def _session(steps: list) -> b.Session:
+    s = b.Session()
+    s.user("Start.")
+    for kind, items, gpt in steps:
+        if kind == "assistant":
+            s.assistant(*[dict(i) for i in items], model=b.GPT if gpt else None)
+        elif kind == "user":
+            s.user("Go on.")
+        elif kind == "compaction":
+            s.compaction("So far: listed files.")
+        else:
+            s.switch(b.CLAUDE)
+    return s
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(step, min_size=1, max_size=6))
+def test_any_generated_session_repairs_to_one_opencode_2_resumes_and_is_a_fixed_point(tmp_path, steps):
+    s = _session(steps)
+    db = tmp_path / "opencode.db"
+    db.unlink(missing_ok=True)
+    b.write_db(db, s)
+    out = run_file(db)
+    repaired = tmp_path / "opencode.repaired.db"
+    repaired.write_bytes(out.data)
+    assert [p for p in sim.problems(sim.resume_db(repaired)) if p != "text-after-tool-use"] == []
+    if not out.changed:
+        assert out.data == db.read_bytes()
+    for t in ("project", "session", "message", "part"):
+        assert table(repaired, t) == table(db, t)
+    before, after = table(db, "session_message"), table(repaired, "session_message")
+    assert {r[:7] for r in before} == {r[:7] for r in after}       # only data of rows changes, no row comes or goes
+    again = run_file(repaired)
+    assert not again.changed and again.data == repaired.read_bytes()
