@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.formats import anthropic
+from inspector.formats import import_history
 from inspector.formats import opencode as oc
 from inspector.io import InputError
 from inspector.pipeline import run_file
@@ -69,7 +69,8 @@ def test_what_needs_nothing_comes_back_byte_identical(name, tmp_path):
 @pytest.mark.parametrize("name", sorted({**FINE, **b.BROKEN}))
 def test_import_reads_what_opencode_2_sends(name, tmp_path):
     db = b.write_db(tmp_path / "opencode.db", {**FINE, **b.BROKEN}[name]())
-    sent = anthropic.import_(sim.resume_db(db), "<resume>").messages
+    # Read as Anthropic pairs it: ids reused by complete pairs get their identities (issue 30).
+    sent = import_history(sim.resume_db(db)["messages"], "<sim>", "anthropic").messages
     assert run_file(db).imported.messages == sent
 
 
