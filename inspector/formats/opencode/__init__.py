@@ -95,7 +95,10 @@ EMITS = declare(
 
 
 def evidence(document: Any) -> list[str]:
-    return ["an SQLite database with OpenCode's message and part tables"] if isinstance(document, OpenCodeDB) else []
+    if not isinstance(document, OpenCodeDB):
+        return []
+    return ["an SQLite database with OpenCode 2's session_message table" if document.v2 else
+            "an SQLite database with OpenCode's message and part tables"]
 
 
 def evidence_export(document: Any) -> list[str]:
