@@ -267,3 +267,13 @@ def test_any_generated_session_repairs_to_one_opencode_2_resumes_and_is_a_fixed_
     assert {r[:7] for r in before} == {r[:7] for r in after}       # only data of rows changes, no row comes or goes
     again = run_file(repaired)
     assert not again.changed and again.data == repaired.read_bytes()
+
+
+def test_a_fresh_2x_database_is_an_empty_store(tmp_path, capsys):
+    from inspector.cli import main
+
+    db = b.write_db(tmp_path / "opencode.db")
+    out = run_file(db)
+    assert not out.changed and out.data == db.read_bytes() and out.imported.messages == []
+    assert main(["check", str(db)]) == 0
+    assert "nothing to change" in capsys.readouterr().out

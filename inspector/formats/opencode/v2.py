@@ -93,20 +93,20 @@ def read(conn: sqlite3.Connection) -> tuple[dict[str, list[V2Row]], dict[str, di
         for sid, *values in conn.execute(f'SELECT id, {", ".join(picked) or "NULL"} FROM "{table}"'):
             if str(sid) in rows:
                 info[str(sid)] = {**dict(zip(picked, values)), "table": table}
-    for sid, found in rows.items():
-        info.setdefault(sid, {"table": None})
-        last = max((_ms(conn, sid)), default=0)
-        info[sid]["time_updated"] = max(int(info[sid].get("time_updated") or 0), last)
+    # A session row's time_updated need not move as messages arrive: the newest row counts too.
+    cols = _columns(conn, "session_message")
+    col = "time_updated" if "time_updated" in cols else "time_created" if "time_created" in cols else None
+    last: dict[str, Any] = dict(conn.execute(f"SELECT session_id, MAX({col}) FROM session_message "
+                                             "GROUP BY session_id")) if col else {}
+    for sid in rows:
+        found = info.setdefault(sid, {"table": None})
+        newest = last.get(sid)
+        found["time_updated"] = max(_int(found.get("time_updated")), _int(newest))
     return rows, info
 
 
-def _ms(conn: sqlite3.Connection, sid: str) -> list[int]:
-    cols = _columns(conn, "session_message")
-    col = "time_updated" if "time_updated" in cols else "time_created" if "time_created" in cols else None
-    if col is None:
-        return []
-    value = conn.execute(f"SELECT MAX({col}) FROM session_message WHERE session_id = ?", (sid,)).fetchone()[0]
-    return [int(value)] if isinstance(value, (int, float)) else []
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
 def _object(text: Any) -> dict[str, Any] | None:
