@@ -106,7 +106,9 @@ def read(conn: sqlite3.Connection) -> tuple[dict[str, list[V2Row]], dict[str, di
 
 
 def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
+        return 0
+    return int(value)
 
 
 def _object(text: Any) -> dict[str, Any] | None:
@@ -317,7 +319,8 @@ def _tool(req: Request, blocks: list[Block], results: list[Block], item: Mapping
     else:
         settled = SETTLED.format(name=name)
         body = {"type": "tool_result", "tool_use_id": cid, "content": settled, "is_error": True}
-        req.notes.append(("agent-settled", f"Tool {name} (call {cid}) is still {status}: OpenCode 2 fails it "
+        where = f"is still {status}" if isinstance(status, str) else "has no state"
+        req.notes.append(("agent-settled", f"Tool {name} (call {cid}) {where}: OpenCode 2 fails it "
                                                f"itself before the next request, with the error \"{settled}\", so "
                                                "nothing is refused; the real result is lost and the tool may have "
                                                "run (side effects unknown).", cid))
