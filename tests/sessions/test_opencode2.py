@@ -277,3 +277,22 @@ def test_a_fresh_2x_database_is_an_empty_store(tmp_path, capsys):
     assert not out.changed and out.data == db.read_bytes() and out.imported.messages == []
     assert main(["check", str(db)]) == 0
     assert "nothing to change" in capsys.readouterr().out
+
+
+def test_a_tool_item_without_a_state_gets_the_error_state_opencode_2_writes(tmp_path):
+    """A tool item whose state OpenCode 2 cannot read is sent as a call without a result (it is
+    not one OpenCode settles itself): the engine answers it, and the item is rewritten in its row
+    into the error state ``session.tool.failed`` projects."""
+    s = b.clean()
+    s.assistant(b.text("Listing."), {"type": "tool", "id": "toolu_01Ls", "name": "ls", "time": {"created": b.T0}})
+    s.user("Well?")
+    db = b.write_db(tmp_path / "opencode.db", s)
+    out = run_file(db)
+    assert "agent-settled" not in [e.kind for e in out.imported.events]
+    assert (out.result.dropped, out.result.synthesized) == (0, 1)
+    repaired = tmp_path / "opencode.repaired.db"
+    repaired.write_bytes(out.data)
+    row = next(r for r in table(repaired, "session_message") if r[1] == s.messages[-2][0])
+    state = json.loads(row[7])["content"][1]["state"]
+    assert state["status"] == "error" and state["error"]["message"] == oc.NO_RESULT
+    assert sim.problems(sim.resume_db(repaired)) == [] and not run_file(repaired).changed

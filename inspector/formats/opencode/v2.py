@@ -316,10 +316,12 @@ def _tool(req: Request, blocks: list[Block], results: list[Block], item: Mapping
         body: dict[str, Any] = {"type": "tool_result", "tool_use_id": cid, "content": result_text(state)}
     elif status == "error":
         body = {"type": "tool_result", "tool_use_id": cid, "content": error_text(state), "is_error": True}
+    elif status not in UNSETTLED:       # no state OpenCode 2 knows: sent as a call without a result
+        return
     else:
         settled = SETTLED.format(name=name)
         body = {"type": "tool_result", "tool_use_id": cid, "content": settled, "is_error": True}
-        where = f"is still {status}" if isinstance(status, str) else "has no state"
+        where = f"is still {status}"
         req.notes.append(("agent-settled", f"Tool {name} (call {cid}) {where}: OpenCode 2 fails it "
                                                f"itself before the next request, with the error \"{settled}\", so "
                                                "nothing is refused; the real result is lost and the tool may have "
