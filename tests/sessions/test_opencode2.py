@@ -66,9 +66,9 @@ def test_what_needs_nothing_comes_back_byte_identical(name, tmp_path):
     assert not out.changed and out.data == db.read_bytes()
 
 
-@pytest.mark.parametrize("name", sorted({**FINE, **b.BROKEN}))
+@pytest.mark.parametrize("name", sorted({**FINE, **b.BROKEN, "sample": b.sample}))
 def test_import_reads_what_opencode_2_sends(name, tmp_path):
-    db = b.write_db(tmp_path / "opencode.db", {**FINE, **b.BROKEN}[name]())
+    db = b.write_db(tmp_path / "opencode.db", {**FINE, **b.BROKEN, "sample": b.sample}[name]())
     # Read as Anthropic pairs it: ids reused by complete pairs get their identities (issue 30).
     sent = import_history(sim.resume_db(db)["messages"], "<sim>", "anthropic").messages
     assert run_file(db).imported.messages == sent
