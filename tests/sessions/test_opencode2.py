@@ -296,3 +296,25 @@ def test_a_tool_item_without_a_state_gets_the_error_state_opencode_2_writes(tmp_
     state = json.loads(row[7])["content"][1]["state"]
     assert state["status"] == "error" and state["error"]["message"] == oc.NO_RESULT
     assert sim.problems(sim.resume_db(repaired)) == [] and not run_file(repaired).changed
+
+
+def test_doctor_fix_repairs_a_v1_and_a_2x_session_of_one_database_into_one_copy(tmp_path, monkeypatch, capsys):
+    from inspector.cli import main
+
+    home = tmp_path / "home"
+    data = home / ".local/share/opencode"
+    data.mkdir(parents=True)
+    two, old = b.duplicate_in_turn(), v1.duplicate_call()
+    db = b.write_db(data / "opencode.db", two, v1_sessions=(old,), wal=True)
+    before = db.read_bytes()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    main(["doctor", "--fix", str(tmp_path / "fix")])
+    capsys.readouterr()
+    copy = tmp_path / "fix/opencode/.local/share/opencode/opencode.db"
+    assert db.read_bytes() == before
+    for sid in (two.id, old.id):
+        assert not run_file(copy, session=sid).changed
+    assert sim.problems(sim.resume_db(copy, two.id)) == []
