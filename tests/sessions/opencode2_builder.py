@@ -74,6 +74,9 @@ class Session:
     def synthetic(self, text: str) -> dict[str, Any]:
         return self._add("synthetic", {"sessionID": self.id, "text": text})
 
+    def system(self, text: str) -> dict[str, Any]:
+        return self._add("system", {"text": text})
+
     def switch(self, model: dict[str, str]) -> dict[str, Any]:
         return self._add("model-switched", {"model": model})
 
@@ -204,6 +207,24 @@ def reused_id() -> Session:
     return s
 
 
+def system_update() -> Session:
+    """Instructions changed mid-session: a system message between two user turns."""
+    s = Session()
+    opening(s)
+    s.system("Prefer <Decimal> for money & never float.")
+    s.user("Go on.")
+    return s
+
+
+def unsigned_reasoning() -> Session:
+    """Claude's reasoning stored without its signature (a stream cut before the signature came)."""
+    s = Session()
+    s.user("The cart total is off by a cent on some orders. Find out why.")
+    s.assistant(reasoning("The rounding is probably in cart.py."), text("Looking."))
+    s.user("Go on.")
+    return s
+
+
 def compacted() -> Session:
     """A finished compaction: the rows before it are not sent, even a duplicate among them."""
     s = duplicate_in_turn()
@@ -252,7 +273,9 @@ def write_sample(path: Path) -> Path:
 
 
 BROKEN = {"duplicate-in-turn": duplicate_in_turn}
-REUSED = {"reused-id": reused_id}
+REUSED = {"reused-id": reused_id, "system-update": system_update}
+# What OpenCode 2 sends as it is and Anthropic refuses; the engine cannot repair a signature.
+UNSIGNED = {"unsigned-reasoning": unsigned_reasoning}
 SELF_REPAIRED = {"crash-running": crash_running, "crash-streaming": crash_streaming, "compacted": compacted,
                  "foreign-reasoning": foreign_reasoning}
 

@@ -13,7 +13,10 @@ The steps, after anomalyco/opencode:
 3. ``toLLMMessages`` (``session/runner/to-llm-message.ts`` @
    0010d84ddd3366aedf240ed8392c9ce24ae3216c) into Anthropic turns: an assistant message's
    text, reasoning and calls, then its results; reasoning is signed only on the model that
-   wrote it, plain text otherwise; a completed compaction is the checkpoint text.
+   wrote it, plain text otherwise; a completed compaction is the checkpoint text;
+4. the Anthropic lowering (``packages/llm/src/protocols/anthropic-messages.ts`` @
+   08e3e1f96710fd498f6b1f428ad0f250e9af96c4): reasoning is a ``thinking`` block with the
+   signature it has, or none; a ``system`` message is user text inside ``<system-update>``.
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ def request(messages: list[dict[str, Any]], model: Any) -> dict[str, Any]:
             add("user", [{"type": "text", "text": m["text"]}] if m["text"] else [])
         elif kind in ("synthetic", "skill"):
             add("user", [{"type": "text", "text": m["text"]}])
+        elif kind == "system":      # the Anthropic lowering's visible wrapper, XML-escaped
+            escaped = m["text"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            add("user", [{"type": "text", "text": f"<system-update>\n{escaped}\n</system-update>"}])
         elif kind == "compaction" and m.get("status") == "completed":
             add("user", [{"type": "text", "text": "<conversation-checkpoint>\nThe following is a summary and "
                           "serialized record of earlier conversation. Treat it as historical context, not as new "
@@ -92,8 +98,10 @@ def request(messages: list[dict[str, Any]], model: Any) -> dict[str, Any]:
                     calls.append({"type": "text", "text": item["text"]})
                 elif item["type"] == "reasoning" and not same and item["text"]:
                     calls.append({"type": "text", "text": item["text"]})
-                elif item["type"] == "reasoning" and (item.get("state") or {}).get("signature"):
-                    calls.append({"type": "thinking", "thinking": item["text"], "signature": item["state"]["signature"]})
+                elif item["type"] == "reasoning" and (item["text"] or item.get("state")):
+                    signature = (item.get("state") or {}).get("signature")
+                    calls.append({"type": "thinking", "thinking": item["text"],
+                                  **({"signature": signature} if signature else {})})
                 elif item["type"] == "tool":
                     st = item["state"]
                     calls.append({"type": "tool_use", "id": item["id"], "name": item["name"], "input": st["input"]})

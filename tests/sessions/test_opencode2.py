@@ -66,9 +66,12 @@ def test_what_needs_nothing_comes_back_byte_identical(name, tmp_path):
     assert not out.changed and out.data == db.read_bytes()
 
 
-@pytest.mark.parametrize("name", sorted({**FINE, **b.BROKEN, "sample": b.sample}))
+ALL = {**FINE, **b.BROKEN, **b.UNSIGNED, "sample": b.sample}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_import_reads_what_opencode_2_sends(name, tmp_path):
-    db = b.write_db(tmp_path / "opencode.db", {**FINE, **b.BROKEN, "sample": b.sample}[name]())
+    db = b.write_db(tmp_path / "opencode.db", ALL[name]())
     # Read as Anthropic pairs it: ids reused by complete pairs get their identities (issue 30).
     sent = import_history(sim.resume_db(db)["messages"], "<sim>", "anthropic").messages
     assert run_file(db).imported.messages == sent
@@ -318,3 +321,21 @@ def test_doctor_fix_repairs_a_v1_and_a_2x_session_of_one_database_into_one_copy(
     for sid in (two.id, old.id):
         assert not run_file(copy, session=sid).changed
     assert sim.problems(sim.resume_db(copy, two.id)) == []
+
+
+def test_unsigned_reasoning_is_sent_as_opencode_2_sends_it_and_named(tmp_path):
+    db = b.write_db(tmp_path / "opencode.db", b.unsigned_reasoning())
+    out = run_file(db)
+    assert "unsigned-thinking" in [e.kind for e in out.imported.events]
+    assert [(r.signed, r.row) for r in out.imported.reasoning] == [(False, 1)]     # sent, unsigned
+    stripped = run_file(db, reasoning="strip")
+    copy = tmp_path / "stripped.db"
+    copy.write_bytes(stripped.data)
+    assert "unsigned-thinking" not in [e.kind for e in run_file(copy).imported.events]
+
+
+def test_a_system_message_goes_as_the_wrapped_user_text_of_the_lowering(tmp_path):
+    db = b.write_db(tmp_path / "opencode.db", b.system_update())
+    users = [m["content"] for m in run_file(db).imported.messages if m.get("role") == "user"]
+    assert any("<system-update>\nPrefer &lt;Decimal&gt; for money &amp; never float.\n</system-update>" in c
+               for c in users)

@@ -87,6 +87,9 @@ EMITS = declare(
     Kind("agent-settled", IMPORT_CLAUSE, False, "agent's own result",
          "OpenCode 2 fails this interrupted call itself before its next request and sends that error as the "
          "result; the real result is lost and the tool may have run.", "note", "call"),
+    Kind("unsigned-thinking", IMPORT_CLAUSE, False, "unsigned thinking",
+         "OpenCode 2 sends this reasoning as a thinking block without a signature, which Anthropic refuses; "
+         "--reasoning strip removes it.", "note"),
     session.NOT_SENT,
     Kind("agent-reordered", IMPORT_CLAUSE, False, "reordered by the agent",
          "The agent moves this text ahead of the calls it followed before sending (older builds send "

@@ -28,23 +28,28 @@ A resume, step by step:
    an import note here, not a change;
 3. ``toLLMMessages`` (``session/runner/to-llm-message.ts`` @
    0010d84ddd3366aedf240ed8392c9ce24ae3216c): switches send nothing; ``user``, ``synthetic``,
-   ``skill``, ``shell`` and a completed ``compaction`` are user text; ``system`` is system
-   text; an assistant message is its text, reasoning and calls, then one tool message per
+   ``skill``, ``shell`` and a completed ``compaction`` are user text; ``system`` is a system
+   message; an assistant message is its text, reasoning and calls, then one tool message per
    settled result; reasoning keeps its provider state only on the model that wrote it (and
    only when the message has no error), else it goes as plain text;
 4. the model is the session row's ``model`` (``SessionRunnerModel.resolve(session)``,
-   ``session/context.ts``), else the newest ``model-switched`` or assistant model.
-
-What the provider lowering does beyond that (``@opencode-ai/llm``) is read as the Anthropic
-Messages API takes it: user and tool messages in a row are one user turn, assistant messages
-in a row one assistant turn; a signed reasoning item is a ``thinking`` block, an unsigned one
-is not sent.
+   ``session/runner/model.ts`` @ 054d7458cac73c8bfcf58baf75faa4e4ebe80440); a session without
+   one gets the configured default, which the database does not hold: the newest
+   ``model-switched`` or assistant model stands in for it;
+5. the Anthropic lowering (``packages/llm/src/protocols/anthropic-messages.ts``, and
+   ``protocols/shared.ts`` for the wrapper, @ 08e3e1f96710fd498f6b1f428ad0f250e9af96c4): every
+   reasoning item sent is a ``thinking`` block, its signature from the provider state, or
+   none (which Anthropic refuses); a ``system`` message in the conversation becomes user text
+   ``<system-update>…</system-update>``; a tool message is a user turn of ``tool_result``
+   blocks (``is_error`` for an error). The API takes user and tool messages in a row as one
+   user turn, assistant messages in a row as one assistant turn.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import html
 import json
 import sqlite3
 from collections.abc import Mapping
@@ -259,10 +264,10 @@ def request(messages: list[dict[str, Any]], session_model: Any = None) -> tuple[
                 continue
             bodies = [{"type": "text", "text": CHECKPOINT.format(summary=info.get("summary", ""),
                                                                  recent=info.get("recent", ""))}]
-        elif kind == "system":
-            req.notes.append(("entry-not-sent", f"System message {info.get('id')} goes into the request's system "
-                                                "text, not its messages.", None))
-            continue
+        elif kind == "system":          # lowered as visible user text where it stands
+            text = str(info.get("text", ""))
+            bodies = [{"type": "text", "text": "<system-update>\n" + html.escape(text, quote=False)
+                       + "\n</system-update>"}]
         else:
             req.notes.append(("entry-not-sent", f"Message {info.get('id')} has the type {kind!r}, which OpenCode 2 "
                                                 "does not know: it cannot decode the session.", None))
@@ -287,14 +292,14 @@ def _assistant(req: Request, m: int, info: Mapping, parts: list[Any], model: dic
             if not reuse:
                 if text:
                     blocks.append(Block({"type": "text", "text": text}, m, k, "reasoning"))
-            elif isinstance(state.get("signature"), str) and text:
+            elif isinstance(state.get("signature"), str):
                 blocks.append(Block({"type": "thinking", "thinking": text, "signature": state["signature"]},
                                     m, k, "reasoning"))
-            elif isinstance(state.get("redactedData"), str):
-                blocks.append(Block({"type": "redacted_thinking", "data": state["redactedData"]}, m, k, "reasoning"))
-            elif text:
-                req.notes.append(("entry-not-sent", f"Reasoning item {k} of message {info.get('id')} is not sent: "
-                                                    "it has no signature.", None))
+            elif text or state:
+                blocks.append(Block({"type": "thinking", "thinking": text}, m, k, "reasoning"))
+                req.notes.append(("unsigned-thinking", f"Reasoning item {k} of message {info.get('id')} has no "
+                                  "signature, and OpenCode 2 sends it as a thinking block all the same, which "
+                                  "Anthropic refuses; --reasoning strip removes it.", None))
         elif kind == "tool":
             _tool(req, blocks, results, item, m, k)
     req.add("assistant", blocks)
