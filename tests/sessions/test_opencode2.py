@@ -163,16 +163,18 @@ def test_a_row_opencode_2_cannot_decode_is_named_and_kept(tmp_path):
     assert out.data == db.read_bytes()
 
 
-def test_in_place_writes_only_the_repaired_sessions_rows(tmp_path):
+@pytest.mark.parametrize("session_table", ["session", "session_v2"])
+def test_in_place_writes_only_the_repaired_sessions_rows(tmp_path, session_table):
     from inspector.cli import main
 
     two, other = b.duplicate_in_turn(), b.clean()
     other.id = "ses_2b7f4c1e9ffeQk2XcWm0n7Rr1b"
     other.messages = [(mid[:-2] + "Zz", *rest) for mid, *rest in other.messages]
-    db = b.write_db(tmp_path / "opencode.db", two, other, wal=True)
-    before = {t: table(db, t) for t in TABLES}
+    db = b.write_db(tmp_path / "opencode.db", two, other, wal=True, session_table=session_table)
+    tables = [session_table if t == "session" else t for t in TABLES]
+    before = {t: table(db, t) for t in tables}
     assert main(["normalize", "-q", "--in-place", "--session", two.id, str(db)]) == 0
-    for t in TABLES:
+    for t in tables:
         if t != "session_message":
             assert table(db, t) == before[t]
     changed = before["session_message"] ^ table(db, "session_message")
@@ -233,7 +235,8 @@ item = st.one_of(
               st.sampled_from(["toolu_A", "toolu_B", "toolu_C"]), st.sampled_from(STATUSES)))
 step = st.one_of(
     st.builds(lambda items, gpt: ("assistant", items, gpt), st.lists(item, min_size=1, max_size=4), st.booleans()),
-    st.just(("user", None, None)), st.just(("compaction", None, None)), st.just(("switch", None, None)))
+    st.just(("user", None, None)), st.just(("compaction", None, None)), st.just(("switch", None, None)),
+    st.just(("system", None, None)), st.just(("synthetic", None, None)))
 
 
 def _session(steps: list) -> b.Session:
@@ -246,6 +249,10 @@ def _session(steps: list) -> b.Session:
             s.user("Go on.")
         elif kind == "compaction":
             s.compaction("So far: listed files.")
+        elif kind == "system":
+            s.system("Be brief.")
+        elif kind == "synthetic":
+            s.synthetic("Continue after the restart.")
         else:
             s.switch(b.CLAUDE)
     return s
