@@ -60,7 +60,7 @@ class OpenCodeDB:
     titles: dict[str, tuple[str, int]]
     rows: dict[str, list[Row]]
     session: str | None = None
-    v2: dict[str, list[opencode2.V2Row]] = field(default_factory=dict)     # OpenCode 2.x sessions' session_message rows
+    v2: dict[str, list[opencode2.V2Row]] = field(default_factory=dict)   # 2.x sessions' session_message rows
     v2info: dict[str, dict[str, Any]] = field(default_factory=dict)  # their session rows: title, model, version
     wal: bool = False
     mode: bytes = b""              # the file's journal-mode header bytes, which a repaired copy keeps

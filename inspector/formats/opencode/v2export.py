@@ -45,7 +45,8 @@ def repair(db: OpenCodeDB, sent: list[dict[str, Any]], gone: set[tuple[int, int]
     for m, k in sorted(gone | rewrite):
         if sent[m]["info"].get("type") != "assistant":
             notes.note("export-omitted", f"Message {sent[m]['info'].get('id')} ({sent[m]['info'].get('type')}) is "
-                                         "not an assistant message; OpenCode 2 keeps it whole, and it is left as it is.")
+                                         "not an assistant message; OpenCode 2 keeps it whole, and it is left "
+                                         "as it is.")
             continue
         if (m, k) in gone:
             edits.setdefault(m, {})[k] = None
