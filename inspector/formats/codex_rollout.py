@@ -33,15 +33,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from dataclasses import fields
 from pathlib import PurePath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
-from . import openai_responses, reasoning, session
+from ..io import InputError
+from . import codex_zst, openai_responses, reasoning, session
 from .base import Exported, Imported
-from .jsonl import LineFormat, LineLoc, Lines, dump_line
+from .jsonl import LineFormat, LineLoc, Lines, dump_line, sniff_lines, split
 from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from . import identity
 
@@ -87,7 +89,28 @@ def claims(entry: Mapping) -> bool:
 
 
 HOOKS = LineFormat(NAME, claims, "JSON Lines of {timestamp, type, payload} records (a Codex rollout)")
-sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
+dump, evidence = HOOKS.dump, HOOKS.evidence
+
+
+@dataclass(slots=True, eq=False)
+class Rollout(Lines):
+    """A rollout read from its compressed form (``.jsonl.zst``): the lines it decompresses to.
+    It is written back as plain JSON Lines, the form Codex reads first (``codex_zst``)."""
+
+    compressed: bool = True
+
+
+def sniff(data: bytes, name: str = "<input>") -> bool:
+    if codex_zst.is_compressed(data):
+        return sniff_lines(codex_zst.head(data), claims)
+    return HOOKS.sniff(data, name)
+
+
+def parse(data: bytes, name: str = "<input>", **options: Any) -> Lines:
+    if not codex_zst.is_compressed(data):
+        return HOOKS.parse(data, name, **options)
+    lines = split(codex_zst.decompress(data, name), NAME, name)
+    return Rollout(**{f.name: getattr(lines, f.name) for f in fields(Lines)})
 
 
 
@@ -123,6 +146,7 @@ def compaction(entry: Any) -> Mapping | None:
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, Lines, "a rollout file (JSON Lines)")
     entries = document.entries
+    paginated = _paginated(entries, name)
     start = 0
     places: list[tuple[int, int | None]] = []      # per sent item: (line, index in replacement_history)
     items: list[Any] = []
@@ -151,6 +175,15 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             items.append(item)
             places.append((i, None))
     inner = openai_responses.import_(items, name)
+    compressed = isinstance(document, Rollout)
+    if compressed:
+        notes.append("read from a compressed rollout (.jsonl.zst); a repair is written as plain JSON Lines, "
+                     "the form Codex reads before the .zst (" + codex_zst.SOURCE + ")")
+    beside = codex_zst.sibling_note(name, compressed)
+    if beside is not None:
+        notes.append(beside)
+    if paginated is not None:
+        notes.append(paginated)
     im = Imported(NAME, inner.messages, document, notes=notes, container=None, history=entries)
     session.skipped_lines(im, document)
     im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}") for e in inner.events)
@@ -180,6 +213,49 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
                     f"what a compaction replaced) carried unchanged")
     return im
+
+
+def _meta(entries: list[Any]) -> Mapping:
+    return next((e["payload"] for e in entries if isinstance(e, Mapping) and e.get("type") == "session_meta"
+                 and isinstance(e.get("payload"), Mapping)), {})
+
+
+MIGRATE = ("Codex keeps a paginated thread's history in pages (its state database's thread_history_1.sqlite "
+           "and the thread's earlier rollouts); `codex migrate-rollouts` moves legacy rollouts into that form "
+           "and has no way back")
+
+
+def _paginated(entries: list[Any], name: str) -> str | None:
+    """A rollout of a paginated thread (``history_mode: "paginated"`` in its session_meta, the
+    default from Codex 0.153, openai/codex PR #29927). Its lines are the same records: Codex's
+    persistence policy (``codex-rs/rollout/src/policy.rs`` at 0136a731: every ResponseItem is
+    persisted whatever the mode; ``item_completed`` events only for plans and sleeps) keeps the
+    response items a resume rebuilds its request from. Two cases are not in this file alone and
+    are refused: a page that continues another rollout (``history_base``: its history starts in
+    thread ``thread_id`` up to ``end_ordinal_exclusive``), and a rollout that holds turn items
+    but no response item."""
+    meta = _meta(entries)
+    mode = meta.get("history_mode")
+    if mode in (None, "legacy"):
+        return None
+    base = meta.get("history_base")
+    if isinstance(base, Mapping):
+        where = base.get("thread_id")
+        upto = base.get("end_ordinal_exclusive")
+        raise InputError(name, f"{NAME}: a paginated Codex rollout that continues the history of thread {where} "
+                               f"(its session_meta's history_base, up to ordinal {upto}): what Codex sends on "
+                               f"resume starts in that thread's rollout, not in this file, so Inspector cannot "
+                               f"read it from this file alone; check the first rollout of thread {where}. "
+                               f"{MIGRATE}")
+    items = sum(1 for e in entries if item_of(e) is not None or compaction(e) is not None)
+    turns = sum(1 for e in entries if isinstance(e, Mapping) and e.get("type") == "event_msg"
+                and isinstance(e.get("payload"), Mapping) and e["payload"].get("type") == "item_completed")
+    if not items and turns:
+        raise InputError(name, f"{NAME}: a paginated Codex rollout holding {turns} turn item(s) (item_completed) "
+                               f"and no response item: what Codex sends on resume is not in this file, so "
+                               f"Inspector cannot read it. {MIGRATE}")
+    return (f"a paginated Codex rollout (history_mode {mode!r}): read from its response items, which Codex "
+            f"writes in every mode (openai/codex codex-rs/rollout/src/policy.rs at 0136a731)")
 
 
 def _models(entries: list[Any]) -> dict[int, str]:
@@ -405,6 +481,19 @@ def _wrap(entries: list[Any], anchor: int, item: Any) -> Any:
     return {"timestamp": stamp, "type": "response_item", "payload": item}
 
 
+def replace(path: str, document: Any, exported: Any, keep: Any) -> str | None:
+    """``--in-place`` on a compressed rollout (see ``codex_zst.replace_compressed``); a plain
+    one is swapped as every session file is (None)."""
+    if not isinstance(document, Rollout):
+        return None
+    from ..io import read_bytes
+    original = read_bytes(path)
+    if parse(original, path) != document:
+        raise InputError(path, "the file changed while it was being repaired (is Codex resuming it?); "
+                               "nothing was written")
+    return codex_zst.replace_compressed(path, original, dump(exported), keep)
+
+
 def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     items = openai_responses.export_new(im, result, notes)
     out = [{"timestamp": None, "type": "response_item", "payload": item} for item in items]
@@ -434,7 +523,7 @@ AGENT = Agent("codex", "Codex CLI",
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
-    kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
+    kind=SESSION, suffixes=(".jsonl", ".jsonl.zst"), provider="openai-responses", whole_file=True, replace=replace,
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
     pairing=identity.CALL_ORDER,
