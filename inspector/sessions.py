@@ -25,9 +25,7 @@ def is_session(outcome: Any) -> bool:
 
 
 def repaired_name(path: str | os.PathLike) -> str:
-    p = Path(path)
-    if p.name.endswith(".jsonl.zst"):     # a compressed Codex rollout is repaired as plain JSON Lines
-        p = p.with_suffix("")
+    p = Path(formats.written_name(str(path)))    # a compressed Codex rollout's repair is plain JSONL
     return str(p.with_name(f"{p.stem}.repaired{p.suffix or '.jsonl'}"))
 
 

@@ -508,7 +508,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 
 def _uuid_tail(name: str) -> str | None:
     """The session's UUID at the end of its rollout's name (rollout-<time>-<uuid>.jsonl)."""
-    found = _UUID.search(PurePath(name).stem)
+    found = _UUID.search(PurePath(codex_zst.plain_path(name)).stem)
     return found.group(0) if found else None
 
 
