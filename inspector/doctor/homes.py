@@ -49,7 +49,7 @@ from typing import Iterator, Mapping
 from ..formats import shadowed
 from ..io import InputError, parse_json, read_bytes
 
-__all__ = ["Home", "known_homes", "vscode_user_dirs"]
+__all__ = ["Home", "codex_home", "known_homes", "vscode_user_dirs"]
 
 CLINE_EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
 VSCODE_PRODUCTS = ("Code", "Code - Insiders", "VSCodium", "Cursor")
@@ -147,9 +147,7 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
                       "CLAUDE_CONFIG_DIR" if claude else "default",
                       ("projects/*/*.jsonl", "projects/*/*/subagents/*.jsonl")))
 
-    codex = _get(env, "CODEX_HOME")
-    codex_root = Path(codex) if codex else home / ".codex"
-    via = "CODEX_HOME" if codex else "default"
+    codex_root, via = codex_home(env)
     # rollout-*.jsonl* as Codex lists them: the plain file, or the .jsonl.zst its worker leaves
     # after seven idle days (Home.files lists a .zst only when no plain sibling hides it).
     rollouts = ("**/rollout-*.jsonl", "**/rollout-*.jsonl.zst")
@@ -204,6 +202,12 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
         goose, via = data / "goose", via_data(env)
     homes.append(Home("goose", goose / "sessions", via, ("sessions.db", "*.jsonl")))
     return homes
+
+
+def codex_home(env: Mapping[str, str]) -> tuple[Path, str]:
+    """Codex's home and where it was taken from: ``$CODEX_HOME``, else ``~/.codex``."""
+    codex = _get(env, "CODEX_HOME")
+    return (Path(codex), "CODEX_HOME") if codex else (_home(env) / ".codex", "default")
 
 
 def via_data(env: Mapping[str, str]) -> str:

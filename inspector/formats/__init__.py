@@ -24,6 +24,7 @@ from . import surrogates
 from .base import Exported, Imported, Loc, Reasoning, kind_of
 from .detect import detect, evidence
 from . import codex_zst
+from .codex_state import database as codex_state_database, threads as codex_threads
 from .files import (
     claims, is_session_file, may_hold_sessions, session_files, shadowed, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
@@ -41,7 +42,7 @@ __all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASON
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
-           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name",
+           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "codex_state_database", "codex_threads",
            "whole_file_suffixes", "writes_whole_file"]
 
 
