@@ -101,8 +101,10 @@ class Rollout(Lines):
 
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
+    """A rollout, plain or compressed; a zstd file named ``*.jsonl.zst`` is Codex's by its name
+    alone (no other agent writes one), so a damaged one fails here by name, not as "not JSON"."""
     if codex_zst.is_compressed(data):
-        return sniff_lines(codex_zst.head(data), claims)
+        return sniff_lines(codex_zst.head(data), claims) or str(name).endswith(".jsonl" + codex_zst.SUFFIX)
     return HOOKS.sniff(data, name)
 
 

@@ -40,6 +40,8 @@ SUFFIX = ".zst"
 SOURCE = "openai/codex codex-rs/rollout/src/compression.rs (3846901)"
 # A decompressed rollout larger than this is refused rather than read into memory whole.
 MAX_PLAIN = 4 << 30
+_TOO_LARGE = f"codex-rollout: larger than {MAX_PLAIN >> 30} GiB once decompressed; not read"
+CHUNK = 1 << 16         # compressed bytes fed at a time, so the size limit is checked as it grows
 
 
 def is_compressed(data: bytes) -> bool:
@@ -47,29 +49,36 @@ def is_compressed(data: bytes) -> bool:
 
 
 def decompress(data: bytes, name: str) -> bytes:
-    """The whole rollout a ``.jsonl.zst`` holds (every frame, as Codex's decoder reads them)."""
+    """The whole rollout a ``.jsonl.zst`` holds: every frame, as Codex's decoder reads them.
+    A file cut short (its last frame unfinished) is refused: Codex's reader would fail on it
+    too, and reading what the cut left would pass a shorter session off as the whole one."""
     try:
-        if _std is not None:    # pragma: no cover
+        if _std is not None:    # pragma: no cover - Python 3.14
             out = _std.decompress(data)
-        else:
-            reader = _zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True)
-            chunks, total = [], 0
-            while True:
-                chunk = reader.read(1 << 20)
-                if not chunk:
-                    break
-                total += len(chunk)
-                if total > MAX_PLAIN:
-                    raise InputError(name, f"a compressed rollout larger than {MAX_PLAIN >> 30} GiB "
-                                           "once decompressed; not read")
-                chunks.append(chunk)
-            out = b"".join(chunks)
+            if len(out) > MAX_PLAIN:
+                raise InputError(name, _TOO_LARGE)
+            return out
+        dctx = _zstandard.ZstdDecompressor()
+        out = bytearray()
+        pos = 0
+        while pos < len(data):
+            frame = dctx.decompressobj()
+            while not frame.eof:
+                if pos >= len(data):
+                    raise InputError(name, "codex-rollout: the compressed rollout is cut short (its last zstd "
+                                           "frame does not end); Codex cannot read it either")
+                chunk = data[pos:pos + CHUNK]
+                pos += len(chunk)
+                out += frame.decompress(chunk)
+                if len(out) > MAX_PLAIN:
+                    raise InputError(name, _TOO_LARGE)
+            pos -= len(frame.unused_data)
+        return bytes(out)
     except InputError:
         raise
     except Exception as exc:   # zstandard.ZstdError, compression.zstd.ZstdError
         raise InputError(name, f"codex-rollout: the zstd data cannot be decompressed ({exc}); "
                                f"a .jsonl.zst written whole by Codex decompresses") from None
-    return out
 
 
 def head(data: bytes) -> bytes:
