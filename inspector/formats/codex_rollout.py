@@ -41,7 +41,7 @@ from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
 from ..io import InputError
-from . import codex_zst, openai_responses, reasoning, session
+from . import codex_paginated, codex_zst, openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line, sniff_lines, split
 from .format import Agent, Format, OnResume, SESSION, SelfRepair
@@ -148,7 +148,7 @@ def compaction(entry: Any) -> Mapping | None:
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, Lines, "a rollout file (JSON Lines)")
     entries = document.entries
-    paginated = _paginated(entries, name)
+    paginated = codex_paginated.check(entries, name, item_of, compaction)
     start = 0
     places: list[tuple[int, int | None]] = []      # per sent item: (line, index in replacement_history)
     items: list[Any] = []
@@ -215,49 +215,6 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     im.notes.append(f"{len(items)} items sent on resume; {other} lines not sent (metadata, events, turn context, "
                     f"what a compaction replaced) carried unchanged")
     return im
-
-
-def _meta(entries: list[Any]) -> Mapping:
-    return next((e["payload"] for e in entries if isinstance(e, Mapping) and e.get("type") == "session_meta"
-                 and isinstance(e.get("payload"), Mapping)), {})
-
-
-MIGRATE = ("Codex keeps a paginated thread's history in pages (its state database's thread_history_1.sqlite "
-           "and the thread's earlier rollouts); `codex migrate-rollouts` moves legacy rollouts into that form "
-           "and has no way back")
-
-
-def _paginated(entries: list[Any], name: str) -> str | None:
-    """A rollout of a paginated thread (``history_mode: "paginated"`` in its session_meta, the
-    default from Codex 0.153, openai/codex PR #29927). Its lines are the same records: Codex's
-    persistence policy (``codex-rs/rollout/src/policy.rs`` at 0136a731: every ResponseItem is
-    persisted whatever the mode; ``item_completed`` events only for plans and sleeps) keeps the
-    response items a resume rebuilds its request from. Two cases are not in this file alone and
-    are refused: a page that continues another rollout (``history_base``: its history starts in
-    thread ``thread_id`` up to ``end_ordinal_exclusive``), and a rollout that holds turn items
-    but no response item."""
-    meta = _meta(entries)
-    mode = meta.get("history_mode")
-    if mode in (None, "legacy"):
-        return None
-    base = meta.get("history_base")
-    if isinstance(base, Mapping):
-        where = base.get("thread_id")
-        upto = base.get("end_ordinal_exclusive")
-        raise InputError(name, f"{NAME}: a paginated Codex rollout that continues the history of thread {where} "
-                               f"(its session_meta's history_base, up to ordinal {upto}): what Codex sends on "
-                               f"resume starts in that thread's rollout, not in this file, so Inspector cannot "
-                               f"read it from this file alone; check the first rollout of thread {where}. "
-                               f"{MIGRATE}")
-    items = sum(1 for e in entries if item_of(e) is not None or compaction(e) is not None)
-    turns = sum(1 for e in entries if isinstance(e, Mapping) and e.get("type") == "event_msg"
-                and isinstance(e.get("payload"), Mapping) and e["payload"].get("type") == "item_completed")
-    if not items and turns:
-        raise InputError(name, f"{NAME}: a paginated Codex rollout holding {turns} turn item(s) (item_completed) "
-                               f"and no response item: what Codex sends on resume is not in this file, so "
-                               f"Inspector cannot read it. {MIGRATE}")
-    return (f"a paginated Codex rollout (history_mode {mode!r}): read from its response items, which Codex "
-            f"writes in every mode (openai/codex codex-rs/rollout/src/policy.rs at 0136a731)")
 
 
 def _models(entries: list[Any]) -> dict[int, str]:
