@@ -124,6 +124,7 @@ def test_in_place_leaves_one_form_on_disk_the_repair_codex_reads(tmp_path, capsy
     assert codex_reads(plain) == data and problems(codex_reads(plain))
     code, _, err = cli_run(capsys, "normalize", "--in-place", str(packed))
     assert code == 0, err
+    assert f"repaired as {plain}" in err and f"kept as {packed}.bak" in err
     # the plain repair is what Codex opens, and the .zst is gone: no two forms to disagree
     assert not packed.exists()
     assert codex_reads(plain) == run(data, NAME).data
@@ -143,6 +144,17 @@ def test_in_place_on_a_zst_hidden_by_its_plain_sibling_writes_nothing(tmp_path, 
     assert code == 2
     assert "Codex reads" in err and NAME in err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_batch_mirrors_a_compressed_rollout_as_the_plain_file_codex_reads(tmp_path, capsys):
+    data = broken()
+    source = tmp_path / "in" / "2025" / (NAME + ".zst")
+    source.parent.mkdir(parents=True)
+    source.write_bytes(zst(data))
+    code, _, err = cli_run(capsys, "batch", str(tmp_path / "in"), "-o", str(tmp_path / "out") + "/")
+    assert code in (0, 1), err
+    assert [p.name for p in (tmp_path / "out").rglob("*") if p.is_file()] == [NAME]
+    assert (tmp_path / "out" / "2025" / NAME).read_bytes() == run(data, NAME).data
 
 
 # -- which form is read -------------------------------------------------------------------

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..formats import is_session_file, skip_file, skip_folder, whole_database, whole_file_suffixes
+from ..formats import is_session_file, skip_file, skip_folder, whole_database, whole_file_suffixes, written_name
 from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -217,8 +217,9 @@ def mirror_clash(folder: str) -> tuple[str, str] | None:
 
 
 def mirrored_name(relpath: str) -> str:
-    """A folder record's output path: the same relative path, ``.json.gz`` as plain ``.json``."""
-    return relpath[: -len(".gz")] if relpath.endswith(".json.gz") else relpath
+    """A folder record's output path: the same relative path, ``.json.gz`` as plain ``.json``,
+    a compressed Codex rollout as the plain ``.jsonl`` Codex reads (``written_name``)."""
+    return relpath[: -len(".gz")] if relpath.endswith(".json.gz") else written_name(relpath)
 
 
 def is_gzip(path: str) -> bool:
