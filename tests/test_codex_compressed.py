@@ -157,6 +157,24 @@ def test_batch_mirrors_a_compressed_rollout_as_the_plain_file_codex_reads(tmp_pa
     assert (tmp_path / "out" / "2025" / NAME).read_bytes() == run(data, NAME).data
 
 
+def test_batch_reads_the_plain_form_and_says_why_it_skips_the_zst_beside_it(tmp_path, capsys):
+    data = broken()
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / (NAME + ".zst")).write_bytes(zst(data))
+    (tmp_path / "in" / NAME).write_bytes(data)
+    code, _, err = cli_run(capsys, "batch", str(tmp_path / "in"), "-o", str(tmp_path / "out") + "/")
+    assert code in (0, 1), err
+    assert [p.name for p in (tmp_path / "out").rglob("*") if p.is_file()] == [NAME]
+    [line] = [l for l in err.splitlines() if l.startswith("batch: ") and ".zst" in l]
+    assert "skipped" in line and "plain session file beside it" in line
+
+
+def test_the_tui_proposes_the_plain_repaired_name_for_a_compressed_rollout():
+    from inspector.tui.screens.export import default_export_path
+
+    assert default_export_path(f"/h/{NAME}.zst") == f"/h/{NAME.replace('.jsonl', '.repaired.jsonl')}"
+
+
 # -- which form is read -------------------------------------------------------------------
 
 def test_check_on_a_folder_lists_a_session_once_as_the_form_codex_reads(tmp_path, capsys):
