@@ -175,6 +175,16 @@ def test_the_tui_proposes_the_plain_repaired_name_for_a_compressed_rollout():
     assert default_export_path(f"/h/{NAME}.zst") == f"/h/{NAME.replace('.jsonl', '.repaired.jsonl')}"
 
 
+def test_share_makes_a_case_of_a_compressed_rollout(tmp_path, capsys):
+    packed = tmp_path / (NAME + ".zst")
+    packed.write_bytes(zst(broken()))
+    code, _, err = cli_run(capsys, "share", str(packed), "-o", str(tmp_path / "case.jsonl"))
+    assert code == 0, err
+    case = (tmp_path / "case.jsonl").read_bytes()
+    assert not case.startswith(ZSTD_MAGIC)
+    assert [e.kind for e in run(case, "case.jsonl").events] == [e.kind for e in run(broken(), NAME).events]
+
+
 # -- which form is read -------------------------------------------------------------------
 
 def test_check_on_a_folder_lists_a_session_once_as_the_form_codex_reads(tmp_path, capsys):

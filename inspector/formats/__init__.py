@@ -42,7 +42,7 @@ __all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASON
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
-           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "codex_state_database", "codex_threads",
+           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "plain_bytes", "codex_state_database", "codex_threads",
            "whole_file_suffixes", "writes_whole_file"]
 
 
@@ -129,6 +129,12 @@ def agent_title(fmt: str) -> str | None:
     """What a sentence calls the agent whose store ``fmt`` reads (None: no agent's store)."""
     agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
     return agent.title if agent is not None else None
+
+
+def plain_bytes(data: bytes, name: str) -> bytes:
+    """A file's bytes as its lines are read: a compressed Codex rollout decompressed, anything
+    else as it is (for the readers of raw lines, as ``inspector share``)."""
+    return codex_zst.decompress(data, name) if codex_zst.is_compressed(data) else data
 
 
 def written_name(path: str) -> str:
