@@ -185,6 +185,16 @@ def test_share_makes_a_case_of_a_compressed_rollout(tmp_path, capsys):
     assert [e.kind for e in run(case, "case.jsonl").events] == [e.kind for e in run(broken(), NAME).events]
 
 
+def test_why_fix_writes_the_plain_repaired_copy(tmp_path, capsys):
+    data = codex_builder.crash_missing_output()
+    packed = tmp_path / (NAME + ".zst")
+    packed.write_bytes(zst(data))
+    code, out, err = cli_run(capsys, "why", "--fix", "No tool output found for function call call_Qz81Lm.", str(packed))
+    written = tmp_path / NAME.replace(".jsonl", ".repaired.jsonl")
+    assert written.is_file(), out + err
+    assert written.read_bytes() == run(data, NAME).data
+
+
 # -- which form is read -------------------------------------------------------------------
 
 def test_check_on_a_folder_lists_a_session_once_as_the_form_codex_reads(tmp_path, capsys):
