@@ -13,8 +13,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import zstandard
-
 from inspector.doctor import UNREADABLE, fix, known_homes, scan
 from inspector.pipeline import run
 
@@ -174,7 +172,7 @@ def test_the_row_of_a_compressed_rollout_reads_through_zstd_frames_codex_wrote(t
     codex = home_with(tmp_path)
     data = broken()
     half = data.index(b"\n", len(data) // 2) + 1
-    two = zstandard.ZstdCompressor(level=3).compress(data[:half]) + zstandard.ZstdCompressor(level=3).compress(data[half:])
+    two = zst(data[:half]) + zst(data[half:])
     (codex / DAY / (name(A) + ".zst")).write_bytes(two)
     [row] = [r for r in scan(env={"HOME": str(tmp_path)}, cwd=tmp_path).rows if r.agent == "codex"]
     assert row.verdict.repair.get("result-duplicate") == 1
