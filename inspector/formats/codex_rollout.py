@@ -22,6 +22,12 @@ output without its call); the import notes each such case and :func:`on_resume` 
 them, so ``check`` says what Codex does instead of "resume fails now". The repair still
 writes them into the rollout.
 
+A rollout idle for seven days is compressed by Codex to ``rollout-*.jsonl.zst``; it is read as
+the plain one and its repair written as plain JSON Lines, the form Codex reads first
+(``codex_zst``). A paginated thread's rollout (Codex 0.153+) is read from its response items,
+or refused with the reason (``codex_paginated``); the thread index ``state_5.sqlite`` is read
+by the doctor (``codex_state``).
+
 Reasoning items (``ResponseItem::Reasoning`` in ``codex-rs/protocol/src/models.rs``: ``summary``,
 ``content`` only when it holds raw ``reasoning_text``, ``encrypted_content``) are recorded with
 the ``model`` of the ``turn_context`` line before them (Codex writes one per turn), so ``check
@@ -40,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
-from ..io import InputError
+from ..io import InputError, read_bytes
 from . import codex_paginated, codex_zst, openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line, sniff_lines, split
@@ -96,8 +102,6 @@ dump, evidence = HOOKS.dump, HOOKS.evidence
 class Rollout(Lines):
     """A rollout read from its compressed form (``.jsonl.zst``): the lines it decompresses to.
     It is written back as plain JSON Lines, the form Codex reads first (``codex_zst``)."""
-
-    compressed: bool = True
 
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
@@ -445,7 +449,6 @@ def replace(path: str, document: Any, exported: Any, keep: Any) -> str | None:
     one is swapped as every session file is (None)."""
     if not isinstance(document, Rollout):
         return None
-    from ..io import read_bytes
     original = read_bytes(path)
     if parse(original, path) != document:
         raise InputError(path, "the file changed while it was being repaired (is Codex resuming it?); "
