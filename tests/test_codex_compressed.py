@@ -207,6 +207,27 @@ def test_why_fix_writes_the_plain_repaired_copy(tmp_path, capsys):
     assert written.read_bytes() == run(data, NAME).data
 
 
+def test_in_place_writes_nothing_when_codex_touches_the_zst_meanwhile(tmp_path, capsys, monkeypatch):
+    """Codex's worker or a resume may rewrite the .zst while the repair is written: the
+    plain file is taken back, the .zst stays as Codex left it, and no backup is made."""
+    import inspector.formats.codex_zst as where
+
+    data = broken()
+    packed = tmp_path / (NAME + ".zst")
+    packed.write_bytes(zst(data))
+    real = where.write_new
+
+    def codex_writes(path, blob, mode=None):
+        real(path, blob, mode)
+        packed.write_bytes(zst(data + data[:0]) + zst(b""))      # another frame: Codex re-wrote it
+
+    monkeypatch.setattr(where, "write_new", codex_writes)
+    code, _, err = cli_run(capsys, "normalize", "--in-place", str(packed))
+    assert code == 2 and "changed" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [packed.name]
+    assert unzst(packed.read_bytes()) == data
+
+
 # -- which form is read -------------------------------------------------------------------
 
 def test_check_on_a_folder_lists_a_session_once_as_the_form_codex_reads(tmp_path, capsys):

@@ -150,8 +150,15 @@ def replace_compressed(path: str, original: bytes, repaired: bytes, keep: Callab
             raise InputError(name, "the file changed while it was being repaired (is Codex compressing or "
                                    "resuming it?); nothing was written")
     mode = stat.S_IMODE(before.st_mode)
-    temp = plain.with_name(f".{plain.name}.inspector-{os.getpid()}.tmp")
-    write_new(temp, repaired, mode)
+    for n in range(100):                      # a hidden name of our own beside it (never listed)
+        temp = plain.with_name(f".{plain.name}.inspector-{os.getpid()}-{n}.tmp")
+        try:
+            write_new(temp, repaired, mode)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise InputError(name, "codex-rollout: no free temporary name beside the rollout; nothing was written")
     try:
         with open(temp, "rb+") as handle:
             os.fsync(handle.fileno())
