@@ -45,4 +45,6 @@ def check(entries: list[Any], name: str, item_of: Callable[[Any], Any],
                                f"(item_completed) and no response item: what Codex sends on resume is not in this file, so "
                                f"Inspector cannot read it. {MIGRATE}")
     return (f"a paginated Codex rollout (history_mode {mode!r}): read from its response items, which Codex "
-            f"writes in every mode (openai/codex codex-rs/rollout/src/policy.rs at 0136a731)")
+            f"writes in every mode (openai/codex codex-rs/rollout/src/policy.rs at 0136a731); Codex also keeps a "
+            f"projection of it in thread_history_1.sqlite for its paged view, which a repair of the rollout does "
+            f"not rewrite, and a line the repair adds has no ordinal (RolloutLine's ordinal is optional)")
