@@ -212,7 +212,10 @@ def cmd_normalize(args: argparse.Namespace) -> int:
     if args.in_place:
         backup = in_place(args.file, outcome)
         if not args.quiet:
-            print(f"{display_name(args.file)}: replaced; the original is kept as {backup}", file=sys.stderr)
+            from .formats import written_name    # a compressed Codex rollout's repair is its plain file
+            plain = written_name(args.file)
+            done = "replaced" if plain == args.file else f"repaired as {display_name(plain)}, the file Codex reads"
+            print(f"{display_name(args.file)}: {done}; the original is kept as {backup}", file=sys.stderr)
     elif output is not None and output != "-":
         # A name normalize chose is never written through a link; either way the copy of a
         # private session stays private (the input's permission bits).

@@ -25,7 +25,7 @@ def is_session(outcome: Any) -> bool:
 
 
 def repaired_name(path: str | os.PathLike) -> str:
-    p = Path(path)
+    p = Path(formats.written_name(str(path)))    # a compressed Codex rollout's repair is plain JSONL
     return str(p.with_name(f"{p.stem}.repaired{p.suffix or '.jsonl'}"))
 
 
@@ -53,8 +53,10 @@ def in_place(path: str, outcome: Any) -> str:
     mode = stat.S_IMODE(before.st_mode)
     document = outcome.imported.document
     replace = formats.get(outcome.imported.format).replace
-    if replace is not None:
-        return replace(str(p), document, outcome.exported, lambda data: _backup(p, data, mode))
+    if replace is not None:      # a store that writes itself; None: swapped as any session file
+        done = replace(str(p), document, outcome.exported, lambda data: _backup(p, data, mode))
+        if done is not None:
+            return done
     with open(p, "rb") as old:    # the inode the rename replaces, held to see a write into it
         original = old.read()
         if _moved(os.fstat(old.fileno()), before):

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from . import pipeline
+from . import formats, pipeline
 from .io import InputError, atomic_write, display_name, read_bytes
 from .targets import TARGETS, check
 
@@ -291,7 +291,7 @@ def share(path: str, fmt: str = "auto", session: str | None = None, targets: tup
 def _share(path: str, fmt: str, session: str | None, targets: tuple[str, ...], keep_all: bool,
            scan: Detector | None) -> Shared:
     name = display_name(path)
-    data = read_bytes(path)
+    data = formats.plain_bytes(read_bytes(path), name)    # a .jsonl.zst is shared as its plain lines
     imported = pipeline.load(data, name, fmt, session)
     fmt = imported.format
     ids = frozenset(str(c) for m in imported.messages if isinstance(m, dict)

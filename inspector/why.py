@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import pipeline
+from . import formats, pipeline
 from .io import atomic_write, display_name, read_bytes
 from .targets import ANY_TARGET, KNOWN_ERRORS, REGISTRY, KnownError, Problem, Rule, check
 
@@ -208,8 +208,9 @@ def positions(text: str) -> set[str]:
 
 
 def repaired_name(path: str) -> str:
-    """Where the repaired copy goes: beside the input, as ``normalize`` names a session's."""
-    p = Path(path)
+    """Where the repaired copy goes: beside the input, as ``normalize`` names a session's (a
+    compressed Codex rollout's is the plain ``NAME.repaired.jsonl``)."""
+    p = Path(formats.written_name(path))
     return str(p.with_name(f"{p.stem}.repaired{p.suffix or '.json'}"))
 
 

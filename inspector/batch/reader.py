@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from ..formats import is_session_file, skip_file, skip_folder, whole_database, whole_file_suffixes
+from ..formats import (is_session_file, shadowed, skip_file, skip_folder, whole_database, whole_file_suffixes,
+                       written_name)
 from ..io import BOM, InputError, describe_os_error
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -157,6 +158,10 @@ def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> 
             elif name.endswith(SESSION_SUFFIXES):
                 path = Path(root, name)
                 problem = _unreadable(path)
+                if problem is None and shadowed(path):
+                    if skipped is not None:
+                        skipped.append((path, SHADOWED))
+                    continue
                 if problem is None and not is_session_file(path):
                     if skipped is not None:
                         skipped.append((path, NOT_A_SESSION))
@@ -166,6 +171,8 @@ def folder_files(folder: str, skipped: list[tuple[Path, str]] | None = None) -> 
 
 
 NOT_A_SESSION = "skipped: not a session file Inspector knows (no session format recognises its first line)"
+SHADOWED = ("skipped: a compressed copy of the plain session file beside it, which is the one the agent reads "
+            "(and the one read here)")
 
 
 def is_session_record(relpath: str | None) -> bool:
@@ -217,8 +224,9 @@ def mirror_clash(folder: str) -> tuple[str, str] | None:
 
 
 def mirrored_name(relpath: str) -> str:
-    """A folder record's output path: the same relative path, ``.json.gz`` as plain ``.json``."""
-    return relpath[: -len(".gz")] if relpath.endswith(".json.gz") else relpath
+    """A folder record's output path: the same relative path, ``.json.gz`` as plain ``.json``,
+    a compressed Codex rollout as the plain ``.jsonl`` Codex reads (``written_name``)."""
+    return relpath[: -len(".gz")] if relpath.endswith(".json.gz") else written_name(relpath)
 
 
 def is_gzip(path: str) -> bool:

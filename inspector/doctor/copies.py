@@ -238,7 +238,7 @@ def resume_steps(path: str, dest: Path, fmt: str, sessions: list[dict[str, Any]]
     if agent is not None and agent.database:
         steps += [{"op": "move-aside", "path": original + side, "to": aside + side, "if_present": True}
                   for side in ("-wal", "-shm")]
-    steps.append({"op": "put", "from": copy, "to": original})
+    steps.append({"op": "put", "from": copy, "to": formats.written_name(original)})
     for one in sessions:
         if one.get("command"):
             steps.append({"op": "run", "command": one["command"], "session": one["session_id"]})
@@ -310,7 +310,7 @@ def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, .
                 data = outcome.data
         if data == original:
             continue                         # the agent's own repairs suffice: nothing to copy
-        rel = Tree.parts(first.rel) or (Path(path).name,)
+        rel = Tree.parts(formats.written_name(first.rel)) or (Path(formats.written_name(path)).name,)
         dest = (first.agent or "sessions", *rel)
         n = 1
         while dest in written or (agent is not None and agent.folder and tree.exists(dest[:-1])):

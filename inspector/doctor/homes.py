@@ -8,7 +8,8 @@ Each home is read from the agent's own source (repository, path, commit):
 - Codex: ``$CODEX_HOME`` or ``~/.codex`` (openai/codex ``codex-rs/utils/home-dir/src/lib.rs``
   @ 69a3f82e6242, ``find_codex_home``), then ``sessions/YYYY/MM/DD/rollout-*.jsonl``
   (``codex-rs/core/src/rollout/recorder.rs`` @ 035416bfd9b7, ``precompute_log_file_info``)
-  and ``archived_sessions/``.
+  and ``archived_sessions/``, each also as ``rollout-*.jsonl.zst`` once idle for seven days
+  (``codex-rs/rollout/src/compression.rs`` @ 3846901efe60: the plain file wins when both exist).
 - Gemini CLI: ``$GEMINI_CLI_HOME`` or the home folder, then ``.gemini/tmp/<project>/chats/``
   (google-gemini/gemini-cli ``packages/core/src/config/storage.ts`` @ 043a08807bd3,
   ``getGlobalTempDir``; ``packages/core/src/services/chatRecordingService.ts`` @ 016443b5e7bf:
@@ -45,9 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from ..formats import shadowed
 from ..io import InputError, parse_json, read_bytes
 
-__all__ = ["Home", "known_homes", "vscode_user_dirs"]
+__all__ = ["Home", "codex_home", "known_homes", "vscode_user_dirs"]
 
 CLINE_EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
 VSCODE_PRODUCTS = ("Code", "Code - Insiders", "VSCodium", "Cursor")
@@ -79,7 +81,8 @@ class Home:
         elif self.root.is_dir():
             for pattern in self.patterns:
                 for path in sorted(self.root.glob(pattern)):
-                    if path.is_file() and path not in seen and ".repaired." not in path.name:
+                    if path.is_file() and path not in seen and ".repaired." not in path.name \
+                            and not shadowed(path):
                         seen.add(path)
                         yield path
         for path in self.extra:
@@ -144,11 +147,12 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
                       "CLAUDE_CONFIG_DIR" if claude else "default",
                       ("projects/*/*.jsonl", "projects/*/*/subagents/*.jsonl")))
 
-    codex = _get(env, "CODEX_HOME")
-    codex_root = Path(codex) if codex else home / ".codex"
-    via = "CODEX_HOME" if codex else "default"
-    homes.append(Home("codex", codex_root / "sessions", via, ("**/rollout-*.jsonl",)))
-    homes.append(Home("codex", codex_root / "archived_sessions", via, ("**/rollout-*.jsonl",), note="archived"))
+    codex_root, via = codex_home(env)
+    # rollout-*.jsonl* as Codex lists them: the plain file, or the .jsonl.zst its worker leaves
+    # after seven idle days (Home.files lists a .zst only when no plain sibling hides it).
+    rollouts = ("**/rollout-*.jsonl", "**/rollout-*.jsonl.zst")
+    homes.append(Home("codex", codex_root / "sessions", via, rollouts))
+    homes.append(Home("codex", codex_root / "archived_sessions", via, rollouts, note="archived"))
 
     gemini = _get(env, "GEMINI_CLI_HOME")
     homes.append(Home("gemini-cli", (Path(gemini) if gemini else home) / ".gemini" / "tmp",
@@ -198,6 +202,12 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
         goose, via = data / "goose", via_data(env)
     homes.append(Home("goose", goose / "sessions", via, ("sessions.db", "*.jsonl")))
     return homes
+
+
+def codex_home(env: Mapping[str, str]) -> tuple[Path, str]:
+    """Codex's home and where it was taken from: ``$CODEX_HOME``, else ``~/.codex``."""
+    codex = _get(env, "CODEX_HOME")
+    return (Path(codex), "CODEX_HOME") if codex else (_home(env) / ".codex", "default")
 
 
 def via_data(env: Mapping[str, str]) -> str:

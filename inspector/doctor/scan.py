@@ -17,7 +17,7 @@ from ..formats import REGISTRY
 from ..io import InputError, display_name, read_bytes
 from ..sessions import expand
 from .agents import AGENTS, agent_for_format
-from .homes import Home, known_homes
+from .homes import Home, codex_home, known_homes
 from .verdict import UNREADABLE, RowVerdict, judge
 
 __all__ = ["Found", "Row", "Scan", "found", "rows_of", "scan"]
@@ -202,5 +202,45 @@ def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
             rows.append(row)
             if progress is not None:
                 progress(row)
+    if not paths:
+        for row in codex_missing(os.environ if env is None else env):
+            rows.append(row)
+            if progress is not None:
+                progress(row)
     rows.sort(key=lambda r: (-r.mtime, r.path, r.session or ""))
     return Scan(rows, homes_seen, roots)
+
+
+def codex_missing(env: Mapping[str, str]) -> list[Row]:
+    """One row per thread of Codex's thread index (``state_5.sqlite``) whose rollout is not
+    on disk, plain or compressed: Codex lists the thread and ``codex resume`` cannot open it
+    (openai/codex #47002, #40426). A rollout found under the home with the thread's id is named
+    (the row's path went stale when the file moved). An index that cannot be read is one
+    unreadable row, never a crash."""
+    home_dir = Path(env.get("HOME") or os.path.expanduser("~"))
+    root, _ = codex_home(env)
+    db = formats.codex_state_database(env, root)
+    if not db.is_file():
+        return []
+    label = _short(db, home_dir)
+    try:
+        mtime = db.stat().st_mtime
+        threads = formats.codex_threads(db)
+    except (InputError, OSError) as exc:
+        return [Row("codex", str(db), None, label, 0.0, str(db.parent), db.name, None, _unreadable(exc, db))]
+    rows = []
+    for thread in threads:
+        if thread.present:
+            continue
+        elsewhere = sorted(p for sub in ("sessions", "archived_sessions") if (root / sub).is_dir()
+                           for p in (root / sub).glob(f"**/rollout-*{thread.id}.jsonl*")
+                           if p.name.endswith((".jsonl", ".jsonl.zst")))
+        title = f" ({thread.title})" if thread.title else ""
+        sentence = (f"missing: {db.name} lists thread {thread.id}{title} with its rollout at {thread.rollout_path}, "
+                    f"and no rollout is there (plain or .zst)")
+        if elsewhere:
+            sentence += f"; a rollout with this id is at {_short(elsewhere[0], home_dir)} (the row's path is stale)"
+        rows.append(Row("codex", thread.rollout_path, thread.id, f"{label} thread {thread.id}", mtime, str(root),
+                        _relative(Path(thread.rollout_path), root, home_dir), None,
+                        RowVerdict(UNREADABLE, sentence)))
+    return rows

@@ -23,8 +23,10 @@ from . import reasoning as thoughts
 from . import surrogates
 from .base import Exported, Imported, Loc, Reasoning, kind_of
 from .detect import detect, evidence
+from . import codex_zst
+from .codex_state import database as codex_state_database, threads as codex_threads
 from .files import (
-    claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
+    claims, is_session_file, may_hold_sessions, session_files, shadowed, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
 from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
@@ -40,7 +42,7 @@ __all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASON
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
-           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "skip_file", "skip_folder", "suffixes", "whole_database",
+           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "plain_bytes", "codex_state_database", "codex_threads",
            "whole_file_suffixes", "writes_whole_file"]
 
 
@@ -127,6 +129,19 @@ def agent_title(fmt: str) -> str | None:
     """What a sentence calls the agent whose store ``fmt`` reads (None: no agent's store)."""
     agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
     return agent.title if agent is not None else None
+
+
+def plain_bytes(data: bytes, name: str) -> bytes:
+    """A file's bytes as its lines are read: a compressed Codex rollout decompressed, anything
+    else as it is (for the readers of raw lines, as ``inspector share``)."""
+    return codex_zst.decompress(data, name) if codex_zst.is_compressed(data) else data
+
+
+def written_name(path: str) -> str:
+    """The name a repaired copy of ``path`` takes to be read by its agent: the same, except a
+    compressed Codex rollout, whose repair is plain JSON Lines under the plain name (Codex
+    reads ``x.jsonl`` before ``x.jsonl.zst``: ``codex_zst``)."""
+    return codex_zst.plain_path(path)
 
 
 def resume_session_id(imported: Imported, name: str, session: str | None = None) -> str | None:

@@ -22,6 +22,12 @@ output without its call); the import notes each such case and :func:`on_resume` 
 them, so ``check`` says what Codex does instead of "resume fails now". The repair still
 writes them into the rollout.
 
+A rollout idle for seven days is compressed by Codex to ``rollout-*.jsonl.zst``; it is read as
+the plain one and its repair written as plain JSON Lines, the form Codex reads first
+(``codex_zst``). A paginated thread's rollout (Codex 0.153+) is read from its response items,
+or refused with the reason (``codex_paginated``); the thread index ``state_5.sqlite`` is read
+by the doctor (``codex_state``).
+
 Reasoning items (``ResponseItem::Reasoning`` in ``codex-rs/protocol/src/models.rs``: ``summary``,
 ``content`` only when it holds raw ``reasoning_text``, ``encrypted_content``) are recorded with
 the ``model`` of the ``turn_context`` line before them (Codex writes one per turn), so ``check
@@ -33,15 +39,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from dataclasses import fields
 from pathlib import PurePath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..engine import EXPORT_CLAUSE, IMPORT_CLAUSE, Kind, Result, declare
-from . import openai_responses, reasoning, session
+from ..io import InputError, read_bytes
+from . import codex_paginated, codex_zst, openai_responses, reasoning, session
 from .base import Exported, Imported
-from .jsonl import LineFormat, LineLoc, Lines, dump_line
+from .jsonl import LineFormat, LineLoc, Lines, dump_line, sniff_lines, split
 from .format import Agent, Format, OnResume, SESSION, SelfRepair
 from . import identity
 
@@ -87,7 +95,28 @@ def claims(entry: Mapping) -> bool:
 
 
 HOOKS = LineFormat(NAME, claims, "JSON Lines of {timestamp, type, payload} records (a Codex rollout)")
-sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
+dump, evidence = HOOKS.dump, HOOKS.evidence
+
+
+@dataclass(slots=True, eq=False)
+class Rollout(Lines):
+    """A rollout read from its compressed form (``.jsonl.zst``): the lines it decompresses to.
+    It is written back as plain JSON Lines, the form Codex reads first (``codex_zst``)."""
+
+
+def sniff(data: bytes, name: str = "<input>") -> bool:
+    """A rollout, plain or compressed; a zstd file named ``*.jsonl.zst`` is Codex's by its name
+    alone (no other agent writes one), so a damaged one fails here by name, not as "not JSON"."""
+    if codex_zst.is_compressed(data):
+        return sniff_lines(codex_zst.head(data), claims) or str(name).endswith(".jsonl" + codex_zst.SUFFIX)
+    return HOOKS.sniff(data, name)
+
+
+def parse(data: bytes, name: str = "<input>", **options: Any) -> Lines:
+    if not codex_zst.is_compressed(data):
+        return HOOKS.parse(data, name, **options)
+    lines = split(codex_zst.decompress(data, name), NAME, name)
+    return Rollout(**{f.name: getattr(lines, f.name) for f in fields(Lines)})
 
 
 
@@ -123,6 +152,7 @@ def compaction(entry: Any) -> Mapping | None:
 def import_(document: Any, name: str = "<input>") -> Imported:
     document = session.open_store(document, name, NAME, parse, Lines, "a rollout file (JSON Lines)")
     entries = document.entries
+    paginated = codex_paginated.check(entries, name, item_of, compaction)
     start = 0
     places: list[tuple[int, int | None]] = []      # per sent item: (line, index in replacement_history)
     items: list[Any] = []
@@ -151,6 +181,15 @@ def import_(document: Any, name: str = "<input>") -> Imported:
             items.append(item)
             places.append((i, None))
     inner = openai_responses.import_(items, name)
+    compressed = isinstance(document, Rollout)
+    if compressed:
+        notes.append("read from a compressed rollout (.jsonl.zst); a repair is written as plain JSON Lines, "
+                     "the form Codex reads before the .zst (" + codex_zst.SOURCE + ")")
+    beside = codex_zst.sibling_note(name, compressed)
+    if beside is not None:
+        notes.append(beside)
+    if paginated is not None:
+        notes.append(paginated)
     im = Imported(NAME, inner.messages, document, notes=notes, container=None, history=entries)
     session.skipped_lines(im, document)
     im.events.extend(dataclasses.replace(e, clause=f"import:{NAME}") for e in inner.events)
@@ -405,6 +444,18 @@ def _wrap(entries: list[Any], anchor: int, item: Any) -> Any:
     return {"timestamp": stamp, "type": "response_item", "payload": item}
 
 
+def replace(path: str, document: Any, exported: Any, keep: Any) -> str | None:
+    """``--in-place`` on a compressed rollout (see ``codex_zst.replace_compressed``); a plain
+    one is swapped as every session file is (None)."""
+    if not isinstance(document, Rollout):
+        return None
+    original = read_bytes(path)
+    if parse(original, path) != document:
+        raise InputError(path, "the file changed while it was being repaired (is Codex resuming it?); "
+                               "nothing was written")
+    return codex_zst.replace_compressed(path, original, dump(exported), keep)
+
+
 def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     items = openai_responses.export_new(im, result, notes)
     out = [{"timestamp": None, "type": "response_item", "payload": item} for item in items]
@@ -419,7 +470,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 
 def _uuid_tail(name: str) -> str | None:
     """The session's UUID at the end of its rollout's name (rollout-<time>-<uuid>.jsonl)."""
-    found = _UUID.search(PurePath(name).stem)
+    found = _UUID.search(PurePath(codex_zst.plain_path(name)).stem)
     return found.group(0) if found else None
 
 
@@ -434,7 +485,7 @@ AGENT = Agent("codex", "Codex CLI",
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,
     describe_block=openai_responses.FORMAT.describe_block, sniff=sniff, parse=parse, dump=dump,
-    kind=SESSION, suffixes=(".jsonl",), provider="openai-responses", whole_file=True,
+    kind=SESSION, suffixes=(".jsonl", ".jsonl.zst"), provider="openai-responses", whole_file=True, replace=replace,
     kinds=EMITS + session.EMITS + openai_responses.FORMAT.kinds, on_resume=on_resume, repairs=SELF_REPAIRS,
     strip_reasoning=strip_reasoning,
     pairing=identity.CALL_ORDER,

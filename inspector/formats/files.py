@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..io import InputError, parse_json, read_head
+from . import codex_zst
 from .registry import REGISTRY
 
 HEAD = 1 << 16          # what a session format sees of a file to claim it
@@ -52,13 +53,19 @@ def may_hold_sessions(head: bytes, name: str) -> bool:
     return any(f.sniff(head, name) for f in REGISTRY.values() if f.sessions is not None)
 
 
+def shadowed(path: str | os.PathLike) -> bool:
+    """A file the agent does not read because another form of it is beside it (a Codex
+    ``.jsonl.zst`` whose plain ``.jsonl`` exists): listed once, as the form that is read."""
+    return codex_zst.shadowed(path)
+
+
 def is_session_file(path: str | os.PathLike) -> bool:
     """Whether a session format claims the file: a whole-file session by its first bytes (read
     at least to the end of the first line, so a session whose first prompt is long still
     starts with one whole record), a JSON one by its content (read whole: they are small). A
     file with a session suffix that cannot be read is listed, to fail by name where it is read."""
     name = str(path)
-    if not name.endswith(suffixes("session")) or skip_file(Path(name).name):
+    if not name.endswith(suffixes("session")) or skip_file(Path(name).name) or shadowed(name):
         return False
     try:
         head = read_head(path, HEAD)

@@ -238,7 +238,8 @@ class Format:
     format's ``provider`` stands).
     ``replace(path, before, after, keep)`` is ``--in-place`` for a store that is not one file
     to swap (a live SQLite database): it writes the repair into the file itself, calling
-    ``keep(bytes)`` to store the backup, and returns the backup's name.
+    ``keep(bytes)`` to store the backup, and returns the backup's name (None: the file is
+    swapped as any session file is).
     ``strip_reasoning(document, notes)`` removes the reasoning of a written document.
     ``own``: the format is MEM-5's own message list (no mapping to show).
     """
@@ -270,7 +271,7 @@ class Format:
     repairs: tuple[SelfRepair, ...] = ()
     agent: Agent | None = None
     ran_on: Callable[[Imported], list[tuple[str | None, str | None]]] | None = None
-    replace: Callable[[str, Any, Any, Callable[[bytes], str]], str] | None = None
+    replace: Callable[[str, Any, Any, Callable[[bytes], str]], str | None] | None = None
     # ``--reasoning strip`` on a document this format wrote: the document without its
     # reasoning, each removal noted (None: the format holds none Inspector knows).
     strip_reasoning: Callable[[Any, Exported], Any] | None = None

@@ -53,7 +53,7 @@ def default_export_path(source: str | None, to: str = "same") -> str:
     if source is None:
         return f"stdin.{suffix}"
     path = Path(source)
-    if to == "same" and path.suffix in whole_file_suffixes():
+    if to == "same" and path.name.endswith(whole_file_suffixes()):
         return repaired_name(path)   # a session file: the same name as `inspector normalize` writes
     stem = path.name[:-5] if path.name.endswith(".json") else path.name
     return str(path.with_name(f"{stem}.{suffix}"))
