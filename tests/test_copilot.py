@@ -156,12 +156,16 @@ def test_reasoning_is_not_sent_and_strip_removes_it():
     assert b"reasoningOpaque" not in stripped.data and b"reasoningOpaque" in data
 
 
-def test_a_line_cut_by_a_crash_is_named_and_never_skipped_silently():
-    data = cb.clean().bytes() + b'{"type":"assistant.message","data":{"messageId":"m-9","con'
-    out = run(data, "cut")
-    said = [e.message for e in out.imported.events if e.kind == "entry-skipped"]
-    assert said and "Line 7" in said[0]
-    assert "line-ended" in [e.kind for e in out.export_events]
+def test_a_line_cut_by_a_crash_is_named_and_left_out_of_the_copy_copilot_would_refuse():
+    cut = b'{"type":"assistant.message","data":{"messageId":"m-9","con'
+    whole = cb.clean().bytes()
+    for data, line in ((whole + cut, 7), (whole.replace(b"\n", b"\n" + cut + b"\n", 1), 2)):
+        out = run(data, "cut")
+        said = [e.message for e in out.imported.events if e.kind == "entry-skipped"]
+        assert len(said) == 1 and f"Line {line} is not JSON" in said[0]
+        assert [e.kind for e in out.export_events] == ["entry-removed"] and f"Line {line} " in \
+            out.export_events[0].message
+        assert out.data == whole and cut not in out.data
 
 
 def test_the_doctor_finds_sessions_in_the_default_home_and_under_copilot_home(tmp_path):

@@ -20,6 +20,7 @@ is the ``copilotVersion`` of the session's ``session.start``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from pathlib import PurePath
@@ -75,7 +76,10 @@ sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evide
 def import_(document: Any, name: str = "<input>") -> Imported:
     doc = session.open_store(document, name, NAME, parse, Lines, "an events.jsonl file (JSON Lines)")
     im = Imported(NAME, [], doc, container=None, history=doc.entries)
-    session.skipped_lines(im, doc)
+    session.skipped_lines(im, dataclasses.replace(doc, bad=[]))      # the notes of mended lines
+    for i in doc.bad:
+        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; Copilot CLI refuses the whole file for it on "
+                                       f"resume (github/copilot-cli #2649), so the repair leaves it out.")
     im.state = events.read(im, doc)
     other = sum(1 for e in doc.entries if isinstance(e, Mapping)) - sum(
         1 for o, line in enumerate(im.state.lines) if o not in im.state.summaries)

@@ -11,7 +11,10 @@ Every line the repair does not touch goes out as its own bytes. What changes:
 - a result the engine moves is its own line, moved there (the fewest lines move: the longest
   run of sent messages still in their order stays);
 - a message the engine drops loses its line; a call it drops from a turn is taken out of that
-  line's ``toolRequests``, the rest of the line kept.
+  line's ``toolRequests``, the rest of the line kept;
+- a line that is not JSON (a record cut by a crash that no reading mends) is left out: Copilot
+  CLI does not skip it but refuses the whole file ("Session file is corrupted (line N:
+  SyntaxError ...)", github/copilot-cli #1864, #2649).
 
 A compaction's line is never removed: the messages it stands for are not sent, and a
 repair only touches messages after its cut, so ``preCompactionMessagesLength`` still counts
@@ -80,6 +83,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     kept = {o for o in origin if o is not None}
     removed: set[int] = set()
     rewrite: dict[int, Any] = {}
+    for i in doc.bad:
+        removed.add(i)
+        notes.note("entry-removed", f"Line {i + 1} is not JSON: Copilot CLI refuses the whole file on resume for such "
+                                    f"a line (\"Session file is corrupted\", github/copilot-cli #1864, #2649), so the "
+                                    f"copy leaves it out.")
     for o, line in enumerate(lines):
         entry = doc.entries[line]
         if o not in kept:
@@ -133,7 +141,10 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     after = {k - 1: v for k, v in before.items() if k <= last}
     if len(doc.raw) in before:
         after.setdefault(last, []).extend(before[len(doc.raw)])
-    return session.rewrite_lines(doc, NAME, removed, rewrite, after, keep_cr=True)
+    out = session.rewrite_lines(doc, NAME, removed, rewrite, after, keep_cr=True)
+    if doc.bad and doc.bad[-1] == last:
+        out.final_newline = True        # the cut last line is gone: what is left is whole lines
+    return out
 
 
 def _before(doc: Lines, placed: dict[int, list[tuple[bytes | None, Any]]], at: int) -> Mapping | None:
