@@ -77,7 +77,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
     doc = session.open_store(document, name, NAME, parse, Lines, "an events.jsonl file (JSON Lines)")
     im = Imported(NAME, [], doc, container=None, history=doc.entries)
     session.skipped_lines(im, dataclasses.replace(doc, bad=[]))      # the notes of mended lines
-    for i in doc.bad:
+    for i in events.unread(doc):
         im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; Copilot CLI refuses the whole file for it on "
                                        f"resume (github/copilot-cli #2649), so the repair leaves it out.")
     im.state = events.read(im, doc)

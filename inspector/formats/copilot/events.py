@@ -49,6 +49,13 @@ class CopilotState:
     session: str | None = None
 
 
+def unread(doc: Lines) -> list[int]:
+    """The lines no reading makes JSON of (a record cut short): Copilot CLI refuses a file
+    holding one. Blank lines, and a damaged line's place kept by a mended reading, are not."""
+    return [i for i, (line, entry) in enumerate(zip(doc.raw, doc.entries))
+            if entry is None and line.strip(b" \t\r\n\x00")]
+
+
 def data_of(entry: Any) -> Mapping:
     data = entry.get("data") if isinstance(entry, Mapping) else None
     return data if isinstance(data, Mapping) else {}

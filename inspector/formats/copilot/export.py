@@ -32,7 +32,7 @@ from ...engine import Result
 from .. import session
 from ..base import Decisions, Exported, Imported
 from ..jsonl import Lines, dump_line
-from .events import CopilotState, data_of
+from .events import CopilotState, data_of, unread
 
 NAME = "copilot-cli"
 
@@ -83,7 +83,8 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     kept = {o for o in origin if o is not None}
     removed: set[int] = set()
     rewrite: dict[int, Any] = {}
-    for i in doc.bad:
+    cut = unread(doc)
+    for i in cut:
         removed.add(i)
         notes.note("entry-removed", f"Line {i + 1} is not JSON: Copilot CLI refuses the whole file on resume for such "
                                     f"a line (\"Session file is corrupted\", github/copilot-cli #1864, #2649), so the "
@@ -142,7 +143,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     if len(doc.raw) in before:
         after.setdefault(last, []).extend(before[len(doc.raw)])
     out = session.rewrite_lines(doc, NAME, removed, rewrite, after, keep_cr=True)
-    if doc.bad and doc.bad[-1] == last:
+    if cut and cut[-1] == last:
         out.final_newline = True        # the cut last line is gone: what is left is whole lines
     return out
 
