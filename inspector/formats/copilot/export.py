@@ -28,6 +28,8 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from ...engine import Result
 from .. import session
 from ..base import Decisions, Exported, Imported
@@ -143,9 +145,36 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     if len(doc.raw) in before:
         after.setdefault(last, []).extend(before[len(doc.raw)])
     out = session.rewrite_lines(doc, NAME, removed, rewrite, after, keep_cr=True)
+    _drop_cut_pieces(doc, out, notes)
     if cut and cut[-1] == last:
         out.final_newline = True        # the cut last line is gone: what is left is whole lines
     return out
+
+
+def _drop_cut_pieces(doc: Lines, out: Lines, notes: Exported) -> None:
+    """A line of the reading that holds more than one line of the file (a mended reading keeps
+    a cut record beside the whole one glued to it) loses the pieces that are not JSON: Copilot
+    CLI refuses the file for them as for any other such line."""
+    for i, line in enumerate(doc.raw):
+        if b"\n" not in line.strip(b"\n"):
+            continue
+        pieces = line.split(b"\n")
+        kept = [p for p in pieces if not p.strip(b" \t\r\x00") or _is_json(p)]
+        if len(kept) == len(pieces):
+            continue
+        at = next((k for k, written in enumerate(out.raw) if written is line), None)
+        if at is not None:
+            out.raw[at] = b"\n".join(p for p in kept if p.strip(b" \t\r\x00"))
+            notes.note("entry-rewritten", f"Line {i + 1}: {len(pieces) - len(kept)} cut record(s) beside the whole one "
+                                          f"left out (not JSON: Copilot CLI refuses the whole file for such a line).")
+
+
+def _is_json(piece: bytes) -> bool:
+    try:
+        orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _before(doc: Lines, placed: dict[int, list[tuple[bytes | None, Any]]], at: int) -> Mapping | None:
