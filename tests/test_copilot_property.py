@@ -5,11 +5,15 @@ keeps its bytes and order, and repairing the repair changes nothing."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sessions import copilot_builder as cb
 from sessions import copilot_simulate as sim
 
+from inspector.io import InputError
 from inspector.pipeline import run
 
 OPS = st.lists(st.one_of(
@@ -72,3 +76,44 @@ def test_random_sessions_repair_into_files_copilot_resumes(ops, end):
     after = out.data.split(b"\n")
     assert [line for line in after if line in set(kept)] == [line for line in kept if line in set(after)]
     assert set(kept) <= set(after)
+
+
+def damage(data: bytes, kind: str, at: int, pos: int) -> tuple[bytes, int]:
+    """``data`` with one kind of line damage Copilot CLI's files are reported with, and the
+    1-based line it hits: a raw line break inside a string (copilot-cli #2649), a record cut
+    short (#1864), NUL padding after a crash (#2217), two records glued (#4098)."""
+    lines = data.split(b"\n")[:-1]
+    k = at % len(lines)
+    line = lines[k]
+    if kind == "newline":
+        quote = line.find(b'"content":"')
+        if quote < 0:
+            quote = line.find(b'"id":"')
+        cut = line.find(b':"', quote) + 2
+        lines[k] = line[:cut] + b"\n" + line[cut:]
+    elif kind == "cut":
+        lines[k] = line[:max(1, pos % len(line))]
+    elif kind == "nul":
+        return data + b"\x00" * (pos % 300 + 1), len(lines) + 1
+    elif kind == "glued" and k + 1 < len(lines):
+        lines[k:k + 2] = [line[:max(1, pos % len(line))] + lines[k + 1]]
+    return b"\n".join(lines) + b"\n", k + 1
+
+
+@settings(deadline=None)
+@given(st.sampled_from(sorted(cb.ALL)), st.sampled_from(["newline", "cut", "nul", "glued"]), st.integers(0, 40),
+       st.integers(0, 10_000))
+def test_random_line_damage_is_named_and_the_copy_is_all_json(name, kind, at, pos):
+    data, line = damage(cb.ALL[name]().bytes(), kind, at, pos)
+    try:
+        out = run(data, "events.jsonl")
+    except InputError as exc:       # refused whole: with the place it could not read
+        assert re.search(r":\d+:\d+: ", str(exc)), exc
+        return
+    said = " ".join(e.message for e in [*out.imported.events, *out.export_events])
+    if out.changed:
+        assert f"Line {line}" in said or f"line {line}" in said, said      # never a silent skip
+    for written in out.data.split(b"\n"):
+        assert not written or isinstance(json.loads(written), dict)         # Copilot CLI reads every line
+    again = run(out.data, "events.jsonl")
+    assert again.data == out.data and not again.changed

@@ -50,10 +50,11 @@ class CopilotState:
 
 
 def unread(doc: Lines) -> list[int]:
-    """The lines no reading makes JSON of (a record cut short): Copilot CLI refuses a file
-    holding one. Blank lines, and a damaged line's place kept by a mended reading, are not."""
+    """The lines no reading makes JSON of (a record cut short, NUL padding left by a crash):
+    Copilot CLI refuses a file holding one. Blank lines, and a damaged line's place kept by a
+    mended reading, are not."""
     return [i for i, (line, entry) in enumerate(zip(doc.raw, doc.entries))
-            if entry is None and line.strip(b" \t\r\n\x00")]
+            if entry is None and line.strip(b" \t\r\n")]
 
 
 def data_of(entry: Any) -> Mapping:
