@@ -20,7 +20,10 @@ microsoft/vscode-copilot-chat ``src/extension/agents/copilotcli/node/test/fixtur
   sub-agent's: kept apart from the main conversation, never mixed into it (github/copilot-cli
   #2323 and #2543 are what mixing them does);
 - every other event (``session.*``, ``tool.execution_start``, ``assistant.turn_*``...) is not
-  sent, and a line that is not JSON is skipped.
+  sent: ``session.truncation`` is a statistic of one request's trimming, not a change to the
+  history, and ``session.snapshot_rewind`` is never written (the rewind removes the events);
+- a line that is not JSON is read as nothing; Copilot CLI refuses the whole file for it
+  (github/copilot-cli #2649), which the export mends by leaving it out.
 
 Each flat message's provenance is its line (``LineLoc``); a call's is its index in the line's
 ``toolRequests``. Nothing here writes: ``export.py`` does.

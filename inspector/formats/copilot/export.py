@@ -107,10 +107,9 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                 rewrite[line] = {**entry, "data": {**data, "toolRequests": keep}}
                 notes.note("entry-rewritten", f"Line {line + 1}: {len(requests) - len(keep)} of its toolRequests "
                                               f"dropped, the rest of the event kept.")
-    # Rows that are not in the staying run (new results, moved lines) go before the line of the
-    # next staying row, or at the end of the file.
-    # A new result goes after the other results of its block (before the next staying message
-    # that is not a result), so the file reads call, its results, then what follows.
+    # Rows not in the staying run go before the line of the next staying row (at the end of the
+    # file when none follows); a new result goes after the other results of its block, before
+    # the next staying message that is not a result: the call, its results, then what follows.
     before: dict[int, list[tuple[bytes | None, Any]]] = {}
     next_line: int | None = None
     next_turn: int | None = None
