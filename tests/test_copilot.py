@@ -176,6 +176,11 @@ def test_the_doctor_finds_sessions_in_the_default_home_and_under_copilot_home(tm
     assert [(r.agent, r.status) for r in rows] == [("copilot-cli", "agent-repairs")]
     rows = scan(env={"HOME": str(home), "COPILOT_HOME": str(other)}, cwd=tmp_path).rows
     assert [(r.agent, r.status) for r in rows] == [("copilot-cli", "ok")]
+    # 0.0.421 and earlier honoured $XDG_CONFIG_HOME/.copilot: read beside the default home.
+    legacy = tmp_path / "config"
+    cb.write(legacy / ".copilot/session-state/0a1b2c3d-0000-4000-8000-000000000002/events.jsonl", cb.orphan())
+    rows = scan(env={"HOME": str(home), "XDG_CONFIG_HOME": str(legacy)}, cwd=tmp_path).rows
+    assert sorted(r.path.split("/")[-2] for r in rows) == ["0a1b2c3d-0000-4000-8000-000000000002", cb.SESSION]
 
 
 def test_the_sample_checks_repairs_and_normalizes_to_a_fixed_point(tmp_path, capsys):
