@@ -83,7 +83,7 @@ def damage(data: bytes, kind: str, at: int, pos: int) -> tuple[bytes, int]:
     1-based line it hits: a raw line break inside a string (copilot-cli #2649), a record cut
     short (#1864), NUL padding after a crash (#2217), two records glued (#4098)."""
     lines = data.split(b"\n")[:-1]
-    k = at % len(lines)
+    k = at % (len(lines) - 1 if kind == "glued" else len(lines))     # glued: a line with one after it
     line = lines[k]
     if kind == "newline":
         quote = line.find(b'"content":"')
@@ -95,7 +95,7 @@ def damage(data: bytes, kind: str, at: int, pos: int) -> tuple[bytes, int]:
         lines[k] = line[:max(1, pos % len(line))]
     elif kind == "nul":
         return data + b"\x00" * (pos % 300 + 1), len(lines) + 1
-    elif kind == "glued" and k + 1 < len(lines):
+    elif kind == "glued":
         lines[k:k + 2] = [line[:max(1, pos % len(line))] + lines[k + 1]]
     return b"\n".join(lines) + b"\n", k + 1
 

@@ -57,6 +57,10 @@ SELF_REPAIRS = (
     SelfRepair("result-late-on-resume", "1.0.78", "moves a late result next to its call",
                "sends it where it stands, and every request is refused (github/copilot-cli #2323)",
                SOURCE, rule="tool-use-without-result"),
+    # A line Inspector leaves out of the copy (entry-removed): said where the doctor names such a file.
+    SelfRepair(None, "1.0.57", "skips the NUL-only lines a crash leaves at the end of events.jsonl", "",
+               "github/copilot-cli #3593 (the session log loader skips them since 1.0.57); #2217",
+               case="NUL padding left by a crash"),
 )
 
 PREFIXES = frozenset({"session", "user", "assistant", "tool", "subagent", "hook", "skill", "system", "permission",
