@@ -119,14 +119,16 @@ def test_sub_agent_events_stay_out_of_the_main_conversation():
     assert "toolu_05" in ids and not ids & {"call_s1", "call_s2"}
     # The sub-agent's own call call_s2 has no result, yet nothing in the main conversation breaks.
     assert sim.problems(data) == [] and not run(data, "subagent").changed
-    assert any("explore-1" in e.message for e in im.events if e.kind == "entry-not-sent")
+    assert any("sub-agent explore-1" in n for n in im.notes)
 
 
 def test_a_compaction_sends_its_summary_and_what_follows_its_cut():
     im = run(cb.compacted().bytes(), "compacted").imported
     assert im.messages[0] == {"role": "user", "content": "The user asked about cart.py; it sums the cart."}
     assert [m["role"] for m in im.messages] == ["user", "user", "assistant"]
-    assert any("stands for the 4 message(s)" in e.message for e in im.events)
+    assert any("stands for the 4 message(s)" in n for n in im.notes)
+    # What a compaction leaves out is a reading, not a change: no event says it.
+    assert [e.kind for e in im.events] == ["call-interrupted-on-resume"]
 
 
 def test_what_copilot_does_itself_is_said_by_the_version_that_wrote_the_session():
@@ -134,6 +136,15 @@ def test_what_copilot_does_itself_is_said_by_the_version_that_wrote_the_session(
     new = " ".join(on_resume(run(cb.fixed().bytes(), "b").imported).sentences())
     assert "Copilot CLI 1.0.44 (which wrote it)" in old and "since 1.0.78" in old
     assert "Copilot CLI 1.0.80 (which wrote it) answers a call left without a result" in new
+
+
+def test_a_session_copilot_repairs_itself_needs_nothing_written_even_after_a_compaction(tmp_path, capsys):
+    log = cb.fixed()
+    log.compact(4, "summary")
+    log.user("and now?")
+    path = cb.write(tmp_path / "events.jsonl", log)
+    assert inspector(["check", str(path)]) == 0
+    assert "1.0.80 (which wrote it) answers a call left without a result" in capsys.readouterr().out
 
 
 def test_the_resume_command_and_the_provider_come_from_the_session(tmp_path):

@@ -38,7 +38,7 @@ NAME = export.NAME
 SUMMARY = "a GitHub Copilot CLI session (events.jsonl under ~/.copilot/session-state/<id>/)"
 
 EMITS = declare(
-    session.NOT_SENT, session.MOVED,
+    session.MOVED,
     Kind("call-interrupted-on-resume", IMPORT_CLAUSE, False, "Copilot CLI answers it on resume",
          "A call has no result in the session; Copilot CLI 1.0.78 and later sends an interrupted result for it "
          "itself before each request.", "note", "call"),

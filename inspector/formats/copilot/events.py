@@ -109,8 +109,8 @@ def flat_of(kind: str, data: Mapping) -> dict[str, Any]:
 
 
 def read(im: Imported, doc: Lines) -> CopilotState:
-    """Fill ``im`` with the main conversation Copilot CLI sends on resume; notes say what is
-    left out and why."""
+    """Fill ``im`` with the main conversation Copilot CLI sends on resume; notes (not events:
+    nothing here is a change) say what is left out and why."""
     rows: list[tuple[int, dict[str, Any], bool]] = []      # (line, flat message, is a summary)
     helpers: dict[str, list[int]] = {}
     reasoning = 0
@@ -137,8 +137,8 @@ def read(im: Imported, doc: Lines) -> CopilotState:
             rows = [(i, {"role": "user", "content": summary if isinstance(summary, str) else ""}, True), *rows[n:]]
             if gone:
                 first, last = gone[0][0] + 1, gone[-1][0] + 1
-                im.note(None, "entry-not-sent", f"Line {i + 1}: a compaction's summary stands for the {len(gone)} "
-                                                f"message(s) before it (lines {first} to {last}); they are not sent.")
+                im.notes.append(f"line {i + 1}: a compaction's summary stands for the {len(gone)} message(s) before "
+                                f"it (lines {first} to {last}); they are not sent")
             continue
         if kind == ASSISTANT and any(data.get(k) for k in ("reasoningOpaque", "encryptedContent", "reasoningText")):
             reasoning += 1
@@ -152,8 +152,8 @@ def read(im: Imported, doc: Lines) -> CopilotState:
         if summary:
             state.summaries.add(row)
     for who, lines in helpers.items():
-        im.note(None, "entry-not-sent", f"{len(lines)} line(s) from line {lines[0] + 1} on belong to the sub-agent "
-                                        f"{who}; Copilot CLI keeps them out of the main conversation.")
+        im.notes.append(f"{len(lines)} line(s) from line {lines[0] + 1} on belong to the sub-agent {who}; Copilot "
+                        f"CLI keeps them out of the main conversation")
     if reasoning:
         im.notes.append(f"{reasoning} assistant message(s) carry reasoning, which Copilot CLI leaves out on resume "
                         f"(it is bound to the session that wrote it)")
