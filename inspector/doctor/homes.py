@@ -33,6 +33,10 @@ Each home is read from the agent's own source (repository, path, commit):
   then ``sessions/sessions.db`` and the older ``sessions/*.jsonl`` (block/goose
   ``crates/goose/src/config/paths.rs`` @ 0780e228ca96; ``session/session_manager.rs``
   ``SESSIONS_FOLDER``, ``DB_NAME``).
+- Copilot CLI: ``$COPILOT_HOME`` or ``~/.copilot``, then ``session-state/<session id>/events.jsonl``
+  (docs.github.com "Copilot CLI configuration directory": ``session-state/``; ``COPILOT_HOME``
+  moves the whole folder, github/copilot-cli #1954); before 1.0 (0.0.421 and earlier) the CLI
+  honoured ``$XDG_CONFIG_HOME/.copilot`` too, read when that variable is set.
 - The Agents SDK keeps its database wherever the program says: only folders given are read.
 
 The environment (``HOME``, ``XDG_*``, ``APPDATA`` and the agents' own variables) and the
@@ -192,6 +196,14 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
     # schema Crush still has: read as Crush's predecessor.
     homes.append(Home("crush", cwd / ".opencode", "current folder (the Go OpenCode, Crush's predecessor)",
                       ("opencode.db",)))
+
+    copilot = _get(env, "COPILOT_HOME")
+    homes.append(Home("copilot-cli", (Path(copilot) if copilot else home / ".copilot") / "session-state",
+                      "COPILOT_HOME" if copilot else "default", ("*/events.jsonl",)))
+    xdg_config = _get(env, "XDG_CONFIG_HOME")
+    if xdg_config and os.path.isabs(xdg_config):
+        homes.append(Home("copilot-cli", Path(xdg_config) / ".copilot" / "session-state", "XDG_CONFIG_HOME",
+                          ("*/events.jsonl",), note="0.0.421 and earlier"))
 
     goose_root = _get(env, "GOOSE_PATH_ROOT")
     if goose_root and os.path.isabs(goose_root):

@@ -149,9 +149,25 @@ def goose_stores() -> dict[str, Any]:
                 "goose-jsonl": goose.parse_jsonl(lines.read_bytes(), "20250601_1.jsonl")}
 
 
+def copilot_cli() -> Any:
+    from inspector.formats import copilot
+
+    from . import copilot_builder as cb
+
+    log = cb.Log()
+    log.user("What's the weather in Paris and Rome?")
+    log.assistant("I'll check both.", ("toolu_01A", "get_weather", {"city": "Paris"}),
+                  ("toolu_01B", "get_weather", {"city": "Rome"}))
+    log.done("toolu_01A", "18C")
+    log.done("toolu_01B", "24C")
+    log.assistant("Paris 18C, Rome 24C.")
+    return copilot.parse(log.bytes(), "events.jsonl")
+
+
 def clean_sessions() -> dict[str, Any]:
     return {"claude-code": claude(), "codex-rollout": codex(), "gemini-cli": gemini_cli(),
             "gemini-cli-log": gemini_cli_log(),
             "agents-sqlite": agents(), "opencode": opencode(),
             "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json"),
-            "cline": cline_task(), "crush": crush_db(), **goose_stores()}
+            "cline": cline_task(), "crush": crush_db(), **goose_stores(),
+            "copilot-cli": copilot_cli()}
