@@ -28,7 +28,7 @@ from .files import (
 )
 from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
 from .registry import REGISTRY, get, unknown
-from .session import end_last_line
+from .session import end_last_line, repaired_lines
 from .store.side import LocalFiles, reading_through
 from .store.sqlite import whole_database
 
@@ -94,6 +94,7 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
             out.document = thoughts.strip(REGISTRY[target], out.document, out)
         if REGISTRY[target].provider in surrogates.REFUSED_BY:
             out.document = surrogates.replace(out.document, out, imported)
+        repaired_lines(out.document, out, imported.document)
         out.document = end_last_line(out.document, out, imported.document)
     return out
 

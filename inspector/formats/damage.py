@@ -1,0 +1,378 @@
+"""Damage inside the lines of an agent's JSON Lines session, found with its line and column,
+mended where only one reading is possible, and reported otherwise.
+
+The damage agents' files show (github/copilot-cli #2649, #2490, #2012, #2658, #2217, #2927,
+#4098; anthropics/claude-code #50347, #53821):
+
+- a raw line break inside a string: one record over two or more physical lines (#2649). The
+  lines are joined, each break inside a string written as the escape ``\\n`` (``\\r\\n`` as
+  ``\\r\\n`` escaped), when the joined text is one JSON object and every break was inside a
+  string; a line that is a whole object on its own is never taken into a join;
+- NUL bytes: the padding a crash leaves where the file was extended but never written
+  (#2217, #2927). A line of NULs only is removed; NULs around or between records are removed
+  when each run lies outside the records (what remains parses, and no record's text
+  changes); NULs anywhere else are reported;
+- two records glued on one line (``}{``): split, one line each; a record cut short and a
+  whole one written right after it (#4098): the whole one gets a line of its own, the cut
+  one stays (it is not JSON and is reported);
+- a record cut short with nothing after it: reported with where it ends (the existing
+  ``entry-skipped`` note, now with a position), never guessed at;
+- a raw U+2028 or U+2029 inside a string: valid JSON, and fine for an agent that splits its
+  file at ``\\n`` only (Claude Code's CLI, Codex's Rust reader, Goose, Gemini CLI). It is
+  damage only for an agent whose reader also breaks lines there (Node's ``readline``, which
+  Copilot CLI's loader uses: #2012, #2658), and a store says so (``separators=True``): the
+  character is then written as its escape, which reads back as the same text.
+
+Only the damaged lines change; every other byte of the file is kept. A mended line's bytes
+are the ones the repaired copy holds, so the line numbers the rest of the reading gives are
+those of the copy: each mend says where it was in the file read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..io import _NOT_READ, loads_surrogates
+
+JOIN_LIMIT = 64          # physical lines one record may span before a join is given up
+CANDIDATES = 64          # starts of a glued whole record tried after a cut one
+SEPARATORS = (b"\xe2\x80\xa8", b"\xe2\x80\xa9")      # U+2028, U+2029 in UTF-8
+
+_NULS = re.compile(rb"\x00+")
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """One damaged place. ``line``/``column``: 1-based, in the file read; ``lines``: the
+    0-based lines of the document read (the repaired copy's numbering) it became; ``read``:
+    what the import says of it; ``written``: what writing the copy does (empty when nothing
+    is mended and the line stays as it is)."""
+
+    kind: str            # joined | glued | cut-then-glued | nul | padding | separator | cut | not-json
+    line: int
+    column: int
+    lines: tuple[int, ...]
+    read: str
+    written: str = ""
+
+    @property
+    def mended(self) -> bool:
+        return bool(self.written)
+
+
+def load(data: bytes) -> Any:
+    """One JSON text, or ``_MISSING``; a lone surrogate escape is read as the split does."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        value = loads_surrogates(data, exc)
+        return _MISSING if value is _NOT_READ else value
+
+
+def _error(data: bytes) -> tuple[str, int, int] | None:
+    """orjson's complaint about ``data``: (message, 1-based column in characters, byte offset)."""
+    try:
+        orjson.loads(data)
+        return None
+    except orjson.JSONDecodeError as exc:
+        msg = str(exc).split(": line ")[0]
+        pos = exc.pos
+        offset = pos if data.isascii() else len(data.decode("utf-8", "replace")[:pos].encode("utf-8"))
+        return msg, pos + 1, min(offset, len(data))
+
+
+def _column(data: bytes, offset: int) -> int:
+    return len(data[:offset].decode("utf-8", "replace")) + 1
+
+
+def _records(data: bytes) -> list[tuple[int, bytes, Any]] | None:
+    """The JSON objects ``data`` holds one after another (whitespace between them allowed),
+    each with its byte offset, or None when it is anything else."""
+    out: list[tuple[int, bytes, Any]] = []
+    at = 0
+    while True:
+        while at < len(data) and data[at] in b" \t":
+            at += 1
+        if at >= len(data):
+            return out or None
+        rest = data[at:]
+        value = load(rest)
+        if value is not _MISSING:
+            if not isinstance(value, Mapping):
+                return None
+            out.append((at, rest.rstrip(b" \t"), value))
+            return out
+        err = _error(rest)
+        if err is None or not err[0].startswith("unexpected content after document"):
+            return None
+        end = err[2]
+        head = rest[:end].rstrip(b" \t")
+        value = load(head)
+        if not isinstance(value, Mapping) or end == 0:
+            return None
+        out.append((at, head, value))
+        at += end
+        if len(out) > 100_000:
+            return None
+
+
+def _cut_then_whole(data: bytes) -> list[tuple[int, bytes, Any]] | None:
+    """A record cut short and whole ones written right after it: the cut text (value
+    ``_MISSING``) and the records, or None. The whole record starts at or before the place
+    the parser stopped (everything before it is a valid beginning of JSON); its start is the
+    last ``{`` before that place after which the rest is whole records."""
+    err = _error(data)
+    if err is None:
+        return None
+    stop = err[2]
+    tried = 0
+    at = data.rfind(b"{", 1, stop + 1)
+    while at > 0 and tried < CANDIDATES:
+        tried += 1
+        found = _records(data[at:])
+        if found is not None and all(v for _, _, v in found):      # {} in a cut string is no record
+            return [(0, data[:at], _MISSING)] + [(at + o, b, v) for o, b, v in found]
+        at = data.rfind(b"{", 1, at)
+    return None
+
+
+def _pieces(line: bytes) -> list[tuple[int, bytes, Any]] | None:
+    """What a line that is not one JSON text holds when NULs, glued records or a cut record
+    with a whole one after it are all that is wrong: (byte offset, bytes, value or
+    ``_MISSING`` for a cut record) per piece; ``[]`` for NUL padding; None for anything else."""
+    if b"\x00" in line:
+        segments = [(m.start(), m.group()) for m in re.finditer(rb"[^\x00]+", line)]
+        segments = [(o, s) for o, s in segments if s.strip()]
+        if not segments:
+            return []
+    else:
+        segments = [(0, line)]
+    out: list[tuple[int, bytes, Any]] = []
+    for start, seg in segments:
+        lead = len(seg) - len(seg.lstrip(b" \t"))
+        body = seg.strip(b" \t")
+        found = _records(body) or _cut_then_whole(body)
+        if found is None:
+            out.append((start + lead, body, _MISSING))
+        else:
+            out.extend((start + lead + o, b, v) for o, b, v in found)
+    if not any(v is not _MISSING for _, _, v in out):
+        return None
+    return out
+
+
+def _joined(parts: list[bytes]) -> bytes | None:
+    """The physical lines ``parts`` as one line, every break between them written as an
+    escape; None when a break is not inside a string (the lines are not one record's)."""
+    text = b"\n".join(parts)
+    breaks = []
+    at = 0
+    for part in parts[:-1]:
+        at += len(part)
+        breaks.append(at)
+        at += 1
+    spans = [(m.start(), m.end()) for m in _STRING.finditer(text)]
+    k = 0
+    out: list[bytes] = []
+    last = 0
+    for b in breaks:
+        while k < len(spans) and spans[k][1] <= b:
+            k += 1
+        if k >= len(spans) or not spans[k][0] < b:
+            return None
+        cr = b > 0 and text[b - 1:b] == b"\r" and spans[k][0] < b - 1
+        out += [text[last:b - 1], b"\\r\\n"] if cr else [text[last:b], b"\\n"]
+        last = b + 1
+    out.append(text[last:])
+    return b"".join(out)
+
+
+def _join(raw: list[bytes], i: int, bad: set[int], entries: list[Any]) -> tuple[int, bytes, Any] | None:
+    """Lines ``i``..``j`` as the one record they are when a raw line break inside a string
+    cut it: (j, the joined line, its value), or None."""
+    first = raw[i]
+    if not first.lstrip(b" \t").startswith(b"{") or b"\x00" in first:
+        return None
+    err = _error(first)
+    if err is None or not ("end of data" in err[0] or first.endswith(b"\r")):
+        return None
+    parts = [first]
+    for j in range(i + 1, min(len(raw), i + JOIN_LIMIT)):
+        if j not in bad and isinstance(entries[j], Mapping):
+            return None                              # a whole record of its own: never taken in
+        parts.append(raw[j])
+        text = _joined(parts)          # a CRLF file's last \r stays: JSON reads it as white space
+        if text is None:
+            continue
+        value = load(text)
+        if isinstance(value, Mapping):
+            return j, text, value
+    return None
+
+
+def _escape_separators(line: bytes) -> bytes:
+    return line.replace(SEPARATORS[0], b"\\u2028").replace(SEPARATORS[1], b"\\u2029")
+
+
+def _where(physical: int, logical: int) -> str:
+    """``line N`` of the file read, and the copy's number when it differs."""
+    return f"line {physical}" if physical == logical else f"line {physical} (line {logical} of the copy)"
+
+
+def _unread(physical: int, logical: int, col: int, why: str) -> str:
+    """Where a line left unread is not JSON, and why (the copy's line number is the note's own)."""
+    at = f"column {col}" if physical == logical else f"line {physical} of the file, column {col}"
+    return f"{at}: {why}"
+
+
+def _reason(line: bytes) -> tuple[int, str]:
+    """Why a line that stays unread is not JSON: (column, words)."""
+    if b"\x00" in line:
+        inner = line.strip(b"\x00")
+        if b"\x00" in inner.rstrip(b"\r"):
+            col = _column(line, line.index(b"\x00"))
+            return col, (f"it holds NUL bytes inside its text from column {col}, which no reading can tell "
+                         f"from the record")
+        col, why = _reason(inner)
+        lead = len(line) - len(line.lstrip(b"\x00"))
+        return col + lead, f"{why}, and NUL bytes lie around it"
+    err = _error(line)
+    if err is None:
+        return 1, "it holds no record"
+    msg, col, _ = err
+    if "end of data" in msg:
+        return col, "the record is cut short (it stops before it is closed)"
+    return col, f"{msg} at column {col}"
+
+
+def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, separators: bool
+         ) -> tuple[list[bytes], list[Any], list[int], bool, list[Damage]]:
+    """The lines of a file, mended where the damage has one reading, with every damaged
+    place found (see the module docstring). Only damaged lines change."""
+    badset = set(bad)
+    out_raw: list[bytes] = []
+    out_entries: list[Any] = []
+    out_bad: list[int] = []
+    found: list[Damage] = []
+    n = len(raw)
+    i = 0
+
+    def put(line: bytes, entry: Any) -> int:
+        if separators and entry is not None and (SEPARATORS[0] in line or SEPARATORS[1] in line):
+            at = min(p for p in (line.find(SEPARATORS[0]), line.find(SEPARATORS[1])) if p >= 0)
+            col = _column(line, at)
+            count = line.count(SEPARATORS[0]) + line.count(SEPARATORS[1])
+            where = _where(i + 1, len(out_raw) + 1)
+            found.append(Damage(
+                "separator", i + 1, col, (len(out_raw),),
+                f"{where.capitalize()}, column {col}: {count} raw U+2028/U+2029 inside a string, which this "
+                f"agent's line reader takes for a line break (it would cut the record there)",
+                f"{where.capitalize()}: {count} raw U+2028/U+2029 written as escapes (\\u2028, \\u2029); the "
+                f"text reads back the same, and the agent's reader no longer cuts the record there."))
+            line = _escape_separators(line)
+        out_raw.append(line)
+        out_entries.append(entry)
+        return len(out_raw) - 1
+
+    while i < n:
+        line = raw[i]
+        if i not in badset:
+            put(line, entries[i])
+            i += 1
+            continue
+        cr = line.endswith(b"\r")
+        body = line[:-1] if cr else line
+        pieces = _pieces(body)
+        if pieces is not None:
+            _mend_pieces(i, line, body, pieces, cr, out_raw, out_bad, found, put)
+            i += 1
+            continue
+        joined = _join(raw, i, badset, entries)
+        if joined is not None:
+            j, text, value = joined
+            err = _error(line)
+            col = err[1] if err else _column(line, len(line))
+            where = _where(i + 1, len(out_raw) + 1)
+            span = f"lines {i + 1}-{j + 1}" if j > i + 1 else f"lines {i + 1} and {j + 1}"
+            at = put(text, value)
+            found.append(Damage(
+                "joined", i + 1, col, (at,),
+                f"{where.capitalize()}, column {col}: a raw line break inside a string cut one record over "
+                f"{span}; read as the one record they are",
+                f"{span.capitalize()} were one record cut by raw line breaks inside a string; joined into one "
+                f"line (line {at + 1} of the copy), each break written as the escape \\n."))
+            i = j + 1
+            continue
+        col, why = _reason(line)
+        at = len(out_raw)
+        out_raw.append(line)
+        out_entries.append(None)
+        out_bad.append(at)
+        found.append(Damage("cut" if "cut short" in why else "not-json", i + 1, col, (at,),
+                            _unread(i + 1, at + 1, col, why)))
+        i += 1
+    if not final and found and found[-1].kind == "padding" and found[-1].line == n:
+        final = True        # the NUL padding that ended the file unended is gone; the line before it ended
+    return out_raw, out_entries, out_bad, final, found
+
+
+def _mend_pieces(i: int, line: bytes, body: bytes, pieces: list[tuple[int, bytes, Any]], cr: bool,
+                 out_raw: list[bytes], out_bad: list[int], found: list[Damage], put: Any) -> None:
+    """Write the pieces of damaged line ``i`` (one line each) and say what was mended."""
+    nuls = body.count(b"\x00")
+    where = _where(i + 1, len(out_raw) + 1).capitalize()
+    if not pieces:
+        where = f"Line {i + 1}" + ("" if i == len(out_raw) else " of the file")
+        found.append(Damage("padding", i + 1, 1, (),
+                            f"{where} is {nuls} NUL bytes and nothing else (what a crash leaves where the file "
+                            f"was extended but never written)",
+                            f"{where}, {nuls} NUL bytes and nothing else, is removed."))
+        return
+    placed: list[int] = []
+    for _, text, value in pieces:
+        at = put(text + (b"\r" if cr else b""), None if value is _MISSING else value)
+        if value is _MISSING:
+            out_bad.append(at)
+        placed.append(at)
+    whole = sum(1 for _, _, v in pieces if v is not _MISSING)
+    cut = len(pieces) - whole
+    lines = ", ".join(str(p + 1) for p in placed)
+    if nuls:
+        col = _column(body, body.index(b"\x00"))
+        found.append(Damage("nul", i + 1, col, tuple(placed),
+                            f"{where}, column {col}: {nuls} NUL bytes outside its record text; read without them",
+                            f"{where}: {nuls} NUL bytes outside its record text removed; the record text is "
+                            f"unchanged."))
+    if len(pieces) > 1 and cut:
+        start = next(o for o, _, v in pieces if v is not _MISSING)
+        col = _column(body, start)
+        found.append(Damage(
+            "cut-then-glued", i + 1, col, tuple(placed),
+            f"{where}: a record cut short, then {_count(whole, 'whole record')} written right after it from "
+            f"column {col}; the whole one is read, the cut one is not JSON and is kept as it is",
+            f"{where} was a record cut short with {_count(whole, 'whole record')} glued after it at column {col}; "
+            f"split into lines {lines}: the whole record gets a line of its own, the cut one stays as it was."))
+    elif len(pieces) > 1:
+        col = _column(body, pieces[1][0])
+        found.append(Damage(
+            "glued", i + 1, col, tuple(placed),
+            f"{where}: {_count(len(pieces), 'record')} glued on one line (the second starts at column {col}); "
+            f"read as {len(pieces)}",
+            f"{where} was {_count(len(pieces), 'record')} glued on one line; split into lines {lines}."))
+    for (_, text, value), at in zip(pieces, placed):
+        if value is _MISSING:
+            col, why = _reason(text)
+            found.append(Damage("cut" if "cut short" in why else "not-json", i + 1, col, (at,),
+                                _unread(i + 1, at + 1, col, why)))
+
+
+def _count(n: int, word: str) -> str:
+    words = {1: "one", 2: "two", 3: "three"}
+    return f"{words.get(n, n)} {word}{'s' if n != 1 else ''}"
