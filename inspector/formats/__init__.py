@@ -27,6 +27,7 @@ from .files import (
     claims, is_session_file, may_hold_sessions, session_files, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
 from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
+from .jsonl import GONE
 from .registry import REGISTRY, get, unknown
 from .session import end_last_line, repaired_lines
 from .store.side import LocalFiles, reading_through
@@ -36,7 +37,7 @@ FORMATS: tuple[str, ...] = tuple(REGISTRY)
 REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (default) | strip
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
-__all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
+__all__ = ["GONE", "LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",

@@ -52,15 +52,15 @@ _MISSING = object()
 class Damage:
     """One damaged place. ``line``/``column``: 1-based, in the file read; ``lines``: the
     0-based lines of the document read (the repaired copy's numbering) it became; ``read``:
-    what the import says of it; ``written``: what writing the copy does (empty when nothing
-    is mended and the line stays as it is)."""
+    what the import says of it; ``written``: what writing the copy does, one sentence per
+    line of the file it changes (none when nothing is mended and the line stays as it is)."""
 
     kind: str            # joined | glued | cut-then-glued | nul | padding | separator | cut | not-json
     line: int
     column: int
     lines: tuple[int, ...]
     read: str
-    written: str = ""
+    written: tuple[str, ...] = ()      # one sentence per line of the file the copy changes
 
     @property
     def mended(self) -> bool:
@@ -222,12 +222,13 @@ def _escape_separators(line: bytes) -> bytes:
 
 
 def _where(physical: int, logical: int) -> str:
-    """``line N`` of the file read, and the copy's number when it differs."""
-    return f"line {physical}" if physical == logical else f"line {physical} (line {logical} of the copy)"
+    """``Line N`` of the file read, and the reading's number when a glued line split earlier
+    moved it."""
+    return f"Line {physical}" if physical == logical else f"Line {physical} (line {logical} as read)"
 
 
 def _unread(physical: int, logical: int, col: int, why: str) -> str:
-    """Where a line left unread is not JSON, and why (the copy's line number is the note's own)."""
+    """Where a line left unread is not JSON, and why (the note gives the reading's number)."""
     at = f"column {col}" if physical == logical else f"line {physical} of the file, column {col}"
     return f"{at}: {why}"
 
@@ -252,127 +253,153 @@ def _reason(line: bytes) -> tuple[int, str]:
     return col, f"{msg} at column {col}"
 
 
-def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, separators: bool
-         ) -> tuple[list[bytes], list[Any], list[int], bool, list[Damage]]:
-    """The lines of a file, mended where the damage has one reading, with every damaged
-    place found (see the module docstring). Only damaged lines change."""
-    badset = set(bad)
-    out_raw: list[bytes] = []
-    out_entries: list[Any] = []
-    out_bad: list[int] = []
-    found: list[Damage] = []
-    n = len(raw)
-    i = 0
+class _Reader:
+    """The mended lines, built one physical line at a time (see :func:`mend`)."""
 
-    def put(line: bytes, entry: Any) -> int:
-        if separators and entry is not None and (SEPARATORS[0] in line or SEPARATORS[1] in line):
+    def __init__(self, separators: bool):
+        self.separators = separators
+        self.raw: list[bytes] = []
+        self.entries: list[Any] = []
+        self.bad: list[int] = []
+        self.found: list[Damage] = []
+
+    def put(self, physical: int, line: bytes, entry: Any) -> int:
+        if self.separators and entry is not None and (SEPARATORS[0] in line or SEPARATORS[1] in line):
             at = min(p for p in (line.find(SEPARATORS[0]), line.find(SEPARATORS[1])) if p >= 0)
             col = _column(line, at)
             count = line.count(SEPARATORS[0]) + line.count(SEPARATORS[1])
-            where = _where(i + 1, len(out_raw) + 1)
-            found.append(Damage(
-                "separator", i + 1, col, (len(out_raw),),
-                f"{where.capitalize()}, column {col}: {count} raw U+2028/U+2029 inside a string, which this "
-                f"agent's line reader takes for a line break (it would cut the record there)",
-                f"{where.capitalize()}: {count} raw U+2028/U+2029 written as escapes (\\u2028, \\u2029); the "
-                f"text reads back the same, and the agent's reader no longer cuts the record there."))
+            where = _where(physical, len(self.raw) + 1)
+            self.found.append(Damage(
+                "separator", physical, col, (len(self.raw),),
+                f"{where}, column {col}: {_count(count, 'raw U+2028/U+2029')} inside a string, which this agent's "
+                f"line reader takes for a line break (it would cut the record there and lose it)",
+                (f"{where}: {_count(count, 'raw U+2028/U+2029')} written as the escape \\u2028 or \\u2029; the "
+                 f"text reads back the same, and the agent's reader no longer cuts the record there.",)))
             line = _escape_separators(line)
-        out_raw.append(line)
-        out_entries.append(entry)
-        return len(out_raw) - 1
+        self.raw.append(line)
+        self.entries.append(entry)
+        return len(self.raw) - 1
 
+    def unread(self, physical: int, line: bytes) -> None:
+        col, why = _reason(line)
+        at = self.put(physical, line, None)
+        self.bad.append(at)
+        self.found.append(Damage("cut" if "cut short" in why else "not-json", physical, col, (at,),
+                                 _unread(physical, at + 1, col, why)))
+
+    def pieces(self, physical: int, body: bytes, pieces: list[tuple[int, bytes, Any]], cr: bool) -> None:
+        """A damaged line's pieces: each whole record a line of the reading, a cut record kept
+        on a line of its own beside the whole one after it (before it, at the end)."""
+        end = b"\r" if cr else b""
+        where = _where(physical, len(self.raw) + 1)
+        nuls = body.count(b"\x00")
+        if not pieces:
+            at = self.put(physical, GONE, None)
+            self.found.append(Damage(
+                "padding", physical, 1, (at,),
+                f"{where} is {_count(nuls, 'NUL byte')} and nothing else (what a crash leaves where the file was "
+                f"extended but never written)",
+                (f"{where}, {_count(nuls, 'NUL byte')} and nothing else, is removed.",)))
+            return
+        groups: list[list[tuple[int, bytes, Any]]] = [[]]
+        for piece in pieces:
+            groups[-1].append(piece)
+            if piece[2] is not _MISSING:
+                groups.append([])
+        if not groups[-1]:
+            groups.pop()
+        elif len(groups) > 1:
+            groups[-2].extend(groups.pop())         # cut text after the last whole record stays with it
+        placed = []
+        for group in groups:
+            text = b"\n".join(b + end for _, b, _ in group)
+            value = next(v for _, _, v in group if v is not _MISSING)
+            placed.append(self.put(physical, text, value))
+        whole = len(groups)
+        cut = [(o, b) for o, b, v in pieces if v is _MISSING]
+        if nuls:
+            col = _column(body, body.index(b"\x00"))
+            self.found.append(Damage(
+                "nul", physical, col, tuple(placed),
+                f"{where}, column {col}: {_count(nuls, 'NUL byte')} outside its record text; read without them",
+                (f"{where}: {_count(nuls, 'NUL byte')} outside its record text removed; the record text is "
+                 f"unchanged.",)))
+        if cut:
+            first = _column(body, next(o for o, _, v in pieces if v is not _MISSING))
+            self.found.append(Damage(
+                "cut-then-glued", physical, first, tuple(placed),
+                f"{where}: a record cut short, then {_count(whole, 'whole record')} written on the same line from "
+                f"column {first}; the whole record is read, the cut one (not JSON) is kept on a line of its own",
+                (f"{where} held a record cut short and {_count(whole, 'whole record')} glued to it; the cut record "
+                 f"goes on a line of its own, kept as it was (not JSON), so the whole one is read.",)))
+        if whole > 1:
+            second = [o for o, _, v in pieces if v is not _MISSING][1]
+            col = _column(body, second)
+            lines = ", ".join(str(p + 1) for p in placed)
+            self.found.append(Damage(
+                "glued", physical, col, tuple(placed),
+                f"{where}: {_count(whole, 'record')} glued on one line (the second from column {col}); read as "
+                f"{whole}, as lines {lines}: from here on a line read is numbered {_count(whole - 1, 'more')} than "
+                f"in the file",
+                (f"{where} was {_count(whole, 'record')} glued on one line; split, one line each (lines {lines} of "
+                 f"the copy).",)))
+
+
+GONE = b"\n"       # a physical line now part of the line before it, or NUL padding removed: never
+#                     written (no line of a split file can equal it), so the reading keeps the
+#                     file's numbering
+
+
+def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, separators: bool
+         ) -> tuple[list[bytes], list[Any], list[int], bool, list[Damage]]:
+    """The lines of a file, mended where the damage has one reading, with every damaged
+    place found (see the module docstring). Only damaged lines change; a line taken into the
+    one before it, or removed, stays in the reading as :data:`GONE`, so every other line keeps
+    its number (only glued records split into lines of their own move the lines after them)."""
+    badset = set(bad)
+    out = _Reader(separators)
+    n = len(raw)
+    i = 0
     while i < n:
         line = raw[i]
         if i not in badset:
-            put(line, entries[i])
+            out.put(i + 1, line, entries[i])
             i += 1
             continue
         cr = line.endswith(b"\r")
         body = line[:-1] if cr else line
         pieces = _pieces(body)
         if pieces is not None:
-            _mend_pieces(i, line, body, pieces, cr, out_raw, out_bad, found, put)
+            out.pieces(i + 1, body, pieces, cr)
             i += 1
             continue
         joined = _join(raw, i, badset, entries)
-        if joined is not None:
-            j, text, value = joined
-            err = _error(line)
-            col = err[1] if err else _column(line, len(line))
-            where = _where(i + 1, len(out_raw) + 1)
-            span = f"lines {i + 1}-{j + 1}" if j > i + 1 else f"lines {i + 1} and {j + 1}"
-            at = put(text, value)
-            found.append(Damage(
-                "joined", i + 1, col, (at,),
-                f"{where.capitalize()}, column {col}: a raw line break inside a string cut one record over "
-                f"{span}; read as the one record they are",
-                f"{span.capitalize()} were one record cut by raw line breaks inside a string; joined into one "
-                f"line (line {at + 1} of the copy), each break written as the escape \\n."))
-            i = j + 1
+        if joined is None:
+            out.unread(i + 1, line)
+            i += 1
             continue
-        col, why = _reason(line)
-        at = len(out_raw)
-        out_raw.append(line)
-        out_entries.append(None)
-        out_bad.append(at)
-        found.append(Damage("cut" if "cut short" in why else "not-json", i + 1, col, (at,),
-                            _unread(i + 1, at + 1, col, why)))
-        i += 1
-    if not final and found and found[-1].kind == "padding" and found[-1].line == n:
+        j, text, value = joined
+        err = _error(line)
+        col = err[1] if err else _column(line, len(line))
+        where = _where(i + 1, len(out.raw) + 1)
+        others = [str(k + 1) for k in range(i + 1, j + 1)]
+        span = f"line {others[0]}" if len(others) == 1 else f"lines {', '.join(others[:-1])} and {others[-1]}"
+        at = out.put(i + 1, text, value)
+        for _ in others:
+            out.put(i + 1, GONE, None)
+        out.found.append(Damage(
+            "joined", i + 1, col, tuple(range(at, at + 1 + len(others))),
+            f"{where}, column {col}: a raw line break inside a string carried this record on over {span}; read "
+            f"as the one record they are",
+            (f"{where} and {span} were one record cut by raw line breaks inside a string; joined into "
+             f"{where.lower()}, each break written as the escape \\n.",
+             *(f"Line {k} is taken into line {i + 1}: it was the rest of that line's record." for k in others))))
+        i = j + 1
+    if not final and out.found and out.found[-1].kind == "padding" and out.found[-1].line == n:
         final = True        # the NUL padding that ended the file unended is gone; the line before it ended
-    return out_raw, out_entries, out_bad, final, found
-
-
-def _mend_pieces(i: int, line: bytes, body: bytes, pieces: list[tuple[int, bytes, Any]], cr: bool,
-                 out_raw: list[bytes], out_bad: list[int], found: list[Damage], put: Any) -> None:
-    """Write the pieces of damaged line ``i`` (one line each) and say what was mended."""
-    nuls = body.count(b"\x00")
-    where = _where(i + 1, len(out_raw) + 1).capitalize()
-    if not pieces:
-        where = f"Line {i + 1}" + ("" if i == len(out_raw) else " of the file")
-        found.append(Damage("padding", i + 1, 1, (),
-                            f"{where} is {nuls} NUL bytes and nothing else (what a crash leaves where the file "
-                            f"was extended but never written)",
-                            f"{where}, {nuls} NUL bytes and nothing else, is removed."))
-        return
-    placed: list[int] = []
-    for _, text, value in pieces:
-        at = put(text + (b"\r" if cr else b""), None if value is _MISSING else value)
-        if value is _MISSING:
-            out_bad.append(at)
-        placed.append(at)
-    whole = sum(1 for _, _, v in pieces if v is not _MISSING)
-    cut = len(pieces) - whole
-    lines = ", ".join(str(p + 1) for p in placed)
-    if nuls:
-        col = _column(body, body.index(b"\x00"))
-        found.append(Damage("nul", i + 1, col, tuple(placed),
-                            f"{where}, column {col}: {nuls} NUL bytes outside its record text; read without them",
-                            f"{where}: {nuls} NUL bytes outside its record text removed; the record text is "
-                            f"unchanged."))
-    if len(pieces) > 1 and cut:
-        start = next(o for o, _, v in pieces if v is not _MISSING)
-        col = _column(body, start)
-        found.append(Damage(
-            "cut-then-glued", i + 1, col, tuple(placed),
-            f"{where}: a record cut short, then {_count(whole, 'whole record')} written right after it from "
-            f"column {col}; the whole one is read, the cut one is not JSON and is kept as it is",
-            f"{where} was a record cut short with {_count(whole, 'whole record')} glued after it at column {col}; "
-            f"split into lines {lines}: the whole record gets a line of its own, the cut one stays as it was."))
-    elif len(pieces) > 1:
-        col = _column(body, pieces[1][0])
-        found.append(Damage(
-            "glued", i + 1, col, tuple(placed),
-            f"{where}: {_count(len(pieces), 'record')} glued on one line (the second starts at column {col}); "
-            f"read as {len(pieces)}",
-            f"{where} was {_count(len(pieces), 'record')} glued on one line; split into lines {lines}."))
-    for (_, text, value), at in zip(pieces, placed):
-        if value is _MISSING:
-            col, why = _reason(text)
-            found.append(Damage("cut" if "cut short" in why else "not-json", i + 1, col, (at,),
-                                _unread(i + 1, at + 1, col, why)))
+    return out.raw, out.entries, out.bad, final, out.found
 
 
 def _count(n: int, word: str) -> str:
     words = {1: "one", 2: "two", 3: "three"}
-    return f"{words.get(n, n)} {word}{'s' if n != 1 else ''}"
+    return f"{words.get(n, n)} {word}{'s' if n != 1 and not word.endswith(('9', 'more')) else ''}"

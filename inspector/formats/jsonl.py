@@ -22,7 +22,7 @@ import orjson
 
 from ..io import _NOT_READ, BOM, InputError, dumps, loads_surrogates
 from .base import Loc
-from .damage import SEPARATORS, Damage, mend
+from .damage import GONE, SEPARATORS, Damage, mend
 
 SCAN_LINES = 64          # sniffing looks at this many non-blank lines at most
 _PADDING = b" \t\r\n\x00"   # white space, and the NULs a crash leaves
@@ -42,8 +42,11 @@ class Lines:
     damage: list[Damage] = field(default_factory=list)   # what was found damaged, mended or not
 
     def to_bytes(self) -> bytes:
-        body = b"\n".join(self.raw)
-        if self.final_newline and self.raw:
+        raw = self.raw
+        if GONE in raw:                 # lines a mended record took in, NUL padding: not written
+            raw = [line for line in raw if line != GONE]
+        body = b"\n".join(raw)
+        if self.final_newline and raw:
             body += b"\n"
         return (BOM if self.bom else b"") + body
 

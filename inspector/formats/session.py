@@ -131,7 +131,8 @@ def repaired_lines(document: Any, notes: Any, source: Any) -> None:
     written = {id(line) for line in document.raw}
     for d in source.damage:
         if d.mended and (not d.lines or any(id(source.raw[k]) in written for k in d.lines)):
-            notes.note("line-repaired", d.written)
+            for sentence in d.written:
+                notes.note("line-repaired", sentence)
 
 
 def origins(items: list[Any], out: list[Any]) -> list[int | None]:
