@@ -4,10 +4,11 @@ mended where only one reading is possible, and reported otherwise.
 The damage agents' files show (github/copilot-cli #2649, #2490, #2012, #2658, #2217, #2927,
 #4098; anthropics/claude-code #50347, #53821):
 
-- a raw line break inside a string: one record over two or more physical lines (#2649). The
-  lines are joined, each break inside a string written as the escape ``\\n`` (``\\r\\n`` as
-  ``\\r\\n`` escaped), when the joined text is one JSON object and every break was inside a
-  string; a line that is a whole object on its own is never taken into a join;
+- a raw line break inside a record, most often inside a string: one record over two or more
+  physical lines (#2649). The lines are joined when together they are one JSON object: a
+  break inside a string is written as the escape ``\\n`` (with a ``\\r`` before it, ``\\r\\n``),
+  a break between tokens (white space to JSON) is left out; a line that is a whole object
+  on its own is never taken into a join;
 - NUL bytes: the padding a crash leaves where the file was extended but never written
   (#2217, #2927). A line of NULs only is removed; NULs around or between records are removed
   when each run lies outside the records (what remains parses, and no record's text
@@ -123,13 +124,15 @@ def _records(data: bytes) -> list[tuple[int, bytes, Any]] | None:
             return None
 
 
-def _cut_then_whole(data: bytes) -> list[tuple[int, bytes, Any]] | None:
+def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, bytes, Any]] | None:
     """A record cut short and whole ones written right after it: the cut text (value
     ``_MISSING``) and the records, or None. The whole record starts at or before the place
     the parser stopped (everything before it is a valid beginning of JSON); its start is the
-    last ``{`` before that place after which the rest is whole records."""
+    last ``{`` before that place after which the rest is whole records, each opening with a
+    key some whole line of the file opens with (``firsts``): an object nested in the cut
+    record, closed right where the cut fell, is no record of the file."""
     err = _error(data)
-    if err is None:
+    if err is None or not firsts:
         return None
     stop = err[2]
     tried = 0
@@ -137,29 +140,56 @@ def _cut_then_whole(data: bytes) -> list[tuple[int, bytes, Any]] | None:
     while at > 0 and tried < CANDIDATES:
         tried += 1
         found = _records(data[at:])
-        if found is not None and all(v for _, _, v in found):      # {} in a cut string is no record
+        if found is not None and all(v and next(iter(v)) in firsts for _, _, v in found):
             return [(0, data[:at], _MISSING)] + [(at + o, b, v) for o, b, v in found]
         at = data.rfind(b"{", 1, at)
     return None
 
 
-def _pieces(line: bytes) -> list[tuple[int, bytes, Any]] | None:
+def _without_nuls(line: bytes) -> list[tuple[int, bytes, Any]] | None:
+    """The records of a line once its NUL bytes are left out, when every run of them lies
+    outside the records' strings (so no record's text changes); None otherwise."""
+    kept, cuts, at = [], [], 0
+    for m in _NULS.finditer(line):
+        kept.append(line[at:m.start()])
+        at = m.end()
+        cuts.append(sum(map(len, kept)))
+    kept.append(line[at:])
+    text = b"".join(kept)
+    found = _records(text.strip(b" \t"))
+    if found is None:
+        return None
+    spans = [(m.start(), m.end()) for m in _STRING.finditer(text)]
+    if any(start < c < end for c in cuts for start, end in spans):
+        return None
+    lead = len(text) - len(text.lstrip(b" \t"))
+    return [(lead + o, b, v) for o, b, v in found]
+
+
+def _pieces(line: bytes, firsts: frozenset[str]) -> list[tuple[int, bytes, Any]] | None:
     """What a line that is not one JSON text holds when NULs, glued records or a cut record
     with a whole one after it are all that is wrong: (byte offset, bytes, value or
     ``_MISSING`` for a cut record) per piece; ``[]`` for NUL padding; None for anything else."""
     if b"\x00" in line:
+        if not line.replace(b"\x00", b"").strip():
+            return []
+        whole = _without_nuls(line)
+        if whole is not None:
+            return whole
         segments = [(m.start(), m.group()) for m in re.finditer(rb"[^\x00]+", line)]
         segments = [(o, s) for o, s in segments if s.strip()]
-        if not segments:
-            return []
     else:
         segments = [(0, line)]
     out: list[tuple[int, bytes, Any]] = []
     for start, seg in segments:
         lead = len(seg) - len(seg.lstrip(b" \t"))
         body = seg.strip(b" \t")
-        found = _records(body) or _cut_then_whole(body)
+        # Between NUL runs a piece is whole records or one cut write; two cut pieces side by
+        # side are one text the NULs fell inside, which no reading can mend.
+        found = _records(body) or (None if len(segments) > 1 else _cut_then_whole(body, firsts))
         if found is None:
+            if out and out[-1][2] is _MISSING:
+                return None
             out.append((start + lead, body, _MISSING))
         else:
             out.extend((start + lead + o, b, v) for o, b, v in found)
@@ -168,9 +198,10 @@ def _pieces(line: bytes) -> list[tuple[int, bytes, Any]] | None:
     return out
 
 
-def _joined(parts: list[bytes]) -> bytes | None:
-    """The physical lines ``parts`` as one line, every break between them written as an
-    escape; None when a break is not inside a string (the lines are not one record's)."""
+def _joined(parts: list[bytes]) -> bytes:
+    """The physical lines ``parts`` as one line: a break inside a string is written as the
+    escape ``\\n`` (a ``\\r`` before it as ``\\r``), a break between the record's tokens,
+    white space to JSON, is left out."""
     text = b"\n".join(parts)
     breaks = []
     at = 0
@@ -185,10 +216,12 @@ def _joined(parts: list[bytes]) -> bytes | None:
     for b in breaks:
         while k < len(spans) and spans[k][1] <= b:
             k += 1
-        if k >= len(spans) or not spans[k][0] < b:
-            return None
-        cr = b > 0 and text[b - 1:b] == b"\r" and spans[k][0] < b - 1
-        out += [text[last:b - 1], b"\\r\\n"] if cr else [text[last:b], b"\\n"]
+        inside = k < len(spans) and spans[k][0] < b
+        cr = b > 0 and text[b - 1:b] == b"\r" and (not inside or spans[k][0] < b - 1)
+        stop = b - 1 if cr else b
+        out.append(text[last:stop])
+        if inside:
+            out.append(b"\\r\\n" if cr else b"\\n")
         last = b + 1
     out.append(text[last:])
     return b"".join(out)
@@ -209,8 +242,6 @@ def _join(raw: list[bytes], i: int, bad: set[int], entries: list[Any]) -> tuple[
             return None                              # a whole record of its own: never taken in
         parts.append(raw[j])
         text = _joined(parts)          # a CRLF file's last \r stays: JSON reads it as white space
-        if text is None:
-            continue
         value = load(text)
         if isinstance(value, Mapping):
             return j, text, value
@@ -357,6 +388,8 @@ def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, sepa
     one before it, or removed, stays in the reading as :data:`GONE`, so every other line keeps
     its number (only glued records split into lines of their own move the lines after them)."""
     badset = set(bad)
+    firsts = frozenset(next(iter(e)) for e in entries if isinstance(e, Mapping) and e
+                       and isinstance(next(iter(e)), str))
     out = _Reader(separators)
     n = len(raw)
     i = 0
@@ -368,7 +401,7 @@ def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, sepa
             continue
         cr = line.endswith(b"\r")
         body = line[:-1] if cr else line
-        pieces = _pieces(body)
+        pieces = _pieces(body, firsts)
         if pieces is not None:
             out.pieces(i + 1, body, pieces, cr)
             i += 1
@@ -389,10 +422,10 @@ def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, sepa
             out.put(i + 1, GONE, None)
         out.found.append(Damage(
             "joined", i + 1, col, tuple(range(at, at + 1 + len(others))),
-            f"{where}, column {col}: a raw line break inside a string carried this record on over {span}; read "
-            f"as the one record they are",
-            (f"{where} and {span} were one record cut by raw line breaks inside a string; joined into "
-             f"{where.lower()}, each break written as the escape \\n.",
+            f"{where}, column {col}: a raw line break carried this record on over {span}; read as the one "
+            f"record they are",
+            (f"{where} and {span} were one record cut by raw line breaks; joined into {where.lower()}, each break "
+             f"inside a string written as the escape \\n, any other left out.",
              *(f"Line {k} is taken into line {i + 1}: it was the rest of that line's record." for k in others))))
         i = j + 1
     if not final and out.found and out.found[-1].kind == "padding" and out.found[-1].line == n:

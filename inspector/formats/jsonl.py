@@ -135,8 +135,13 @@ def sniff_lines(data: bytes, claims: Callable[[Mapping], bool]) -> bool:
 
 
 def dump_line(entry: Any) -> bytes:
-    """A line written the way the agents write theirs: compact JSON, keys in their order."""
-    return dumps(entry)
+    """A line written the way the agents write theirs: compact JSON, keys in their order; a
+    U+2028 or U+2029 in it is written as its escape (the same text), so that no reader that
+    breaks lines there (Node's ``readline``: Gemini CLI, Copilot CLI) cuts the new line."""
+    line = dumps(entry)
+    if SEPARATORS[0] in line or SEPARATORS[1] in line:
+        line = line.replace(SEPARATORS[0], b"\\u2028").replace(SEPARATORS[1], b"\\u2029")
+    return line
 
 
 def describe_line(line: int, key: str | None = None, blocks: tuple[int, ...] | None = None) -> str:
