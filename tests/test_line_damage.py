@@ -287,3 +287,25 @@ def test_a_claude_code_line_without_its_uuid_is_a_fixed_point():
     lines[2] = lines[2].replace(b'"uuid":', b'"uuid_":')       # valid JSON, no damage of a line
     once = run(file_of(lines), "session.jsonl").data
     assert run(once, "session.jsonl").data == once
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=st.sampled_from(CASES), where=st.floats(0, 1), nuls=st.integers(1, 2000),
+       kind=st.sampled_from(("glue", "nul-before", "nul-after", "padding")))
+def test_damage_between_whole_records_leaves_what_the_undamaged_file_gives(case, where, nuls, kind):
+    """Records glued, NULs before or after a record, NUL padding at the end: nothing of any
+    record is lost, so the copy is the one the undamaged file gives, whichever line it hit."""
+    sample, _, name = case
+    lines = lines_of(sample)
+    k = min(int(where * (len(lines) - 1)), len(lines) - 2)
+    if kind == "glue":
+        damaged = file_of(lines[:k] + [lines[k] + lines[k + 1]] + lines[k + 2:])
+    elif kind == "nul-before":
+        damaged = file_of(lines[:k] + [b"\x00" * nuls + lines[k]] + lines[k + 1:])
+    elif kind == "nul-after":
+        damaged = file_of(lines[:k] + [lines[k] + b"\x00" * nuls] + lines[k + 1:])
+    else:
+        damaged = file_of(lines) + b"\x00" * nuls
+    outcome = run(damaged, name)
+    assert outcome.data == run(file_of(lines), name).data
+    assert [e for e in outcome.events if e.kind == "line-repaired"]

@@ -122,17 +122,15 @@ def skipped_lines(im: Imported, document: Lines, why: str = "a resume skips it")
 
 
 def repaired_lines(document: Any, notes: Any, source: Any) -> None:
-    """One export event per damaged line of ``source`` (the document read) that the copy
-    writes mended: the copy holds that line's mended bytes (a line the export removed or
-    rewrote has its own event)."""
+    """One export event per line of ``source`` (the file read) whose damage the copy mends:
+    the copy is written from the mended reading, whatever else the export does to the line
+    (its own events say that)."""
     if not isinstance(document, Lines) or not isinstance(source, Lines) or not source.damage \
             or document.format != source.format:
         return
-    written = {id(line) for line in document.raw}
     for d in source.damage:
-        if d.mended and (not d.lines or any(id(source.raw[k]) in written for k in d.lines)):
-            for sentence in d.written:
-                notes.note("line-repaired", sentence)
+        for sentence in d.written:
+            notes.note("line-repaired", sentence)
 
 
 def origins(items: list[Any], out: list[Any]) -> list[int | None]:
