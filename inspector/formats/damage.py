@@ -370,7 +370,7 @@ class _Reader:
             self.found.append(Damage(
                 "glued", physical, col, tuple(placed),
                 f"{where}: {_count(whole, 'record')} glued on one line (the second from column {col}); read as "
-                f"{whole}, as lines {lines}: from here on a line read is numbered {_count(whole - 1, 'more')} than "
+                f"{_word(whole)}, lines {lines}: from here on a line read is numbered {_count(whole - 1, 'more')} than "
                 f"in the file",
                 (f"{where} was {_count(whole, 'record')} glued on one line; split, one line each (lines {lines} of "
                  f"the copy).",)))
@@ -433,6 +433,9 @@ def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, sepa
     return out.raw, out.entries, out.bad, final, out.found
 
 
+def _word(n: int) -> str:
+    return {1: "one", 2: "two", 3: "three"}.get(n, str(n))
+
+
 def _count(n: int, word: str) -> str:
-    words = {1: "one", 2: "two", 3: "three"}
-    return f"{words.get(n, n)} {word}{'s' if n != 1 and not word.endswith(('9', 'more')) else ''}"
+    return f"{_word(n)} {word}{'s' if n != 1 and not word.endswith(('9', 'more')) else ''}"
