@@ -11,7 +11,8 @@ turns are about 100,000 lines), then prints, best of ``--repeat``:
   raw line break inside a string, glued to the next line, prefixed with NUL bytes), every one
   of them mended;
 
-and the ratios to "before". A clean file never takes the damage path, so "after" must stay
+and the ratios to "before" (best of the interleaved runs, each with the collector paused as
+the pipeline's parse runs). A clean file never takes the damage path, so "after" must stay
 within noise of "before".
 
     python bench/line_damage.py                  # 20,000 turns, about 100,000 lines
@@ -29,7 +30,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.sessions import best, build  # noqa: E402
+from bench.sessions import build  # noqa: E402
+from inspector.engine import gc_paused  # noqa: E402
 from inspector.formats.jsonl import split  # noqa: E402
 from inspector.io import _NOT_READ, BOM, loads_surrogates  # noqa: E402
 
@@ -96,10 +98,20 @@ def main() -> None:
     lines = clean.count(b"\n")
     print(f"session: {lines:,} lines, {len(clean) / 1e6:.1f} MB; damaged copy: {args.damaged} lines damaged")
 
-    before = best(lambda: split_before(clean), args.repeat)
-    after = best(lambda: split(clean, "claude-code", "s.jsonl"), args.repeat)
-    scan = best(lambda: split(clean, "gemini-cli-log", "s.jsonl", separators=True), args.repeat)
-    mended = best(lambda: split(broken, "claude-code", "s.jsonl"), args.repeat)
+    runs = {
+        "before": lambda: split_before(clean),
+        "after": lambda: split(clean, "claude-code", "s.jsonl"),
+        "scan": lambda: split(clean, "gemini-cli-log", "s.jsonl", separators=True),
+        "mended": lambda: split(broken, "claude-code", "s.jsonl"),
+    }
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(args.repeat):           # interleaved, so a busy machine weighs on each alike
+        for key, fn in runs.items():
+            with gc_paused():              # as the pipeline parses: no collection over the new objects
+                start = time.perf_counter()
+                fn()
+                times[key].append(time.perf_counter() - start)
+    before, after, scan, mended = (min(times[k]) for k in runs)
     doc = split(broken, "claude-code", "s.jsonl")
     assert not doc.bad and sum(d.mended for d in doc.damage) == args.damaged, (len(doc.bad), len(doc.damage))
     assert split(clean, "claude-code", "s.jsonl").to_bytes() == clean

@@ -309,3 +309,13 @@ def test_damage_between_whole_records_leaves_what_the_undamaged_file_gives(case,
     outcome = run(damaged, name)
     assert outcome.data == run(file_of(lines), name).data
     assert [e for e in outcome.events if e.kind == "line-repaired"]
+
+
+def test_a_one_message_a_line_history_whose_first_line_is_glued_is_still_read_as_lines():
+    """Sniffing reads glued records and NUL-padded ones too: a damaged first line does not
+    turn a JSON Lines history into "not JSON"."""
+    user, call = b'{"role":"user","content":"hi"}', b'{"role":"assistant","content":"ok"}'
+    damaged = b"\x00\x00" + user + call + b"\n"
+    outcome = run(damaged, "history.jsonl")
+    assert outcome.data == user + b"\n" + call + b"\n"
+    assert "Line 1, column 1: two NUL bytes outside its record text" in said(outcome)

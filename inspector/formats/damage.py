@@ -166,6 +166,13 @@ def _without_nuls(line: bytes) -> list[tuple[int, bytes, Any]] | None:
     return [(lead + o, b, v) for o, b, v in found]
 
 
+def records_of(line: bytes) -> list[Any]:
+    """The whole records a line that is not one JSON text holds when only glued records or
+    NUL bytes outside them are wrong with it (for sniffing a file's first lines)."""
+    found = _without_nuls(line) if b"\x00" in line else _records(line.strip(b" \t\r"))
+    return [v for _, _, v in found or ()]
+
+
 def _pieces(line: bytes, firsts: frozenset[str]) -> list[tuple[int, bytes, Any]] | None:
     """What a line that is not one JSON text holds when NULs, glued records or a cut record
     with a whole one after it are all that is wrong: (byte offset, bytes, value or

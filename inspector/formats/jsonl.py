@@ -22,7 +22,7 @@ import orjson
 
 from ..io import _NOT_READ, BOM, InputError, dumps, loads_surrogates
 from .base import Loc
-from .damage import GONE, SEPARATORS, Damage, mend
+from .damage import GONE, SEPARATORS, Damage, mend, records_of
 
 SCAN_LINES = 64          # sniffing looks at this many non-blank lines at most
 _PADDING = b" \t\r\n\x00"   # white space, and the NULs a crash leaves
@@ -119,7 +119,9 @@ def first_objects(data: bytes, limit: int = SCAN_LINES) -> list[Mapping]:
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
-            broken = True
+            glued = records_of(line)          # records glued, or NULs around them (damage.py)
+            found.extend(glued)
+            broken = not glued
             continue
         if isinstance(value, Mapping):
             found.append(value)
