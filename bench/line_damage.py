@@ -9,7 +9,8 @@ turns are about 100,000 lines), then prints, best of ``--repeat``:
   with and without the U+2028 scan a store like Gemini CLI's asks for;
 - damaged: ``split`` on the same file with ``--damaged`` lines damaged (a third each cut by a
   raw line break inside a string, glued to the next line, prefixed with NUL bytes), every one
-  of them mended;
+  of them mended; and the clean file followed by 5,000 records cut short in a row (none can
+  be mended: each is tried once and reported);
 
 and the ratios to "before" (best of the interleaved runs, each with the collector paused as
 the pipeline's parse runs). A clean file never takes the damage path, so "after" must stay
@@ -98,11 +99,14 @@ def main() -> None:
     lines = clean.count(b"\n")
     print(f"session: {lines:,} lines, {len(clean) / 1e6:.1f} MB; damaged copy: {args.damaged} lines damaged")
 
+    cut = b'{"type":"user","message":{"role":"user","content":"cut short'
+    cuts = clean + b"\n".join(cut + b" %d" % n for n in range(5000)) + b"\n"
     runs = {
         "before": lambda: split_before(clean),
         "after": lambda: split(clean, "claude-code", "s.jsonl"),
         "scan": lambda: split(clean, "gemini-cli-log", "s.jsonl", separators=True),
         "mended": lambda: split(broken, "claude-code", "s.jsonl"),
+        "cuts": lambda: split(cuts, "claude-code", "s.jsonl"),
     }
     times: dict[str, list[float]] = {k: [] for k in runs}
     for _ in range(args.repeat):           # interleaved, so a busy machine weighs on each alike
@@ -111,7 +115,7 @@ def main() -> None:
                 start = time.perf_counter()
                 fn()
                 times[key].append(time.perf_counter() - start)
-    before, after, scan, mended = (min(times[k]) for k in runs)
+    before, after, scan, mended, many = (min(times[k]) for k in runs)
     doc = split(broken, "claude-code", "s.jsonl")
     assert not doc.bad and sum(d.mended for d in doc.damage) == args.damaged, (len(doc.bad), len(doc.damage))
     assert split(clean, "claude-code", "s.jsonl").to_bytes() == clean
@@ -120,6 +124,7 @@ def main() -> None:
     print(f"after, clean:                    {after * 1000:8.1f} ms   {after / before:5.2f}x")
     print(f"after, clean, U+2028 scan:       {scan * 1000:8.1f} ms   {scan / before:5.2f}x")
     print(f"after, {args.damaged} damaged lines mended: {mended * 1000:8.1f} ms   {mended / before:5.2f}x")
+    print(f"after, 5,000 cut lines in a row added: {many * 1000:8.1f} ms   {many / before:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -319,3 +319,17 @@ def test_a_one_message_a_line_history_whose_first_line_is_glued_is_still_read_as
     outcome = run(damaged, "history.jsonl")
     assert outcome.data == user + b"\n" + call + b"\n"
     assert "Line 1, column 1: two NUL bytes outside its record text" in said(outcome)
+
+
+def test_a_tool_output_of_hundreds_of_raw_lines_is_one_record_again():
+    """copilot-cli #2649's writer put a fetched page's line breaks raw into the record: a
+    record may span hundreds of lines, and a line of it may even be a JSON value of its own."""
+    lines = lines_of(CODEX)
+    page = [b"line %d of the page" % n for n in range(400)] + [b"42", b"[1, 2]"]
+    record = (b'{"timestamp":"2025-10-12T09:14:07.500Z","type":"event_msg","payload":{"type":"agent_message",'
+              b'"message":"')
+    damaged = file_of(lines[:7] + [record + page[0]] + page[1:-1] + [page[-1] + b'"}}'] + lines[7:])
+    meant = file_of(lines[:7] + [record + b"\\n".join(page) + b'"}}'] + lines[7:])
+    outcome = run(damaged, CASES[1][2])
+    assert outcome.data == run(meant, CASES[1][2]).data
+    assert f"Line {8 + len(page) - 1} is taken into line 8" in said(outcome, ("line-repaired",))

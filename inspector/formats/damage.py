@@ -40,12 +40,13 @@ import orjson
 
 from ..io import _NOT_READ, loads_surrogates
 
-JOIN_LIMIT = 64          # physical lines one record may span before a join is given up
+JOIN_LIMIT = 100_000     # physical lines one record may span before a join is given up
 CANDIDATES = 64          # starts of a glued whole record tried after a cut one
 SEPARATORS = (b"\xe2\x80\xa8", b"\xe2\x80\xa9")      # U+2028, U+2029 in UTF-8
 
 _NULS = re.compile(rb"\x00+")
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_TOKENS = re.compile(rb'\\.|["{}\[\]]', re.S)
 _MISSING = object()
 
 
@@ -234,24 +235,45 @@ def _joined(parts: list[bytes]) -> bytes:
     return b"".join(out)
 
 
+def _scan(part: bytes, inside: bool, depth: int) -> tuple[bool, int]:
+    """Whether a record's text is inside a string after ``part``, and how deep in its
+    objects and arrays, given where it was before (one pass, at C speed but for the tokens)."""
+    for m in _TOKENS.finditer(part):
+        token = m.group()
+        if token == b'"':
+            inside = not inside
+        elif not inside and len(token) == 1:
+            depth += 1 if token in b"{[" else -1
+    return inside, depth
+
+
 def _join(raw: list[bytes], i: int, bad: set[int], entries: list[Any]) -> tuple[int, bytes, Any] | None:
-    """Lines ``i``..``j`` as the one record they are when a raw line break inside a string
-    cut it: (j, the joined line, its value), or None."""
+    """Lines ``i``..``j`` as the one record they are when raw line breaks cut it: (j, the
+    joined line, its value), or None. The lines are followed, one pass over each, until the
+    record's text closes; only then is the join parsed."""
     first = raw[i]
     if not first.lstrip(b" \t").startswith(b"{") or b"\x00" in first:
         return None
-    err = _error(first)
-    if err is None or not ("end of data" in err[0] or first.endswith(b"\r")):
-        return None
-    parts = [first]
+    inside, depth = _scan(first, False, 0)
+    if not inside and depth <= 0:
+        return None                                  # closed on its own line: not cut by a break
     for j in range(i + 1, min(len(raw), i + JOIN_LIMIT)):
         if j not in bad and isinstance(entries[j], Mapping):
             return None                              # a whole record of its own: never taken in
-        parts.append(raw[j])
-        text = _joined(parts)          # a CRLF file's last \r stays: JSON reads it as white space
+        inside, depth = _scan(raw[j], inside, depth)
+        if inside or depth > 0:
+            n = j - i
+            if n <= 8 or not n & (n - 1):            # now and then (O(n) in all): still a beginning of JSON?
+                text = _joined(raw[i:j + 1])
+                err = _error(text)
+                if err is not None and "end of data" not in err[0] and err[2] < len(text.rstrip(b"\r")) - 1:
+                    return None
+            continue
+        if depth < 0:
+            return None
+        text = _joined(raw[i:j + 1])     # a CRLF file's last \r stays: JSON reads it as white space
         value = load(text)
-        if isinstance(value, Mapping):
-            return j, text, value
+        return (j, text, value) if isinstance(value, Mapping) else None
     return None
 
 
