@@ -333,3 +333,65 @@ def test_a_tool_output_of_hundreds_of_raw_lines_is_one_record_again():
     outcome = run(damaged, CASES[1][2])
     assert outcome.data == run(meant, CASES[1][2]).data
     assert f"Line {8 + len(page) - 1} is taken into line 8" in said(outcome, ("line-repaired",))
+
+
+# -- Copilot CLI's events.jsonl, at the reader ---------------------------------------------
+# Its store comes with issue 33's Copilot item; the reader it uses is this one, asked to treat
+# U+2028/U+2029 as damage (its loader fails on them: github/copilot-cli #2012, #2658). Events
+# are shaped as the issue quotes them: {type, data, id, timestamp, parentId}.
+
+def copilot_events() -> list[bytes]:
+    events = [
+        {"type": "session.start", "data": {"sessionId": "5fecb21a"}, "id": "e1", "timestamp": "t1", "parentId": None},
+        {"type": "user.message", "data": {"content": "list the files"}, "id": "e2", "timestamp": "t2",
+         "parentId": "e1"},
+        {"type": "assistant.message", "data": {"content": "", "toolRequests": [
+            {"toolCallId": "call_1", "name": "bash", "arguments": {"command": "ls"}}]}, "id": "e3",
+         "timestamp": "t3", "parentId": "e2"},
+        {"type": "tool.execution_complete", "data": {"toolCallId": "call_1", "success": True,
+                                                     "result": {"content": "a.txt b.txt c.txt"}},
+         "id": "e4", "timestamp": "t4", "parentId": "e3"},
+        {"type": "assistant.message", "data": {"content": "Three files."}, "id": "e5", "timestamp": "t5",
+         "parentId": "e4"},
+    ]
+    return [orjson.dumps(e) for e in events]
+
+
+def copilot_read(data: bytes):
+    from inspector.formats.jsonl import split
+    return split(data, "copilot-cli", "events.jsonl", separators=True)
+
+
+@pytest.mark.parametrize("kind", ["newline", "separator", "nul", "padding", "glued", "cut-then-glued", "cut"])
+def test_a_copilot_events_file_with_each_damage_is_read_as_copilot_would_after_the_repair(kind):
+    lines = copilot_events()
+    result = lines[3]
+    k = result.index(b"b.txt")
+    expect = list(lines)
+    if kind == "newline":                       # #2649: raw line breaks in result.content
+        damaged = lines[:3] + [result[:k], result[k:]] + lines[4:]
+        expect[3] = result[:k] + b"\\n" + result[k:]
+    elif kind == "separator":                   # #2012: a raw U+2028 in the text
+        damaged = lines[:3] + [result[:k] + "\u2028".encode() + result[k:]] + lines[4:]
+        expect[3] = result[:k] + b"\\u2028" + result[k:]
+    elif kind == "nul":                         # NULs, then the next write
+        damaged = lines[:3] + [b"\x00" * 40 + result] + lines[4:]
+    elif kind == "padding":                     # #2217: trailing NULs after the last line
+        damaged = lines + [b"\x00" * 1728]
+    elif kind == "glued":
+        damaged = lines[:3] + [result + lines[4]]
+    elif kind == "cut-then-glued":              # #4098: a cut event, then the whole one
+        damaged = lines[:3] + [result[:k] + result] + lines[4:]
+        expect = lines[:3] + [result[:k], result] + lines[4:]
+    else:                                       # a crash mid-write: kept and reported
+        damaged = lines[:3] + [result[:k]] + lines[4:]
+        expect = damaged
+    data = b"\n".join(damaged) + (b"" if kind == "padding" else b"\n")
+    doc = copilot_read(data)
+    assert doc.to_bytes() == b"\n".join(expect) + b"\n"
+    assert doc.damage and all(d.line >= 1 and d.column >= 1 for d in doc.damage)
+    if kind == "cut":
+        assert doc.bad == [3] and not any(d.mended for d in doc.damage)
+    else:
+        assert not doc.bad and all(d.mended for d in doc.damage)
+    assert copilot_read(doc.to_bytes()).to_bytes() == doc.to_bytes()      # read again: nothing left to mend
