@@ -25,8 +25,12 @@ The damage agents' files show (github/copilot-cli #2649, #2490, #2012, #2658, #2
   character is then written as its escape, which reads back as the same text.
 
 Only the damaged lines change; every other byte of the file is kept. A mended line's bytes
-are the ones the repaired copy holds, so the line numbers the rest of the reading gives are
-those of the copy: each mend says where it was in the file read.
+are the ones the repaired copy holds. A line taken into the one before it, or removed as
+padding, stays in the reading as :data:`GONE` (never written), so every line keeps the
+number it has in the file; only glued records, once split, move the lines after them, and
+that note says so. Each place found is a :class:`Damage` on ``Lines.damage``: the import
+notes it (``line-mended``, or ``entry-skipped`` with the column and the reason) and the copy
+names each line of the file it changes (``line-repaired``), in ``formats/session.py``.
 """
 
 from __future__ import annotations
