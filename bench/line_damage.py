@@ -12,8 +12,8 @@ turns are about 100,000 lines), then prints, best of ``--repeat``:
   of them mended; and the clean file followed by 5,000 records cut short in a row (none can
   be mended: each is tried once and reported);
 
-and the ratios to "before" (best of the interleaved runs, each with the collector paused as
-the pipeline's parse runs). A clean file never takes the damage path, so "after" must stay
+and the ratios to "before" (best of the interleaved runs, in CPU time, so that other work on a
+shared machine weighs less; each with the collector paused as the pipeline's parse runs). A clean file never takes the damage path, so "after" must stay
 within noise of "before".
 
     python bench/line_damage.py                  # 20,000 turns, about 100,000 lines
@@ -112,9 +112,9 @@ def main() -> None:
     for _ in range(args.repeat):           # interleaved, so a busy machine weighs on each alike
         for key, fn in runs.items():
             with gc_paused():              # as the pipeline parses: no collection over the new objects
-                start = time.perf_counter()
+                start = time.process_time()
                 fn()
-                times[key].append(time.perf_counter() - start)
+                times[key].append(time.process_time() - start)
     before, after, scan, mended, many = (min(times[k]) for k in runs)
     doc = split(broken, "claude-code", "s.jsonl")
     assert not doc.bad and sum(d.mended for d in doc.damage) == args.damaged, (len(doc.bad), len(doc.damage))
