@@ -29,8 +29,9 @@ from .files import (
     claims, is_session_file, may_hold_sessions, session_files, shadowed, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
 from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
+from .jsonl import GONE
 from .registry import REGISTRY, get, unknown
-from .session import end_last_line
+from .session import end_last_line, repaired_lines
 from .store.side import LocalFiles, reading_through
 from .store.sqlite import whole_database
 
@@ -38,7 +39,7 @@ FORMATS: tuple[str, ...] = tuple(REGISTRY)
 REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (default) | strip
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
-__all__ = ["LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
+__all__ = ["GONE", "LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
@@ -96,6 +97,7 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
             out.document = thoughts.strip(REGISTRY[target], out.document, out)
         if REGISTRY[target].provider in surrogates.REFUSED_BY:
             out.document = surrogates.replace(out.document, out, imported)
+        repaired_lines(out.document, out, imported.document)
         out.document = end_last_line(out.document, out, imported.document)
     return out
 

@@ -105,7 +105,9 @@ def sniff(data: bytes, name: str = "<input>") -> bool:
 
 
 def parse(data: bytes, name: str = "<input>") -> Lines:
-    return split(data, NAME, name)
+    # The CLI reads its log with Node's readline (loadConversationRecord at 5411f113), which also
+    # breaks lines at U+2028/U+2029, and JSON.stringify writes them raw: such a record is lost.
+    return split(data, NAME, name, separators=True)
 
 
 def read(doc: Lines) -> Log:

@@ -5,6 +5,11 @@ A session exporter changes only the lines an event touches; every other line goe
 as the exact bytes it came in as (line ending included), in the same order. A line that is
 not JSON (a write cut short by a crash) is kept as it is and parses to ``None``; the agent's
 own loader skips such a line, and so does the importer.
+
+A file with such lines is read again for damage (``damage.py``): a record cut by raw line
+breaks, NUL padding, records glued on one line are mended where only one reading is
+possible, each found place kept on ``Lines.damage`` with its line and column. A clean file
+never takes that path: it costs nothing.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import orjson
 
 from ..io import _NOT_READ, BOM, InputError, dumps, loads_surrogates
 from .base import Loc
+from .damage import GONE, SEPARATORS, Damage, mend, records_of
 
 SCAN_LINES = 64          # sniffing looks at this many non-blank lines at most
+_PADDING = b" \t\r\n\x00"   # white space, and the NULs a crash leaves
 
 
 @dataclass(slots=True, eq=False)
@@ -32,10 +39,14 @@ class Lines:
     final_newline: bool = True
     bom: bool = False
     bad: list[int] = field(default_factory=list)      # lines that are not JSON
+    damage: list[Damage] = field(default_factory=list)   # what was found damaged, mended or not
 
     def to_bytes(self) -> bytes:
-        body = b"\n".join(self.raw)
-        if self.final_newline and self.raw:
+        raw = self.raw
+        if GONE in raw:                 # lines a mended record took in, NUL padding: not written
+            raw = [line for line in raw if line != GONE]
+        body = b"\n".join(raw)
+        if self.final_newline and raw:
             body += b"\n"
         return (BOM if self.bom else b"") + body
 
@@ -48,7 +59,9 @@ class Lines:
         return len(self.raw)
 
 
-def split(data: bytes, fmt: str, name: str) -> Lines:
+def split(data: bytes, fmt: str, name: str, separators: bool = False) -> Lines:
+    """The file as lines. ``separators``: the agent's own reader breaks lines at U+2028 and
+    U+2029 too (Node's ``readline``), so a raw one inside a string is damage to mend."""
     bom = data.startswith(BOM)
     if bom:
         data = data[len(BOM):]
@@ -73,9 +86,12 @@ def split(data: bytes, fmt: str, name: str) -> Lines:
                 bad.append(i)
             else:
                 entries.append(entry)
+    damage: list[Damage] = []
+    if bad or (separators and (SEPARATORS[0] in data or SEPARATORS[1] in data)):
+        raw, entries, bad, final, damage = mend(raw, entries, bad, final, separators)
     if bad and not any(isinstance(e, Mapping) for e in entries):
         raise InputError(name, f"{fmt}: no JSON object on any line; expected a session file (JSON Lines)")
-    return Lines(fmt, raw, entries, final, bom, bad)
+    return Lines(fmt, raw, entries, final, bom, bad, damage)
 
 
 def first_objects(data: bytes, limit: int = SCAN_LINES) -> list[Mapping]:
@@ -85,19 +101,27 @@ def first_objects(data: bytes, limit: int = SCAN_LINES) -> list[Mapping]:
     found: list[Mapping] = []
     start = 0
     seen = 0
+    broken = False          # a line that was not JSON came before: the next may be its continuation
     while seen < limit and start < len(data):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
         line = data[start:end]
         start = end + 1
-        if not line.strip():
+        if not line.strip(_PADDING):
             continue
         seen += 1
-        if not line.lstrip().startswith(b"{"):
-            return found if found else []
+        if not line.lstrip(_PADDING).startswith(b"{"):
+            if found:
+                return found
+            if broken:          # the rest of a record cut by a raw line break
+                continue
+            return []
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
+            glued = records_of(line)          # records glued, or NULs around them (damage.py)
+            found.extend(glued)
+            broken = not glued
             continue
         if isinstance(value, Mapping):
             found.append(value)
@@ -113,8 +137,13 @@ def sniff_lines(data: bytes, claims: Callable[[Mapping], bool]) -> bool:
 
 
 def dump_line(entry: Any) -> bytes:
-    """A line written the way the agents write theirs: compact JSON, keys in their order."""
-    return dumps(entry)
+    """A line written the way the agents write theirs: compact JSON, keys in their order; a
+    U+2028 or U+2029 in it is written as its escape (the same text), so that no reader that
+    breaks lines there (Node's ``readline``: Gemini CLI, Copilot CLI) cuts the new line."""
+    line = dumps(entry)
+    if SEPARATORS[0] in line or SEPARATORS[1] in line:
+        line = line.replace(SEPARATORS[0], b"\\u2028").replace(SEPARATORS[1], b"\\u2029")
+    return line
 
 
 def describe_line(line: int, key: str | None = None, blocks: tuple[int, ...] | None = None) -> str:
@@ -149,12 +178,13 @@ class LineFormat:
     name: str
     claims: Callable[[Mapping], bool]
     reason: str
+    separators: bool = False        # the agent's reader breaks lines at U+2028/U+2029 (see split)
 
     def sniff(self, data: bytes, name: str = "<input>") -> bool:
         return sniff_lines(data, self.claims)
 
     def parse(self, data: bytes, name: str = "<input>", **options: Any) -> Lines:
-        return split(data, self.name, name)
+        return split(data, self.name, name, self.separators)
 
     def dump(self, document: Lines, compact: bool = False) -> bytes:
         return document.to_bytes()

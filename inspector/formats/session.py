@@ -29,6 +29,12 @@ EMITS = declare(
          "A new line or row holds a synthesized result, placed after its call's turn.", "change"),
     Kind("entry-rewritten", EXPORT_CLAUSE, False, "entry rewritten",
          "A line or record keeps the rest of its content after some of it was dropped.", "change"),
+    Kind("line-mended", IMPORT_CLAUSE, False, "damaged line read",
+         "A line damaged in writing (a record cut by a raw line break, NUL bytes, records glued on one line, a "
+         "line separator the agent's reader breaks at) is read as the record or records it holds.", "note"),
+    Kind("line-repaired", EXPORT_CLAUSE, False, "damaged line repaired",
+         "The copy writes a damaged line whole: a record's lines joined, glued records split, NUL bytes removed, "
+         "a line separator escaped; only that line's bytes change.", "change"),
     Kind("line-ended", EXPORT_CLAUSE, False, "line ended",
          "The file's last line had no line break (a write cut short); the copy ends it, so the agent's next "
          "line is not glued to it.", "change"),
@@ -102,9 +108,29 @@ def is_empty_store(im: Imported) -> bool:
 
 
 def skipped_lines(im: Imported, document: Lines, why: str = "a resume skips it") -> None:
-    """One import note per line that is not JSON (the agent's loader skips it too)."""
+    """One import note per damaged line read as its records (``line-mended``), and per line
+    that is not JSON, saying where and why (the agent's loader skips it too)."""
+    told: dict[int, str] = {}
+    for d in document.damage:
+        if d.mended:
+            im.note(None, "line-mended", d.read + ".")
+        elif d.lines:
+            told.setdefault(d.lines[0], d.read)
     for i in document.bad:
-        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON; {why}, and it is kept as it is.")
+        detail = f" ({told[i]})" if i in told else ""
+        im.note(None, "entry-skipped", f"Line {i + 1} is not JSON{detail}; {why}, and it is kept as it is.")
+
+
+def repaired_lines(document: Any, notes: Any, source: Any) -> None:
+    """One export event per line of ``source`` (the file read) whose damage the copy mends:
+    the copy is written from the mended reading, whatever else the export does to the line
+    (its own events say that)."""
+    if not isinstance(document, Lines) or not isinstance(source, Lines) or not source.damage \
+            or document.format != source.format:
+        return
+    for d in source.damage:
+        for sentence in d.written:
+            notes.note("line-repaired", sentence)
 
 
 def origins(items: list[Any], out: list[Any]) -> list[int | None]:

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ..formats import GONE
 from ..io import BOM, MAX_ENTRY_DEPTH, MAX_WRITE_DEPTH, dumps, nesting
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()  # a field that is not there
@@ -79,8 +80,9 @@ class Native:
         """The document's bytes: a session file's untouched lines byte for byte; a JSON
         document through ``dump`` (the format's writer, the one ``inspector normalize`` uses)."""
         if self.shape == "lines":
-            body = b"\n".join(self.line(k) for k in range(len(self.items)))
-            if self.final_newline and self.items:
+            lines = [line for line in map(self.line, range(len(self.items))) if line != GONE]   # mended away
+            body = b"\n".join(lines)
+            if self.final_newline and lines:
                 body += b"\n"
             return (BOM if self.bom else b"") + body
         document = self.document()

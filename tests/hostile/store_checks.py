@@ -28,7 +28,7 @@ from inspector.pipeline import run_file
 from .harness import RUNS, assert_clean_failure, cli_run
 
 BOUND = 30                 # seconds any one command may take on a case (they take well under one)
-REMOVALS = ("entry-removed", "entry-rewritten", "entry-relinked", "entry-moved")
+REMOVALS = ("entry-removed", "entry-rewritten", "entry-relinked", "entry-moved", "line-repaired")
 
 
 class Hang(BaseException):

@@ -73,7 +73,8 @@ def claims(entry: Mapping) -> bool:
             and "id" in entry and "parentId" in entry and "timestamp" in entry)
 
 
-HOOKS = LineFormat(NAME, claims, "JSON Lines of {type, data, id, timestamp, parentId} events (a Copilot CLI session)")
+HOOKS = LineFormat(NAME, claims, "JSON Lines of {type, data, id, timestamp, parentId} events (a Copilot CLI session)",
+                   separators=True)   # its reader breaks lines at U+2028/U+2029 too (github/copilot-cli #2012)
 sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
 
 
