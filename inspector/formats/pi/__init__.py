@@ -1,0 +1,149 @@
+"""pi v3 sessions: pi's ``~/.pi/agent/sessions/--<cwd>--/<time>_<uuid>.jsonl``, oh-my-pi's
+``~/.omp/agent/sessions/``, OpenClaw's ``~/.openclaw/agents/<agent>/sessions/<id>.jsonl``
+(``~/.clawdbot/agents`` before the rename) and, since OpenClaw 2026.9.2, the same records as
+rows of ``transcript_events`` in ``~/.openclaw/agents/<agent>/agent/openclaw-agent.sqlite``
+(:mod:`.sqlite`).
+
+Read from badlogic/pi-mono at 83378aad7e74a0e2bb8f37c007a9685fb4609d8a (pi 0.58.3): the tree and
+the walk (:mod:`.tree`), what a resume sends and what pi repairs on the way (:mod:`.importer`),
+a repair as a new branch appended (:mod:`.branch`). OpenClaw and oh-my-pi run pi's agent and
+session code; they write the same file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...engine import EXPORT_CLAUSE, Kind, Result, declare
+from .. import anthropic, identity, message_rows, session
+from ..base import Exported, Imported
+from ..format import Agent, Format, OnResume, SESSION, SelfRepair
+from ..jsonl import LineFormat, LineLoc, Lines
+from . import branch, importer, tree
+
+NAME = "pi-session"
+EMITS = declare(
+    Kind("entry-branched", EXPORT_CLAUSE, False, "branched",
+         "The repaired history is a new branch of the session tree, as pi writes one: the path up to the first "
+         "change is kept, the rest appended again under new ids; the old branch stays in the file, unsent.",
+         "note"),
+    Kind("entry-copied", EXPORT_CLAUSE, False, "entry copied",
+         "An entry of the path is appended again on the repaired branch with a new id and parent; its message "
+         "is the same text.", "change"),
+)
+
+SOURCE = "badlogic/pi-mono packages/ai/src/providers/transform-messages.ts (83378aad), transformMessages"
+SELF_REPAIRS = (
+    SelfRepair("call-answered-on-resume", "0.25.0", "answers a call left without a result with the error "
+               "result \"No result provided\"", "sent the call without a result (the provider refuses it)",
+               SOURCE + "; since fb1fdb60 (0.25.0)", rule="call-without-output", lossless=False),
+    SelfRepair("entry-not-sent", "0.49.2", "leaves out an assistant message that ended in an error or abort",
+               "sent it (and its calls) again", SOURCE + "; since 2d27a2c7 (0.49.2)"),
+)
+
+
+def claims(entry: Mapping) -> bool:
+    kind = entry.get("type")
+    if kind == "session":
+        return isinstance(entry.get("id"), str) and "cwd" in entry and "timestamp" in entry
+    return kind in ("message", "compaction", "model_change") and "parentId" in entry and "id" in entry \
+        and (kind != "message" or isinstance(entry.get("message"), Mapping))
+
+
+HOOKS = LineFormat(NAME, claims, "JSON Lines of pi session entries (a session header, then id/parentId entries)")
+sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evidence
+
+
+def _line(i: int, key: str | None, parts: tuple[int, ...] | None, lines: tuple[int, ...] | None) -> LineLoc:
+    if lines:
+        return LineLoc(lines[0], None, None, lines)
+    return LineLoc(i, key, parts) if key else LineLoc(i)
+
+
+def import_(document: Any, name: str = "<input>") -> Imported:
+    document = session.open_store(document, name, NAME, parse, Lines, "a pi session file (JSON Lines)")
+    im = importer.read(NAME, document, document.raw, document.entries, name, _line)
+    session.skipped_lines(im, document, "pi skips it too")
+    return im
+
+
+def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
+    doc: Lines = im.document
+    texts = [r.decode("utf-8", "surrogatepass") if isinstance(r, bytes) else str(r) for r in doc.raw]
+    added = branch.plan(im, result, notes, texts, "line")
+    if not added.texts:
+        return doc
+    doc = session.end_last_line(doc, notes)
+    raw = [*doc.raw, *(t.encode("utf-8", "surrogatepass") for t in added.texts)]
+    return Lines(NAME, raw, [*doc.entries, *added.entries], True, doc.bom, list(doc.bad))
+
+
+def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
+    """A new pi session holding the repaired history: a header, then one entry per message."""
+    body = anthropic.export_new(im, result, notes)
+    out: list[Any] = [{"type": "session", "version": 3, "id": "inspector-export", "timestamp": None, "cwd": ""}]
+    parent = None
+    for k, m in enumerate(body.get("messages", []) if isinstance(body, Mapping) else []):
+        eid = f"{k:08x}"
+        out.append({"type": "message", "id": eid, "parentId": parent, "timestamp": None,
+                    "message": _from_anthropic(m)})
+        parent = eid
+    texts = [branch._dump(e).encode() for e in out]
+    return Lines(NAME, texts, out)
+
+
+def _from_anthropic(m: Mapping) -> dict[str, Any]:
+    content = m.get("content") if isinstance(m.get("content"), list) else [{"type": "text", "text": m.get("content")}]
+    if m.get("role") == "assistant":
+        blocks = []
+        for b in content:
+            if b.get("type") == "tool_use":
+                blocks.append({"type": "toolCall", "id": b.get("id"), "name": b.get("name"),
+                               "arguments": b.get("input")})
+            elif b.get("type") == "thinking":
+                blocks.append({"type": "thinking", "thinking": b.get("thinking"),
+                               **({"thinkingSignature": b["signature"]} if b.get("signature") else {})})
+            elif b.get("type") == "text":
+                blocks.append({"type": "text", "text": b.get("text")})
+        return {"role": "assistant", "content": blocks}
+    results = [b for b in content if b.get("type") == "tool_result"]
+    if results:
+        r = results[0]
+        inner = r.get("content")
+        return {"role": "toolResult", "toolCallId": r.get("tool_use_id"), "toolName": "",
+                "content": inner if isinstance(inner, list) else [{"type": "text", "text": str(inner or "")}],
+                "isError": bool(r.get("is_error"))}
+    return {"role": "user", "content": [b for b in content if b.get("type") in ("text", "image")]}
+
+
+def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
+    state = im.state
+    return importer.ran_on(state.entries, state.walk) if state is not None else []
+
+
+def on_resume(im: Imported) -> OnResume:
+    """pi records no version of its own in a session, so each claim says since which version."""
+    return OnResume.of("pi", None, SELF_REPAIRS, im.events)
+
+
+def describe(block: Any) -> str:
+    if isinstance(block, Mapping):
+        kind = block.get("type") or block.get("role")
+        return str(kind) if kind else "entry"
+    return type(block).__name__
+
+
+AGENT = Agent("pi", "pi",
+              "keep a copy of the original, put the repaired session file in its place under the same name, then "
+              "`pi --session <file>`",
+              # `--session <path>`: "Use specific session file" (packages/coding-agent/src/cli/args.ts @ 83378aad).
+              command="pi --session {path}", command_on_copy="pi --session {path}")
+
+FORMAT = Format(
+    NAME, "a pi session", "a pi v3 session (JSON Lines under ~/.pi/agent/sessions/; also oh-my-pi and OpenClaw)",
+    evidence, import_, export_same, export_new, describe_block=describe, sniff=sniff, parse=parse, dump=dump,
+    kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
+    kinds=EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
+    repairs=SELF_REPAIRS, pairing=identity.ADJACENT, agent=AGENT, ran_on=ran_on,
+)
