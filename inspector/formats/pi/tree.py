@@ -87,10 +87,11 @@ def walk(entries: list[Any]) -> Walk:
         return out
     first = entries[comp].get("firstKeptEntryId")
     at_comp = path.index(comp)
+    start = _v1_first(entries, comp) if version is not None and version < 2 else None
     kept: list[int] = []
     found = False
     for i in path[:at_comp]:
-        if entry_id(entries[i]) == first and isinstance(first, str):
+        if (entry_id(entries[i]) == first and isinstance(first, str)) or i == start:
             found = True
         if found and _in_context(entries[i]):
             kept.append(i)
@@ -98,6 +99,16 @@ def walk(entries: list[Any]) -> Walk:
         out.notes.append(f"the compaction's firstKeptEntryId {first!r} is not on the path: nothing before it is kept")
     out.sent = [comp, *kept, *(i for i in path[at_comp + 1:] if _in_context(entries[i]))]
     return out
+
+
+def _v1_first(entries: list[Any], comp: int) -> int | None:
+    """A v1 compaction's ``firstKeptEntryIndex``: an index into the entries pi parsed (the
+    header counted), turned into an id by ``migrateV1ToV2``."""
+    index = entries[comp].get("firstKeptEntryIndex")
+    parsed = [i for i, e in enumerate(entries) if isinstance(e, Mapping)]
+    if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(parsed):
+        return None if is_header(entries[parsed[index]]) else parsed[index]
+    return None
 
 
 def _in_context(entry: Mapping) -> bool:
