@@ -30,6 +30,7 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     goose.FORMAT,
     goose.JSONL_FORMAT,
     pi.FORMAT,
+    pi.DB_FORMAT,
 )}
 
 

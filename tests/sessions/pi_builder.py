@@ -123,3 +123,29 @@ def scenario(name: str) -> Session:
         s.user("Different idea")
         s.assistant([{"type": "text", "text": "Sure."}])
     return s
+
+
+def sample() -> Session:
+    """``samples/31-pi-session.jsonl``: a compacted session on OpenAI Responses (composite
+    ``call_…|fc_…`` ids, encrypted reasoning), a bash call lost when pi was killed mid-run,
+    then the user's next message; and an aborted turn whose call still got a result written."""
+    s = Session("0f6b9a4e-2d1c-4b7a-8e3f-5a9c1d2e3b4f", "/home/dana/shop")
+    s.append("model_change", provider="openai", modelId="gpt-5.1-codex")
+    s.user("Why does the cart total drift by a cent?")
+    resp = {"provider": "openai", "model": "gpt-5.1-codex", "api": "openai-responses"}
+    s.assistant([thinking("", '{"type":"reasoning","id":"rs_01","encrypted_content":"gAAAAB1x"}'),
+                 call("call_Q1cart|fc_01cart", "read", {"path": "shop/cart.py"})], stop="toolUse", **resp)
+    s.result("call_Q1cart|fc_01cart", "read", "def total(items): return round(sum(i.price for i in items), 1)")
+    kept = s.assistant([{"type": "text", "text": "total() rounds to one decimal."}], **resp)
+    s.append("compaction", summary="The user asked why the cart total drifts; total() rounds to one decimal.",
+             firstKeptEntryId=kept, tokensBefore=48211)
+    s.user("Run the cart tests")
+    s.assistant([thinking("", '{"type":"reasoning","id":"rs_02","encrypted_content":"gAAAAB2y"}'),
+                 call("call_R2test|fc_02test", "bash", {"command": "pytest tests/test_cart.py -q"})],
+                stop="toolUse", **resp)
+    s.user("pi crashed - are the tests passing?")
+    s.assistant([call("call_S3edit|fc_03edit", "edit", {"path": "shop/cart.py"})], stop="aborted", **resp)
+    s.result("call_S3edit|fc_03edit", "edit", "Operation aborted", error=True)
+    s.user("Leave the file alone for now.")
+    s.assistant([{"type": "text", "text": "Understood."}], **resp)
+    return s

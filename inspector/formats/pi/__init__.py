@@ -147,3 +147,24 @@ FORMAT = Format(
     kinds=EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
     repairs=SELF_REPAIRS, pairing=identity.ADJACENT, agent=AGENT, ran_on=ran_on,
 )
+
+
+# -- OpenClaw's agent database (the same records as rows) ----------------------------------------
+from . import sqlite as agent_db  # noqa: E402  (after export_new, which it writes through)
+
+OPENCLAW = Agent("openclaw", "OpenClaw",
+                 "stop the gateway, keep a copy of the database, put the repaired one in its place (moving its -wal "
+                 "and -shm aside), start the gateway; the session resumes on its next message",
+                 reopen="OpenClaw resumes a session when its channel's next message comes", database=True)
+
+DB_FORMAT = Format(
+    agent_db.NAME, "an OpenClaw agent database",
+    "OpenClaw's per-agent database (agents/<agent>/agent/openclaw-agent.sqlite; --session ID picks a session)",
+    agent_db.evidence, agent_db.import_, agent_db.export_same, agent_db.export_new, describe_block=describe,
+    sniff=agent_db.sniff, parse=agent_db.parse, dump=agent_db.dump, kind=SESSION, suffixes=(".sqlite", ".db"),
+    provider="anthropic", whole_file=True, sessions=agent_db.listing, select=agent_db.select,
+    chosen=agent_db.chosen, kinds=FORMAT.kinds, on_resume=lambda im: OnResume.of("OpenClaw", None, SELF_REPAIRS,
+                                                                               im.events),
+    repairs=SELF_REPAIRS, replace=agent_db.replace, pairing=identity.ADJACENT, agent=OPENCLAW,
+    ran_on=agent_db.ran_on,
+)
