@@ -7,7 +7,6 @@ generated schema's ``schema_meta``, ``sessions``, ``transcript_events``,
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -53,9 +52,5 @@ def build(path: Path, sessions: dict[str, pi_builder.Session]) -> Path:
 
 
 def sample(path: Path) -> Path:
-    """``samples/32-openclaw-agent.sqlite``: the crashed session of sample 31's kind, beside a clean one."""
-    return build(path, {"5b1e2c3d-0000-4a1b-9c8d-7e6f5a4b3c2d": pi_builder.scenario("crash"),
-                        "9a8b7c6d-1111-4e2f-8a9b-0c1d2e3f4a5b": pi_builder.scenario("clean")})
-
-
-del json
+    """``samples/32-openclaw-agent.sqlite``: one session, pi killed during a read, then the user's next message."""
+    return build(path, {"5b1e2c3d-0000-4a1b-9c8d-7e6f5a4b3c2d": pi_builder.scenario("crash")})
