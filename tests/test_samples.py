@@ -17,7 +17,7 @@ from inspector.io import read_bytes
 
 SAMPLES = samples_dir()
 INDEX = orjson.loads((SAMPLES / "index.json").read_bytes())
-FILES = sorted(p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl", ".db") and p.name != "index.json")
+FILES = sorted(p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl", ".db", ".sqlite") and p.name != "index.json")
 
 
 def load_json(path):
@@ -45,7 +45,7 @@ def test_samples_dir_is_the_project_samples_folder():
 
 def test_at_least_eight_samples_in_numbered_order():
     assert len(FILES) >= 8
-    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+(\.api_conversation_history)?\.(json|jsonl|db)", name) for name in FILES)
+    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+(\.api_conversation_history)?\.(json|jsonl|db|sqlite)", name) for name in FILES)
     assert len({name[:2] for name in FILES}) == len(FILES)
 
 

@@ -128,7 +128,8 @@ def scenario(name: str) -> Session:
 def sample() -> Session:
     """``samples/31-pi-session.jsonl``: a compacted session on OpenAI Responses (composite
     ``call_…|fc_…`` ids, encrypted reasoning), a bash call lost when pi was killed mid-run,
-    then the user's next message; and an aborted turn whose call still got a result written."""
+    then the user's next message; and a turn that ended in a provider error (retried) whose call
+    still got a result written."""
     s = Session("0f6b9a4e-2d1c-4b7a-8e3f-5a9c1d2e3b4f", "/home/dana/shop")
     s.append("model_change", provider="openai", modelId="gpt-5.1-codex")
     s.user("Why does the cart total drift by a cent?")
@@ -144,8 +145,9 @@ def sample() -> Session:
                  call("call_R2test|fc_02test", "bash", {"command": "pytest tests/test_cart.py -q"})],
                 stop="toolUse", **resp)
     s.user("pi crashed - are the tests passing?")
-    s.assistant([call("call_S3edit|fc_03edit", "edit", {"path": "shop/cart.py"})], stop="aborted", **resp)
+    s.assistant([call("call_S3edit|fc_03edit", "edit", {"path": "shop/cart.py"})], stop="error", **resp)
     s.result("call_S3edit|fc_03edit", "edit", "Operation aborted", error=True)
+    s.assistant([{"type": "text", "text": "The tests never finished. Shall I run them again?"}], **resp)   # the retry
     s.user("Leave the file alone for now.")
     s.assistant([{"type": "text", "text": "Understood."}], **resp)
     return s
