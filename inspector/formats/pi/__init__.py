@@ -37,7 +37,7 @@ SOURCE = "badlogic/pi-mono packages/ai/src/providers/transform-messages.ts (8337
 SELF_REPAIRS = (
     SelfRepair("call-answered-on-resume", "0.25.0", "answers a call left without a result with the error "
                "result \"No result provided\"", "sent the call without a result (the provider refuses it)",
-               SOURCE + "; since fb1fdb60 (0.25.0)", rule="call-without-output", lossless=False),
+               SOURCE + "; since fb1fdb60 (0.25.0)", lossless=False),
     SelfRepair("entry-not-sent", "0.49.2", "leaves out an assistant message that ended in an error or abort",
                "sent it (and its calls) again", SOURCE + "; since 2d27a2c7 (0.49.2)"),
 )
@@ -157,14 +157,23 @@ OPENCLAW = Agent("openclaw", "OpenClaw",
                  "and -shm aside), start the gateway; the session resumes on its next message",
                  reopen="OpenClaw resumes a session when its channel's next message comes", database=True)
 
+OPENCLAW_SOURCE = ("openclaw/openclaw src/agents/session-transcript-repair.ts (0122dec6), "
+                   "repairToolUseResultPairing")
+OPENCLAW_REPAIRS = (
+    *SELF_REPAIRS,
+    SelfRepair("result-dropped-on-resume", None, "leaves out a toolResult that is not right after its call's turn "
+               "or answers a call already answered", "", OPENCLAW_SOURCE),
+)
+
 DB_FORMAT = Format(
     agent_db.NAME, "an OpenClaw agent database",
     "OpenClaw's per-agent database (agents/<agent>/agent/openclaw-agent.sqlite; --session ID picks a session)",
     agent_db.evidence, agent_db.import_, agent_db.export_same, agent_db.export_new, describe_block=describe,
     sniff=agent_db.sniff, parse=agent_db.parse, dump=agent_db.dump, kind=SESSION, suffixes=(".sqlite", ".db"),
     provider="anthropic", whole_file=True, sessions=agent_db.listing, select=agent_db.select,
-    chosen=agent_db.chosen, kinds=FORMAT.kinds, on_resume=lambda im: OnResume.of("OpenClaw", None, SELF_REPAIRS,
-                                                                               im.events),
-    repairs=SELF_REPAIRS, replace=agent_db.replace, pairing=identity.ADJACENT, agent=OPENCLAW,
+    chosen=agent_db.chosen, kinds=FORMAT.kinds,
+    # The version claims are pi's (OpenClaw runs pi's agent code); the database records none.
+    on_resume=lambda im: OnResume.of("OpenClaw (pi inside)", None, OPENCLAW_REPAIRS, im.events),
+    repairs=OPENCLAW_REPAIRS, replace=agent_db.replace, pairing=identity.ADJACENT, agent=OPENCLAW,
     ran_on=agent_db.ran_on,
 )

@@ -36,6 +36,8 @@ COMPACTION_SUFFIX = "\n</summary>"
 BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUFFIX = "</summary>"
 SKIPPED_STOPS = ("error", "aborted")
+# pi-ai's APIs that speak OpenAI Responses (``packages/ai/src/types.ts``, ``KnownApi``).
+RESPONSES_APIS = ("openai-responses", "openai-codex-responses", "azure-openai-responses")
 
 
 @dataclass(slots=True)
@@ -201,11 +203,43 @@ def _name(entries: list[Any], i: int) -> str:
     return f"{eid} (record {i + 1})" if eid else f"record {i + 1}"
 
 
+def openclaw_notes(entries: list[Any], w: tree.Walk) -> list[tuple[str, str, str | None, int]]:
+    """What OpenClaw's replay repair does on top of pi's (openclaw/openclaw
+    ``src/agents/session-transcript-repair.ts`` @ 0122dec6, ``repairToolUseResultPairing``): a
+    toolResult that is not in the span after its own call's assistant message (up to the next
+    assistant), or answers a call a result already answered, is left out; an errored or aborted
+    assistant opens no span, so a result written for its call is left out too."""
+    out: list[tuple[str, str, str | None, int]] = []
+    span: set[Any] = set()
+    seen: set[Any] = set()
+    for i in w.sent:
+        e = entries[i]
+        r = tree.role(e)
+        if r == "assistant":
+            m = e["message"]
+            content = m.get("content") if isinstance(m.get("content"), list) else []
+            span = set() if m.get("stopReason") in SKIPPED_STOPS else {
+                b.get("id") for b in content if isinstance(b, Mapping) and b.get("type") == "toolCall"}
+        elif r == "toolResult":
+            cid = e["message"].get("toolCallId")
+            if cid in span and cid not in seen:
+                seen.add(cid)
+                continue
+            why = "answers a call already answered" if cid in seen else "is not right after its call's turn"
+            out.append(("result-dropped-on-resume", f"Entry {_name(entries, i)}: the toolResult for {cid} {why}; "
+                        "OpenClaw leaves it out of what it sends.", cid if isinstance(cid, str) else None, i))
+    return out
+
+
 def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
-         where: Callable[[int, str | None, tuple[int, ...] | None, tuple[int, ...] | None], Loc]) -> Imported:
-    """The import of one session's entries; ``where(entry, key, parts, entries)`` spells a place."""
+         where: Callable[[int, str | None, tuple[int, ...] | None, tuple[int, ...] | None], Loc],
+         openclaw: bool = False) -> Imported:
+    """The import of one session's entries; ``where(entry, key, parts, entries)`` spells a place;
+    ``openclaw``: OpenClaw's own replay repair is noted too."""
     w = tree.walk(entries)
     req, rows, notes = build(entries, w)
+    if openclaw:
+        notes += openclaw_notes(entries, w)
     inner = anthropic.import_({"messages": req.messages}, name)
     im = Imported(fmt, inner.messages, document, container=None, history=entries)
     im.events.extend(inner.events)
@@ -228,13 +262,20 @@ def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
     for r in inner.reasoning:
         im.reasoning.append(Reasoning(r.row, loc(r.loc), r.kind, r.signed, r.encrypted, _model(entries, r, req),
                                       r.before, r.text))
+    _thought_signatures(im, req, where)
+    composite = sorted({str(c) for c in req.calls() if isinstance(c, str) and "|" in c})
+    if composite:
+        im.notes.append(f"{len(composite)} call id(s) are pi's Responses ids, call_id|item id (first: "
+                        f"{composite[0]}): pi pairs a result by the whole id and sends the part before \"|\" as "
+                        "the call_id")
     asked: dict[Any, int] = {}
     for k, m in enumerate(inner.messages):
         for c in m.get("tool_calls") or ():
             asked.setdefault(c.get("tool_call_id"), k)
     flat_of = {s.message: k for k, s in enumerate(im.sources) if isinstance(s.message, int)}
     for kind, sentence, cid, at in notes:
-        im.note(asked.get(cid) if cid is not None else flat_of.get(at), kind, sentence, tool_call_id=cid)
+        row = flat_of.get(at) if cid is None or kind == "result-dropped-on-resume" else asked.get(cid)
+        im.note(row, kind, sentence, tool_call_id=cid)
     for n in w.notes:
         im.notes.append(n)
     off = sum(1 for e in entries if isinstance(e, Mapping)) - len(w.path) - (w.header is not None)
@@ -243,6 +284,24 @@ def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
                     + f"); {off} entries off that path carried unchanged")
     im.state = PiState(raw, entries, w, req, inner, rows)
     return im
+
+
+def _thought_signatures(im: Imported, req: Request, where: Callable[..., Loc]) -> None:
+    """A ``toolCall``'s ``thoughtSignature`` (Gemini's) is signed reasoning too: recorded on the
+    call's row, so a view marks it and no repair edits or moves it."""
+    for b in req.blocks.values():
+        if b.role != "call":
+            continue
+        entry = im.history[b.row]
+        content = entry.get("message", {}).get("content") if isinstance(entry, Mapping) else None
+        block = content[b.part] if isinstance(content, list) and b.part < len(content) else None
+        if isinstance(block, Mapping) and block.get("thoughtSignature"):
+            row = next((k for k, m in enumerate(im.messages) for c in m.get("tool_calls") or ()
+                        if c.get("tool_call_id") == b.body.get("id")), None)
+            message = entry.get("message")
+            model = message.get("model") if isinstance(message, Mapping) else None
+            im.reasoning.append(Reasoning(row, where(b.row, "content", (b.part,), None), "thoughtSignature", True,
+                                          True, model if isinstance(model, str) else None))
 
 
 def _model(entries: list[Any], r: Reasoning, req: Request) -> str | None:
@@ -268,6 +327,8 @@ def ran_on(entries: list[Any], w: tree.Walk) -> list[tuple[str | None, str | Non
         elif tree.role(e) == "assistant":
             msg = e["message"]
             p, m = msg.get("provider"), msg.get("model")
+            if msg.get("api") in RESPONSES_APIS:
+                p = "openai-responses"
         else:
             continue
         out.append((p if isinstance(p, str) else None, m if isinstance(m, str) else None))

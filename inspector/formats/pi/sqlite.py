@@ -157,7 +157,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         raise session.must_choose(NAME, len(db.sessions), shown, name)
     rows = db.sessions[db.session]
     entries = _entries(rows)
-    im = importer.read(NAME, db, [t for _, t, _ in rows], entries, name, _where)
+    im = importer.read(NAME, db, [t for _, t, _ in rows], entries, name, _where, openclaw=True)
     for k, e in enumerate(entries):
         if e is None:
             im.note(None, "entry-skipped", f"Event {k + 1} (seq {rows[k][0]}) is not JSON; OpenClaw skips it too, "
