@@ -213,7 +213,7 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
                           f"{app}_CODING_AGENT_DIR" if agent_dir else "default", ("*/*.jsonl",),
                           note="oh-my-pi" if app == "OMP" else ""))
     for folder in (".openclaw", ".clawdbot"):
-        homes.append(Home("pi", home / folder / "agents", "default",
+        homes.append(Home("openclaw", home / folder / "agents", "default",
                           ("*/sessions/*.jsonl", "*/agent/openclaw-agent.sqlite"),
                           note="OpenClaw" if folder == ".openclaw" else "OpenClaw before the rename (Clawdbot)"))
     return homes

@@ -136,7 +136,8 @@ def describe(block: Any) -> str:
 
 AGENT = Agent("pi", "pi",
               "keep a copy of the original, put the repaired session file in its place under the same name, then "
-              "`pi --session <file>`",
+              "`pi --session <file>` (oh-my-pi: `omp --session <file>`; an OpenClaw session file resumes when its "
+              "channel's next message comes)",
               # `--session <path>`: "Use specific session file" (packages/coding-agent/src/cli/args.ts @ 83378aad).
               command="pi --session {path}", command_on_copy="pi --session {path}")
 
