@@ -58,7 +58,7 @@ sniff, parse, dump, evidence = HOOKS.sniff, HOOKS.parse, HOOKS.dump, HOOKS.evide
 def _line(i: int, key: str | None, parts: tuple[int, ...] | None, lines: tuple[int, ...] | None) -> LineLoc:
     if lines:
         return LineLoc(lines[0], None, None, lines)
-    return LineLoc(i, key, parts) if key else LineLoc(i)
+    return LineLoc(i, key, parts if parts is not None else ()) if key else LineLoc(i)
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:

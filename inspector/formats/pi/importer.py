@@ -111,7 +111,7 @@ def _result(message: Mapping, row: int) -> Block:
     return Block(body, row, 0, "result")
 
 
-def build(entries: list[Any], w: tree.Walk) -> tuple[Request, list[Parts], list[tuple[str, str, str | None, int]]]:
+def build(entries: list[Any], w: tree.Walk, word: str = "line") -> tuple[Request, list[Parts], list[tuple[str, str, str | None, int]]]:
     """The request the walk sends, each entry's parts, and pi's own repairs on the way
     (kind, sentence, call id, entry index)."""
     req = Request()
@@ -124,7 +124,7 @@ def build(entries: list[Any], w: tree.Walk) -> tuple[Request, list[Parts], list[
         for cid, name, where in pending:
             if cid not in answered:
                 notes.append(("call-answered-on-resume",
-                              f"Entry {_name(entries, where)}: the toolCall {cid} ({name}) has no toolResult before "
+                              f"Entry {_name(entries, where, word)}: the toolCall {cid} ({name}) has no toolResult before "
                               f"the next message; pi sends an error result \"No result provided\" for it itself.",
                               cid if isinstance(cid, str) else None, where))
         pending.clear()
@@ -157,7 +157,7 @@ def build(entries: list[Any], w: tree.Walk) -> tuple[Request, list[Parts], list[
             rows[i].parts = list(content) if isinstance(content, list) else []
             flush(i)
             if message.get("stopReason") in SKIPPED_STOPS:
-                notes.append(("entry-not-sent", f"Entry {_name(entries, i)}: an assistant message that ended with "
+                notes.append(("entry-not-sent", f"Entry {_name(entries, i, word)}: an assistant message that ended with "
                                                 f"stopReason {message.get('stopReason')!r}; pi leaves it out of "
                                                 "what it sends.", None, i))
                 continue
@@ -198,12 +198,12 @@ def _bash(m: Mapping) -> str:
     return text
 
 
-def _name(entries: list[Any], i: int) -> str:
+def _name(entries: list[Any], i: int, word: str) -> str:
     eid = tree.entry_id(entries[i])
-    return f"{eid} (record {i + 1})" if eid else f"record {i + 1}"
+    return f"{eid} ({word} {i + 1})" if eid else f"{word} {i + 1}"
 
 
-def openclaw_notes(entries: list[Any], w: tree.Walk) -> list[tuple[str, str, str | None, int]]:
+def openclaw_notes(entries: list[Any], w: tree.Walk, word: str = "event") -> list[tuple[str, str, str | None, int]]:
     """What OpenClaw's replay repair does on top of pi's (openclaw/openclaw
     ``src/agents/session-transcript-repair.ts`` @ 0122dec6, ``repairToolUseResultPairing``): a
     toolResult that is not in the span after its own call's assistant message (up to the next
@@ -226,20 +226,20 @@ def openclaw_notes(entries: list[Any], w: tree.Walk) -> list[tuple[str, str, str
                 seen.add(cid)
                 continue
             why = "answers a call already answered" if cid in seen else "is not right after its call's turn"
-            out.append(("result-dropped-on-resume", f"Entry {_name(entries, i)}: the toolResult for {cid} {why}; "
+            out.append(("result-dropped-on-resume", f"Entry {_name(entries, i, word)}: the toolResult for {cid} {why}; "
                         "OpenClaw leaves it out of what it sends.", cid if isinstance(cid, str) else None, i))
     return out
 
 
 def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
          where: Callable[[int, str | None, tuple[int, ...] | None, tuple[int, ...] | None], Loc],
-         openclaw: bool = False) -> Imported:
+         openclaw: bool = False, word: str = "line") -> Imported:
     """The import of one session's entries; ``where(entry, key, parts, entries)`` spells a place;
     ``openclaw``: OpenClaw's own replay repair is noted too."""
     w = tree.walk(entries)
-    req, rows, notes = build(entries, w)
+    req, rows, notes = build(entries, w, word)
     if openclaw:
-        notes += openclaw_notes(entries, w)
+        notes += openclaw_notes(entries, w, word)
     inner = anthropic.import_({"messages": req.messages}, name)
     im = Imported(fmt, inner.messages, document, container=None, history=entries)
     im.events.extend(inner.events)
@@ -253,8 +253,14 @@ def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
         at = sorted({b.row for b in picked})
         if len(at) > 1:
             return where(at[0], None, None, tuple(at))
-        key = "message" if tree.role(entries[at[0]]) == "toolResult" else "content"
-        return where(at[0], key, tuple(dict.fromkeys(b.part for b in picked)), None)
+        e = entries[at[0]]
+        if e.get("type") in ("compaction", "branch_summary"):
+            return where(at[0], "summary", (), None)
+        if tree.role(e) in ("toolResult", "bashExecution"):
+            return where(at[0], "message", (), None)
+        if e.get("type") == "message" and isinstance(e["message"].get("content"), str):
+            return where(at[0], "content", (), None)
+        return where(at[0], "content", tuple(dict.fromkeys(b.part for b in picked)), None)
 
     for src, calls in zip(inner.sources, inner.calls):
         im.sources.append(loc(src))
@@ -279,7 +285,7 @@ def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
     for n in w.notes:
         im.notes.append(n)
     off = sum(1 for e in entries if isinstance(e, Mapping)) - len(w.path) - (w.header is not None)
-    im.notes.append(f"{len(w.sent)} entries sent on resume (the path from the last entry to the root"
+    im.notes.append(f"{len(w.sent)} entries make up what a resume sends (the path from the last entry to the root"
                     + (", from the latest compaction" if w.compaction is not None else "")
                     + f"); {off} entries off that path carried unchanged")
     im.state = PiState(raw, entries, w, req, inner, rows)

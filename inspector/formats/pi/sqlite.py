@@ -26,6 +26,7 @@ from ...io import InputError
 from .. import session
 from ..base import Exported, Imported, Loc
 from ..format import SessionInfo
+from ..jsonl import describe_line
 from ..store.sqlite import (CHANGED, HEADER, intact, live_transaction, open_checked, read_live, schema_head,
                             triggers_aside, with_mode)
 from . import branch, importer, tree
@@ -66,8 +67,9 @@ class EventLoc(Loc):
     def describe(self, container: str | None = None) -> str:
         if self.items and len(self.items) > 1:
             return "events " + ", ".join(str(i + 1) for i in self.items)
-        base = f"event {self.message + 1}" if isinstance(self.message, int) else str(self.message)
-        return base if not self.key or self.blocks is None else f"{base}, {self.key}[{','.join(map(str, self.blocks))}]"
+        if not isinstance(self.message, int):
+            return str(self.message)
+        return "event" + describe_line(self.message, self.key, self.blocks)[len("line"):]
 
 
 def sniff(data: bytes, name: str = "<input>") -> bool:
@@ -145,7 +147,7 @@ def _entries(rows: list[tuple[int, str, int]]) -> list[Any]:
 def _where(i: int, key: str | None, parts: tuple[int, ...] | None, items: tuple[int, ...] | None) -> EventLoc:
     if items:
         return EventLoc(items[0], None, None, items)
-    return EventLoc(i, key, parts) if key else EventLoc(i)
+    return EventLoc(i, key, parts if parts is not None else ()) if key else EventLoc(i)
 
 
 def import_(document: Any, name: str = "<input>") -> Imported:
@@ -157,7 +159,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
         raise session.must_choose(NAME, len(db.sessions), shown, name)
     rows = db.sessions[db.session]
     entries = _entries(rows)
-    im = importer.read(NAME, db, [t for _, t, _ in rows], entries, name, _where, openclaw=True)
+    im = importer.read(NAME, db, [t for _, t, _ in rows], entries, name, _where, openclaw=True, word="event")
     for k, e in enumerate(entries):
         if e is None:
             im.note(None, "entry-skipped", f"Event {k + 1} (seq {rows[k][0]}) is not JSON; OpenClaw skips it too, "
