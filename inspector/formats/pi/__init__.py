@@ -84,16 +84,18 @@ def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     body = anthropic.export_new(im, result, notes)
     out: list[Any] = [{"type": "session", "version": 3, "id": "inspector-export", "timestamp": None, "cwd": ""}]
     parent = None
-    for k, m in enumerate(body.get("messages", []) if isinstance(body, Mapping) else []):
-        eid = f"{k:08x}"
-        out.append({"type": "message", "id": eid, "parentId": parent, "timestamp": None,
-                    "message": _from_anthropic(m)})
-        parent = eid
+    for m in body.get("messages", []) if isinstance(body, Mapping) else []:
+        for message in _from_anthropic(m):
+            eid = f"{len(out):08x}"
+            out.append({"type": "message", "id": eid, "parentId": parent, "timestamp": None, "message": message})
+            parent = eid
     texts = [branch._dump(e).encode() for e in out]
     return Lines(NAME, texts, out)
 
 
-def _from_anthropic(m: Mapping) -> dict[str, Any]:
+def _from_anthropic(m: Mapping) -> list[dict[str, Any]]:
+    """One Anthropic message as pi's messages: an assistant turn, or each tool_result of a user
+    turn as a ``toolResult`` (then its text, if any, as a user message)."""
     content = m.get("content") if isinstance(m.get("content"), list) else [{"type": "text", "text": m.get("content")}]
     if m.get("role") == "assistant":
         blocks = []
@@ -106,15 +108,23 @@ def _from_anthropic(m: Mapping) -> dict[str, Any]:
                                **({"thinkingSignature": b["signature"]} if b.get("signature") else {})})
             elif b.get("type") == "text":
                 blocks.append({"type": "text", "text": b.get("text")})
-        return {"role": "assistant", "content": blocks}
-    results = [b for b in content if b.get("type") == "tool_result"]
-    if results:
-        r = results[0]
+        return [{"role": "assistant", "content": blocks}]
+    out: list[dict[str, Any]] = []
+    for r in (b for b in content if b.get("type") == "tool_result"):
         inner = r.get("content")
-        return {"role": "toolResult", "toolCallId": r.get("tool_use_id"), "toolName": "",
-                "content": inner if isinstance(inner, list) else [{"type": "text", "text": str(inner or "")}],
-                "isError": bool(r.get("is_error"))}
-    return {"role": "user", "content": [b for b in content if b.get("type") in ("text", "image")]}
+        out.append({"role": "toolResult", "toolCallId": r.get("tool_use_id"), "toolName": "",
+                    "content": inner if isinstance(inner, list) else [{"type": "text", "text": str(inner or "")}],
+                    "isError": bool(r.get("is_error"))})
+    rest = [_image(b) if b.get("type") == "image" else b for b in content if b.get("type") in ("text", "image")]
+    if rest or not out:
+        out.append({"role": "user", "content": rest})
+    return out
+
+
+def _image(block: Mapping) -> dict[str, Any]:
+    """An Anthropic image block as pi's ``{type, data, mimeType}``."""
+    src = block.get("source") if isinstance(block.get("source"), Mapping) else {}
+    return {"type": "image", "data": src.get("data"), "mimeType": src.get("media_type")}
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:

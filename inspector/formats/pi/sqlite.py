@@ -252,7 +252,42 @@ def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
     return out
 
 
-def export_new(im: Imported, result: Result, notes: Exported) -> Any:
+# The tables a new database needs, in the columns of OpenClaw's agent schema (schema 19).
+SCHEMA = """
+CREATE TABLE sessions (session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL,
+  session_scope TEXT NOT NULL DEFAULT 'conversation', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+  started_at INTEGER, ended_at INTEGER, status TEXT, chat_type TEXT, channel TEXT, account_id TEXT,
+  primary_conversation_id TEXT, model_provider TEXT, model TEXT, agent_harness_id TEXT, parent_session_key TEXT,
+  spawned_by TEXT, display_name TEXT);
+CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT NOT NULL,
+  created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq),
+  FOREIGN KEY (session_id) REFERENCES sessions(session_id) ON DELETE CASCADE);
+CREATE TABLE transcript_event_identities (session_id TEXT NOT NULL, event_id TEXT NOT NULL, seq INTEGER NOT NULL,
+  event_type TEXT, has_parent INTEGER NOT NULL DEFAULT 0, parent_id TEXT, message_idempotency_key TEXT,
+  created_at INTEGER NOT NULL, PRIMARY KEY (session_id, event_id),
+  FOREIGN KEY (session_id, seq) REFERENCES transcript_events(session_id, seq) ON DELETE CASCADE);
+"""
+
+
+def export_new(im: Imported, result: Result, notes: Exported) -> AgentDB:
+    """Another format's history as a new OpenClaw agent database holding one session (its
+    records those of a new pi session file, one per row)."""
     from . import export_new as as_file
-    return as_file(im, result, notes)
+
+    lines = as_file(im, result, notes)
+    sid = "inspector-export"
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA)
+        conn.execute("INSERT INTO sessions (session_id, session_key, created_at, updated_at) VALUES (?, ?, 0, 0)",
+                     (sid, f"agent:main:{sid}"))
+        conn.execute("INSERT INTO transcript_events VALUES (?, 1, ?, 0)", (sid, lines.raw[0].decode()))
+        _append(conn, sid, [(k + 2, raw.decode(), 0) for k, raw in enumerate(lines.raw[1:])])
+        conn.commit()
+        data = conn.serialize()
+    finally:
+        conn.close()
+    out = parse(data, "<new>")
+    out.original = None
+    return out
 
