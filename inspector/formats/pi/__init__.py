@@ -12,6 +12,7 @@ session code; they write the same file.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -144,12 +145,22 @@ def describe(block: Any) -> str:
     return type(block).__name__
 
 
+def _session_id(im: Imported) -> str | None:
+    """The id of the session's header, as ``pi --session`` takes it."""
+    state = im.state
+    if state is None or state.walk.header is None:
+        return None
+    return tree.entry_id(state.entries[state.walk.header])
+
+
 AGENT = Agent("pi", "pi",
               "keep a copy of the original, put the repaired session file in its place under the same name, then "
-              "`pi --session <file>` (oh-my-pi: `omp --session <file>`; an OpenClaw session file resumes when its "
+              "`pi --session <id>` (oh-my-pi: `omp --session <file>`; an OpenClaw session file resumes when its "
               "channel's next message comes)",
-              # `--session <path>`: "Use specific session file" (packages/coding-agent/src/cli/args.ts @ 83378aad).
-              command="pi --session {path}", command_on_copy="pi --session {path}")
+              # `--session <path|id>`: a path, or the prefix of a session's header id, looked up in
+              # the sessions folders (packages/coding-agent/src/main.ts @ 83378aad, resolveSessionPath).
+              command="pi --session {session}", command_on_copy="pi --session {path}",
+              session_id=lambda imported, name: _session_id(imported))
 
 FORMAT = Format(
     NAME, "a pi session", "a pi v3 session (JSON Lines under ~/.pi/agent/sessions/; also oh-my-pi and OpenClaw)",
@@ -170,8 +181,11 @@ OPENCLAW = Agent("openclaw", "OpenClaw",
 
 OPENCLAW_SOURCE = ("openclaw/openclaw src/agents/session-transcript-repair.ts (0122dec6), "
                    "repairToolUseResultPairing")
+# Every OpenClaw that writes the agent database (2026.9.2 on) runs a pi later than 0.49.2, so
+# pi's claims hold for each version of it read.
 OPENCLAW_REPAIRS = (
-    *SELF_REPAIRS,
+    *(dataclasses.replace(r, since=None, before="", source=r.source + "; run by OpenClaw 2026.9.2 and later")
+      for r in SELF_REPAIRS),
     SelfRepair("result-dropped-on-resume", None, "leaves out a toolResult that is not right after its call's turn "
                "or answers a call already answered", "", OPENCLAW_SOURCE),
 )
@@ -183,8 +197,7 @@ DB_FORMAT = Format(
     sniff=agent_db.sniff, parse=agent_db.parse, dump=agent_db.dump, kind=SESSION, suffixes=(".sqlite", ".db"),
     provider="anthropic", whole_file=True, sessions=agent_db.listing, select=agent_db.select,
     chosen=agent_db.chosen, kinds=FORMAT.kinds,
-    # The version claims are pi's (OpenClaw runs pi's agent code); the database records none.
-    on_resume=lambda im: OnResume.of("OpenClaw (pi inside)", None, OPENCLAW_REPAIRS, im.events),
+    on_resume=lambda im: OnResume.of("OpenClaw", None, OPENCLAW_REPAIRS, im.events),
     repairs=OPENCLAW_REPAIRS, replace=agent_db.replace, pairing=identity.ADJACENT, agent=OPENCLAW,
     ran_on=agent_db.ran_on,
 )
