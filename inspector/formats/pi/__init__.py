@@ -18,7 +18,7 @@ from typing import Any
 
 from ...engine import EXPORT_CLAUSE, Kind, Result, declare
 from .. import anthropic, identity, message_rows, session
-from ..base import Exported, Imported
+from ..base import Exported, Imported, args_object, as_text
 from ..format import Agent, Format, OnResume, SESSION, SelfRepair
 from ..jsonl import LineFormat, LineLoc, Lines
 from . import branch, importer, tree
@@ -81,51 +81,37 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
 
 
 def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
-    """A new pi session holding the repaired history: a header, then one entry per message."""
-    body = anthropic.export_new(im, result, notes)
+    """Another format's repaired history as a new pi session: a header, then one entry per flat
+    row (an assistant turn with its calls as ``toolCall`` blocks, each result a ``toolResult``),
+    each the child of the one before. pi keeps no system message in a session."""
+    if any(m.get("role") == "system" and m.get("content") for m in result.messages if isinstance(m, Mapping)):
+        notes.note("export-omitted", "pi keeps no system message in a session; the system text is not written.")
     out: list[Any] = [{"type": "session", "version": 3, "id": "inspector-export", "timestamp": None, "cwd": ""}]
     parent = None
-    for m in body.get("messages", []) if isinstance(body, Mapping) else []:
-        for message in _from_anthropic(m):
-            eid = f"{len(out):08x}"
-            out.append({"type": "message", "id": eid, "parentId": parent, "timestamp": None, "message": message})
-            parent = eid
-    texts = [branch._dump(e).encode() for e in out]
-    return Lines(NAME, texts, out)
+    for m in result.messages:
+        message = _from_flat(m) if isinstance(m, Mapping) else None
+        if message is None:
+            continue
+        eid = f"{len(out):08x}"
+        out.append({"type": "message", "id": eid, "parentId": parent, "timestamp": None, "message": message})
+        parent = eid
+    return Lines(NAME, [branch._dump(e).encode() for e in out], out)
 
 
-def _from_anthropic(m: Mapping) -> list[dict[str, Any]]:
-    """One Anthropic message as pi's messages: an assistant turn, or each tool_result of a user
-    turn as a ``toolResult`` (then its text, if any, as a user message)."""
-    content = m.get("content") if isinstance(m.get("content"), list) else [{"type": "text", "text": m.get("content")}]
-    if m.get("role") == "assistant":
-        blocks = []
-        for b in content:
-            if b.get("type") == "tool_use":
-                blocks.append({"type": "toolCall", "id": b.get("id"), "name": b.get("name"),
-                               "arguments": b.get("input")})
-            elif b.get("type") == "thinking":
-                blocks.append({"type": "thinking", "thinking": b.get("thinking"),
-                               **({"thinkingSignature": b["signature"]} if b.get("signature") else {})})
-            elif b.get("type") == "text":
-                blocks.append({"type": "text", "text": b.get("text")})
-        return [{"role": "assistant", "content": blocks}]
-    out: list[dict[str, Any]] = []
-    for r in (b for b in content if b.get("type") == "tool_result"):
-        inner = r.get("content")
-        out.append({"role": "toolResult", "toolCallId": r.get("tool_use_id"), "toolName": "",
-                    "content": inner if isinstance(inner, list) else [{"type": "text", "text": str(inner or "")}],
-                    "isError": bool(r.get("is_error"))})
-    rest = [_image(b) if b.get("type") == "image" else b for b in content if b.get("type") in ("text", "image")]
-    if rest or not out:
-        out.append({"role": "user", "content": rest})
-    return out
-
-
-def _image(block: Mapping) -> dict[str, Any]:
-    """An Anthropic image block as pi's ``{type, data, mimeType}``."""
-    src = block.get("source") if isinstance(block.get("source"), Mapping) else {}
-    return {"type": "image", "data": src.get("data"), "mimeType": src.get("media_type")}
+def _from_flat(m: Mapping) -> dict[str, Any] | None:
+    role = m.get("role")
+    if role == "assistant":
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": as_text(m["content"])}] if m.get("content") else []
+        calls = [c for c in m.get("tool_calls") or () if isinstance(c, Mapping)]
+        blocks += [{"type": "toolCall", "id": c.get("tool_call_id"), "name": c.get("name") or "",
+                    "arguments": args_object(c.get("arguments"))} for c in calls]
+        return {"role": "assistant", "content": blocks, "stopReason": "toolUse" if calls else "stop"}
+    if role == "tool":
+        return {"role": "toolResult", "toolCallId": m.get("tool_call_id"), "toolName": "",
+                "content": [{"type": "text", "text": message_rows.result_text(m)}], "isError": False}
+    if role == "user":
+        return {"role": "user", "content": [{"type": "text", "text": message_rows.result_text(m)}]}
+    return None
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
