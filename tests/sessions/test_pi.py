@@ -164,3 +164,26 @@ def test_pi_s_own_fixtures(fixture):
     """pi's published sessions (packages/coding-agent/test/fixtures/ @ 83378aad, version 1)."""
     path = Path(os.environ["PI_MONO"]) / "packages/coding-agent/test/fixtures" / fixture
     assert flat_pairs(load_file(path)) == sim_pairs(path.read_text())
+
+
+def test_strict_moves_a_late_result_next_to_its_call_as_its_own_text(tmp_path):
+    s = pb.Session()
+    s.user("go")
+    s.assistant([pb.call("t1", "bash", {"command": "make"})], stop="toolUse")
+    s.user("meanwhile")
+    s.result("t1", "bash", "built")              # written after the user's next message
+    s.assistant([{"type": "text", "text": "ok"}])
+    path = tmp_path / "late.jsonl"
+    path.write_text(s.text())
+    out = run_file(path, strict=True)
+    assert out.changed and out.data.startswith(path.read_bytes())
+    kinds = [e.kind for e in out.export_events]
+    assert "entry-moved" in kinds and "entry-removed" not in kinds
+    new = [json.loads(x) for x in out.data[len(path.read_bytes()):].decode().splitlines()]
+    assert [tree_role(e) for e in new] == ["toolResult", "user", "assistant"]
+    assert new[0]["message"] == s.entries[-2]["message"]
+    assert sim_pairs(out.data.decode(), own=True) == [("call", "t1"), ("result", "t1")]
+
+
+def tree_role(entry):
+    return entry["message"]["role"]

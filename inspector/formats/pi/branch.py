@@ -172,11 +172,11 @@ def plan(im: Imported, result: Result, notes: Exported, texts: list[str], where:
         synth(b, msg, item, w.path[fork - 1])
     for p in range(fork, len(w.path)):
         i = w.path[p]
-        if i in gone:
+        if id(state.rows[i].parts[0] if state.rows[i].parts else None) in moved:
+            pass                                   # appended after its call's turn (entry-moved)
+        elif i in gone:
             notes.note("entry-removed", f"{where.capitalize()} {i + 1} is left off the repaired branch: the engine "
                                         "dropped everything it sends (it stays in the file, off the path).")
-        elif id(state.rows[i].parts[0] if state.rows[i].parts else None) in moved:
-            pass
         else:
             copy(i, cut.get(i))
             if i in cut:
