@@ -187,3 +187,31 @@ def test_strict_moves_a_late_result_next_to_its_call_as_its_own_text(tmp_path):
 
 def tree_role(entry):
     return entry["message"]["role"]
+
+
+def test_a_dropped_call_is_cut_from_a_copy_whose_other_blocks_keep_their_text(tmp_path):
+    s = pb.Session()
+    s.user("go")
+    s.assistant([pb.thinking("plan", "EqQBCkYIBxgCKkD9"), {"type": "text", "text": "two"},
+                 pb.call("t1", "bash", {"a": 1}), pb.call("t1", "bash", {"a": 2})], stop="toolUse")
+    s.result("t1", "bash", "done")
+    s.assistant([{"type": "text", "text": "ok"}])
+    path = tmp_path / "dup.jsonl"
+    path.write_text(s.text())
+    data = path.read_bytes()
+    out = run_file(path)
+    assert out.changed and out.data.startswith(data)
+    original = data.decode().splitlines()[2]
+    copy = out.data[len(data):].decode().splitlines()[0]
+    # The copy is the original line's text with its id, parent and the redeclared call cut out.
+    kept = original[original.index('"message"'):original.index(',{"type":"toolCall","id":"t1","name":"bash","arguments":{"a":2}}')]
+    assert kept in copy and '"arguments":{"a":2}' not in copy
+    assert json.loads(copy)["message"]["content"][:3] == s.entries[2]["message"]["content"][:3]
+    assert [e.kind for e in out.export_events].count("entry-rewritten") == 1
+    assert not run_file_bytes(tmp_path, out.data).changed
+
+
+def run_file_bytes(tmp_path, data):
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(data)
+    return run_file(again)
