@@ -204,7 +204,7 @@ def test_a_dropped_call_is_cut_from_a_copy_whose_other_blocks_keep_their_text(tm
     original = data.decode().splitlines()[2]
     copy = out.data[len(data):].decode().splitlines()[0]
     # The copy is the original line's text with its id, parent and the redeclared call cut out.
-    kept = original[original.index('"message"'):original.index(',{"type":"toolCall","id":"t1","name":"bash","arguments":{"a":2}}')]
+    kept = original[original.index('"message":{'):original.index(',{"type":"toolCall","id":"t1","name":"bash","arguments":{"a":2}}')]
     assert kept in copy and '"arguments":{"a":2}' not in copy
     assert json.loads(copy)["message"]["content"][:3] == s.entries[2]["message"]["content"][:3]
     assert [e.kind for e in out.export_events].count("entry-rewritten") == 1
