@@ -215,3 +215,18 @@ def run_file_bytes(tmp_path, data):
     again = tmp_path / "again.jsonl"
     again.write_bytes(data)
     return run_file(again)
+
+
+def test_reasoning_strip_appends_the_path_without_thinking(tmp_path):
+    path = write(tmp_path, "crash")
+    data = path.read_bytes()
+    out = tmp_path / "out.jsonl"
+    assert inspector(["normalize", str(path), "--reasoning", "strip", "-o", str(out)]) == 0
+    written = out.read_bytes()
+    assert written.startswith(data)
+    sent = sim.sent(written.decode())
+    assert not [b for m in sent if m["role"] == "assistant" for b in m["content"] if b.get("type") == "thinking"]
+    assert problems(written.decode()) == []
+    again = tmp_path / "again.jsonl"
+    assert inspector(["normalize", str(out), "--reasoning", "strip", "-o", str(again)]) == 0
+    assert again.read_bytes() == written

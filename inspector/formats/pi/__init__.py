@@ -80,6 +80,19 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     return Lines(NAME, raw, [*doc.entries, *added.entries], True, doc.bom, list(doc.bad))
 
 
+def strip_reasoning(document: Any, notes: Exported) -> Any:
+    """``--reasoning strip`` on a written session: a new branch without thinking blocks."""
+    if not isinstance(document, Lines):
+        return document
+    texts = [r.decode("utf-8", "surrogatepass") for r in document.raw]
+    added = branch.strip(document.entries, texts, notes, "line")
+    if not added.texts:
+        return document
+    doc = session.end_last_line(document, notes)
+    raw = [*doc.raw, *(t.encode("utf-8", "surrogatepass") for t in added.texts)]
+    return Lines(NAME, raw, [*doc.entries, *added.entries], True, doc.bom, list(doc.bad))
+
+
 def export_new(im: Imported, result: Result, notes: Exported) -> Lines:
     """Another format's repaired history as a new pi session: a header, then one entry per flat
     row (an assistant turn with its calls as ``toolCall`` blocks, each result a ``toolResult``),
@@ -153,7 +166,7 @@ FORMAT = Format(
     evidence, import_, export_same, export_new, describe_block=describe, sniff=sniff, parse=parse, dump=dump,
     kind=SESSION, suffixes=(".jsonl",), provider="anthropic", whole_file=True,
     kinds=EMITS + message_rows.shared_kinds() + session.EMITS + anthropic.FORMAT.kinds, on_resume=on_resume,
-    repairs=SELF_REPAIRS, pairing=identity.ADJACENT, agent=AGENT, ran_on=ran_on,
+    repairs=SELF_REPAIRS, pairing=identity.ADJACENT, agent=AGENT, ran_on=ran_on, strip_reasoning=strip_reasoning,
 )
 
 

@@ -188,3 +188,52 @@ def plan(im: Imported, result: Result, notes: Exported, texts: list[str], where:
         for b, msg, item in after.get(p, ()):
             synth(b, msg, item, w.path[p])
     return out
+
+
+def strip(entries: list[Any], texts: list[str], notes: Exported, where: str) -> Appended:
+    """``--reasoning strip``: the path appended again from the first assistant entry holding a
+    ``thinking`` block, every ``thinking`` block cut out (an entry left with nothing goes), each
+    removal an event; nothing before that entry, and no line already there, changes."""
+    from .. import reasoning
+
+    w = tree.walk(entries)
+    out = Appended()
+    cuts: dict[int, set[int]] = {}
+    for i in w.path:
+        if tree.role(entries[i]) == "assistant" and isinstance(entries[i]["message"].get("content"), list):
+            found = {k for k, b in enumerate(entries[i]["message"]["content"])
+                     if isinstance(b, Mapping) and b.get("type") == "thinking"}
+            if found:
+                cuts[i] = found
+    if not cuts or (w.version is not None and w.version < 2):
+        return out
+    fork = min(w.path.index(i) for i in cuts)
+    taken = set(w.ids)
+    fresh = {i: _new_id(tree.entry_id(entries[i]) or str(i), taken) for i in w.path[fork:]}
+    gone = {i for i, c in cuts.items() if not _keeps(entries[i], c) or len(c) == len(entries[i]["message"]["content"])}
+    mapping: dict[str, str] = {}
+    for p in range(len(w.path) - 1, fork - 1, -1):
+        i, old = w.path[p], tree.entry_id(entries[w.path[p]])
+        nxt = fresh[i] if i not in gone else next((fresh[j] for j in w.path[p + 1:] if j not in gone), None)
+        if old is not None and nxt is not None:
+            mapping[old] = nxt
+    parent = tree.entry_id(entries[w.path[fork - 1]]) if fork > 0 else None
+    notes.note("entry-branched", f"The history without its reasoning branches off after {where} "
+                                 f"{w.path[fork - 1] + 1 if fork else 0}: entries from {where} {w.path[fork] + 1} on "
+                                 "are appended again without their thinking blocks.")
+    for i in w.path[fork:]:
+        for k in sorted(cuts.get(i, ())):
+            reasoning.removed(notes, f"{where} {i + 1}, content[{k}]", "thinking")
+        if i in gone:
+            continue
+        e = entries[i]
+        changes: list[tuple[tuple[str, ...], Any]] = [(("id",), fresh[i]), (("parentId",), parent)]
+        for key in ("firstKeptEntryId", "targetId"):
+            if isinstance(e.get(key), str) and e[key] in mapping:
+                changes.append(((key,), mapping[e[key]]))
+        text = _splice(texts[i], changes, cuts.get(i))
+        out.texts.append(text)
+        out.entries.append(json.loads(text))
+        out.copies.append(i)
+        parent = fresh[i]
+    return out
