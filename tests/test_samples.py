@@ -17,7 +17,7 @@ from inspector.io import read_bytes
 
 SAMPLES = samples_dir()
 INDEX = orjson.loads((SAMPLES / "index.json").read_bytes())
-FILES = sorted(p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl", ".db", ".zst")
+FILES = sorted(p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl", ".db", ".sqlite", ".zst")
                and p.name != "index.json")
 
 
@@ -46,7 +46,7 @@ def test_samples_dir_is_the_project_samples_folder():
 
 def test_at_least_eight_samples_in_numbered_order():
     assert len(FILES) >= 8
-    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+(\.api_conversation_history)?\.(json|jsonl|db|jsonl\.zst)", name) for name in FILES)
+    assert all(re.fullmatch(r"\d\d-[a-z0-9-]+(\.api_conversation_history)?\.(json|jsonl|db|sqlite|jsonl\.zst)", name) for name in FILES)
     assert len({name[:2] for name in FILES}) == len(FILES)
 
 

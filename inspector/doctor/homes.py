@@ -37,6 +37,12 @@ Each home is read from the agent's own source (repository, path, commit):
   (docs.github.com "Copilot CLI configuration directory": ``session-state/``; ``COPILOT_HOME``
   moves the whole folder, github/copilot-cli #1954); before 1.0 (0.0.421 and earlier) the CLI
   honoured ``$XDG_CONFIG_HOME/.copilot`` too, read when that variable is set.
+- pi, oh-my-pi, OpenClaw: ``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent`` (``$OMP_CODING_AGENT_DIR``
+  or ``~/.omp/agent``), then ``sessions/--<cwd>--/*.jsonl`` (badlogic/pi-mono
+  ``packages/coding-agent/src/config.ts`` @ 83378aad, ``getAgentDir``; ``session-manager.ts``
+  ``getDefaultSessionDir``); OpenClaw's ``~/.openclaw/agents/<agent>/sessions/*.jsonl`` (legacy
+  ``~/.clawdbot/agents``) and ``agents/<agent>/agent/openclaw-agent.sqlite`` (openclaw/openclaw
+  ``src/state/openclaw-agent-db-contract.ts`` @ 040e1a76).
 - The Agents SDK keeps its database wherever the program says: only folders given are read.
 
 The environment (``HOME``, ``XDG_*``, ``APPDATA`` and the agents' own variables) and the
@@ -213,6 +219,19 @@ def known_homes(env: Mapping[str, str] | None = None, cwd: str | os.PathLike | N
     else:
         goose, via = data / "goose", via_data(env)
     homes.append(Home("goose", goose / "sessions", via, ("sessions.db", "*.jsonl")))
+
+    # pi and oh-my-pi: ``$<APP>_CODING_AGENT_DIR`` or ``~/.<configDir>/agent``, then
+    # ``sessions/--<cwd>--/<time>_<uuid>.jsonl``; OpenClaw: ``agents/<agent>/sessions/<id>.jsonl``
+    # (``~/.clawdbot`` before the rename) and, since 2026.9.2, one database per agent.
+    for app, folder in (("PI", ".pi"), ("OMP", ".omp")):
+        agent_dir = _get(env, f"{app}_CODING_AGENT_DIR")
+        homes.append(Home("pi", (Path(agent_dir) if agent_dir else home / folder / "agent") / "sessions",
+                          f"{app}_CODING_AGENT_DIR" if agent_dir else "default", ("*/*.jsonl",),
+                          note="oh-my-pi" if app == "OMP" else ""))
+    for folder in (".openclaw", ".clawdbot"):
+        homes.append(Home("openclaw", home / folder / "agents", "default",
+                          ("*/sessions/*.jsonl", "*/agent/openclaw-agent.sqlite"),
+                          note="OpenClaw" if folder == ".openclaw" else "OpenClaw before the rename (Clawdbot)"))
     return homes
 
 

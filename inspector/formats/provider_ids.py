@@ -25,6 +25,8 @@ PROVIDERS = {
     "anthropic": "anthropic", "openai": "openai-chat", "azure": "openai-chat", "gemini": "gemini",
     "google": "gemini", "bedrock": "bedrock", "amazon-bedrock": "bedrock", "mistral": "mistral", "xai": "xai",
     "groq": "groq", "deepseek": "deepseek",
+    # pi records the API beside the provider: its Responses sessions are judged as Responses.
+    "openai-responses": "openai-responses",
 }
 # An aggregator's model prefix (``vendor/model``) -> the provider check of that vendor.
 VENDORS = {"anthropic": "anthropic", "openai": "openai-chat", "google": "gemini", "mistralai": "mistral",

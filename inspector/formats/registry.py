@@ -7,7 +7,7 @@ folder, and export all read this table.
 from __future__ import annotations
 
 from . import agents_sqlite, anthropic, bedrock, claude_code, cline, codex_rollout, crush, flat, gemini, gemini_cli
-from . import copilot, goose, openai_chat, openai_responses, opencode
+from . import copilot, goose, openai_chat, openai_responses, opencode, pi
 from .format import Format
 
 # Detection-priority order: where two formats have evidence, errors list them in this order.
@@ -30,6 +30,8 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     goose.FORMAT,
     goose.JSONL_FORMAT,
     copilot.FORMAT,
+    pi.FORMAT,
+    pi.DB_FORMAT,
 )}
 
 

@@ -18,7 +18,7 @@ from inspector.targets import TARGETS
 
 from sessions import agents_builder
 
-SAMPLES = sorted(p for p in samples_dir().iterdir() if p.suffix in (".json", ".jsonl", ".db") and p.name != "index.json")
+SAMPLES = sorted(p for p in samples_dir().iterdir() if p.suffix in (".json", ".jsonl", ".db", ".sqlite") and p.name != "index.json")
 
 
 def test_a_provider_is_a_target_and_a_session_resumes_against_one():

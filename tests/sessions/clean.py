@@ -162,6 +162,22 @@ def copilot_cli() -> Any:
     log.done("toolu_01B", "24C")
     log.assistant("Paris 18C, Rome 24C.")
     return copilot.parse(log.bytes(), "events.jsonl")
+def pi_stores() -> dict[str, Any]:
+    from inspector.formats import pi
+
+    from . import openclaw_builder, pi_builder as pb
+
+    s = pb.Session()
+    s.user("What's the weather in Paris and Rome?")
+    s.assistant([{"type": "text", "text": "I'll check both."}, pb.call("toolu_01A", "get_weather", {"city": "Paris"}),
+                 pb.call("toolu_01B", "get_weather", {"city": "Rome"})], stop="toolUse")
+    s.result("toolu_01A", "get_weather", "18C")
+    s.result("toolu_01B", "get_weather", "24C")
+    s.assistant([{"type": "text", "text": "Paris 18C, Rome 24C."}])
+    with TemporaryDirectory() as tmp:
+        db = openclaw_builder.build(Path(tmp) / "openclaw-agent.sqlite", {"s-weather": s})
+        return {"pi-session": pi.parse(s.text().encode(), "s.jsonl"),
+                "openclaw-agent-db": pi.agent_db.parse(db.read_bytes(), "openclaw-agent.sqlite")}
 
 
 def clean_sessions() -> dict[str, Any]:
@@ -170,4 +186,4 @@ def clean_sessions() -> dict[str, Any]:
             "agents-sqlite": agents(), "opencode": opencode(),
             "opencode-export": opencode_format.parse_export(opencode_session().export(), "session.json"),
             "cline": cline_task(), "crush": crush_db(), **goose_stores(),
-            "copilot-cli": copilot_cli()}
+            "copilot-cli": copilot_cli(), **pi_stores()}
