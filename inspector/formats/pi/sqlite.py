@@ -290,4 +290,3 @@ def export_new(im: Imported, result: Result, notes: Exported) -> AgentDB:
     out = parse(data, "<new>")
     out.original = None
     return out
-
