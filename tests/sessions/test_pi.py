@@ -6,7 +6,6 @@ without an orphan; the output is a fixed point; what a provider signed is copied
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -158,12 +157,18 @@ def test_cli_check_says_how_to_resume(tmp_path, capsys):
     assert "pi --session" in said and "0.25.0" in said
 
 
-@pytest.mark.skipif(not os.environ.get("PI_MONO"), reason="set PI_MONO to a badlogic/pi-mono checkout")
 @pytest.mark.parametrize("fixture", ("before-compaction.jsonl", "large-session.jsonl"))
-def test_pi_s_own_fixtures(fixture):
-    """pi's published sessions (packages/coding-agent/test/fixtures/ @ 83378aad, version 1)."""
-    path = Path(os.environ["PI_MONO"]) / "packages/coding-agent/test/fixtures" / fixture
-    assert flat_pairs(load_file(path)) == sim_pairs(path.read_text())
+def test_pi_s_own_fixtures(fixture, tmp_path):
+    """pi's published sessions (packages/coding-agent/test/fixtures/ @ 83378aad, version 1; see
+    pi_fixtures/SOURCE.md): the importer pairs what pi's own walk would send."""
+    from inspector.formats.codex_zst import decompress      # the one zstd reader (zstandard or compression.zstd)
+
+    packed = Path(__file__).parent / "pi_fixtures" / (fixture + ".zst")
+    path = tmp_path / fixture
+    path.write_bytes(decompress(packed.read_bytes(), packed.name))
+    pairs = sim_pairs(path.read_text())
+    assert len(pairs) > 100                      # the fixture is the long session it claims to be
+    assert flat_pairs(load_file(path)) == pairs
 
 
 def test_strict_moves_a_late_result_next_to_its_call_as_its_own_text(tmp_path):
