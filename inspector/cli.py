@@ -359,17 +359,19 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def check_line(label: str, outcome: Any, verdict: Any) -> str:
-    """``check``'s line for one history: what MEM-5 would change, then the resume verdict
-    (``inspector.verdict``) in its one wording, and the kinds of change the repair makes."""
-    from .verdict import CHANGES, OK, STATUS_WORDS   # the one vocabulary, as doctor and the browser
+    """``check``'s line for one history: the verdict's status word first (the one vocabulary
+    of ``inspector.verdict``, as doctor and the browser show it), then what MEM-5 would
+    change, the resume verdict in its one wording, and the kinds of change the repair makes."""
+    from .verdict import STATUS_WORDS
 
+    word = STATUS_WORDS[verdict.row_status]
     said = verdict.sentence()
     if not outcome.changed:
         if verdict.agent is None and verdict.provider is None:   # no agent: said per provider
             rest = said.removeprefix("MEM-5 changes nothing; ")
-            return f"{label}: {STATUS_WORDS[OK]}, nothing to change" + (f"; {rest}" if verdict.providers else "")
+            return f"{label}: {word}, nothing to change" + (f"; {rest}" if verdict.providers else "")
         plain = verdict.status == "resumes" and not verdict.ran_on
-        return f"{label}: {STATUS_WORDS[OK]}, nothing to change" + ("" if plain else f" ({said})")
+        return f"{label}: {word}, nothing to change" + ("" if plain else f" ({said})")
     result = outcome.result
     changes = len(result.events) + len(outcome.export_events)
     words = [said] if verdict.agent is not None or verdict.ran_on or verdict.status != "resumes" else []
@@ -379,7 +381,7 @@ def check_line(label: str, outcome: Any, verdict: Any) -> str:
     if kinds and words:
         words.append("repair: " + kinds)
     tail = f" ({'; '.join(words)})" if words else ""
-    return (f"{label}: {STATUS_WORDS[CHANGES]}: {result.summary()}, "
+    return (f"{label}: {word}: {result.summary()}, "
             f"{changes} event{'s' if changes != 1 else ''}{tail}")
 
 

@@ -136,6 +136,15 @@ class ResumeVerdict:
         return self.status == AGENT_REPAIRS and self.changed and not self.not_covered
 
     @property
+    def row_status(self) -> str:
+        """The status one row of every view shows (a key of :data:`STATUS_WORDS`): the
+        verdict's own, with a verdict that resumes split into ``changes`` (MEM-5 would still
+        change the file) and ``ok``."""
+        if self.status == RESUMES:
+            return CHANGES if self.changed else OK
+        return self.status
+
+    @property
     def refused_rules(self) -> tuple[str, ...]:
         """Every provider rule that refuses it, once each (per provider for a flat history)."""
         rules = [r.rule for r in self.refusals] + [r for p in self.providers for r in p.rules]

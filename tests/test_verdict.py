@@ -21,7 +21,7 @@ from inspector.cli import main
 from inspector.doctor import scan
 from inspector.pipeline import run_file
 from inspector.tui.verdict import INPUT, MEM5, STRICT, check_all
-from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, resume_verdict
+from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, STATUS_WORDS, resume_verdict
 
 from sessions import codex_builder, crush_builder, goose_builder
 
@@ -90,6 +90,14 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
             assert f"({c.repair.name})" in line, (where, line)
             assert (c.cost in line) if c.cost else True, (where, line)
 
+        # the line opens with the verdict's one status word (a session that fails on resume
+        # never opens with "would change")
+        said = line.removeprefix(f"{path}" + (f" --session {session}" if session else "") + ": ")
+        if v.status == FAILS:
+            assert said.startswith(STATUS_WORDS[FAILS]), (where, line)
+        if v.status == AGENT_REPAIRS:
+            assert said.startswith(STATUS_WORDS[AGENT_REPAIRS]), (where, line)
+
         # check --json: the verdict itself
         main(["check", str(path), *(["--session", session] if session else []), "--json"])
         assert orjson.loads(capsys.readouterr().out.splitlines()[0])["verdict"] == \
@@ -104,6 +112,7 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
         if v.agent is not None:
             [row] = rows
             assert row.status in DOCTOR_STATUS[v.status], (where, row.verdict.sentence)
+            assert said.startswith(STATUS_WORDS[row.status] + (":" if outcome.changed else ",")), (where, line)
             assert row.verdict.sentence.startswith(v.sentence()) or row.verdict.sentence.startswith("ok: nothing"), \
                 (where, row.verdict.sentence)
             assert [r["rule"] for r in row.verdict.problems] == [r.rule for r in v.refusals]
