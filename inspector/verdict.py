@@ -297,8 +297,10 @@ def _not_covered(imported: Any, result: Any, exported: list[Any], claims: tuple[
     the version that wrote the session is known to make that repair (or every version does);
     an event of the import or the engine is covered when it names such a call; an export event
     is covered when it only writes those changes into the file (the export's own clause), not
-    when it is a change of its own (a signed history cut, reasoning removed)."""
-    holds = [claim.covers is True or (claim.covers is None and not claim.repair.since) for claim in claims]
+    when it is a change of its own (a signed history cut, reasoning removed). A claim whose
+    repair throws away what the file holds (``SelfRepair.drops``) covers nothing."""
+    holds = [not claim.repair.drops and (claim.covers is True or (claim.covers is None and not claim.repair.since))
+             for claim in claims]
     claimed = {c for claim, ok in zip(claims, holds) if ok for c in claim.calls}
     # A claim the writing version is not known to make covers nothing, and is itself left out.
     out = [claim.repair.name for claim, ok in zip(claims, holds) if not ok]
