@@ -77,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
     p.add_argument("--model", metavar="MODEL",
-                   help="with --target: the model the history is sent to (a session resumed with another model "
-                        "than the one that signed its reasoning is reported)")
+                   help="the model the history is sent to (default: the one a session last ran on, where its store "
+                        "records it); a session resumed with another model than the one that signed its reasoning "
+                        "is reported")
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
@@ -156,6 +157,9 @@ def tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
                         help="the provider whose verdict the TUI shows (default auto: the one the format "
                              "speaks; a flat history shows every provider's); v picks another in the TUI")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="the model the history is sent to, as check --model (default: the one a session "
+                             "last ran on, where its store records it); the verdict line names it")
     parser.add_argument("--watch", action="store_true",
                         help="read FILE again whenever it changes on disk (an agent writing its session), "
                              "keeping the stage, filters and selection, and say what changed")
@@ -170,6 +174,7 @@ TUI_OPTIONS = {
     "reasoning": ("--reasoning keep|strip", "keep signed reasoning as read (default), or strip it (R)"),
     "session": ("--session ID", "the session to open in a file that holds several"),
     "target": ("--target PROVIDER", "whose verdict the screen shows (default auto; v picks another)"),
+    "model": ("--model MODEL", "the model it is sent to (default: the session's own)"),
     "watch": ("--watch", "read FILE again whenever it changes on disk"),
 }
 
@@ -320,7 +325,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .sessions import each_session, expand
-    from .verdict import resume_verdict
+    from .verdict import FAILS, judged_model, resume_verdict
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
@@ -338,10 +343,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             # one line per history, ending with the agent's own command that resumes it
             print(check_line(label, outcome, verdict) + (f"; resume with: {verdict.command}" if verdict.command else ""))
         # Where the agent repairs every case MEM-5 would change itself, the resume works: exit 0.
-        if outcome.changed and not verdict.agent_covers:
+        # A history that fails on resume exits 1 even when MEM-5 changes nothing (a signature
+        # another model wrote, a rule only --strict or --reasoning strip repairs).
+        if verdict.status == FAILS or (outcome.changed and not verdict.agent_covers):
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(outcome, args.target, args.model)
+            problems = check_target(outcome, args.target, judged_model(outcome.imported, args.target, args.model))
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             report["after_normalizing"] = [p.to_dict() for p in problems]
@@ -585,6 +592,6 @@ def run_tui(argv: list[str]) -> int:
 
     try:
         return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
-                   reasoning=args.reasoning, **({"watch": True} if args.watch else {}))
+                   reasoning=args.reasoning, model=args.model, **({"watch": True} if args.watch else {}))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -125,6 +125,7 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
         if v.provider is not None:
             given = checks.at(INPUT, v.provider)
             assert _errors(given.problems) == {r.rule for r in v.refusals}, where
+            assert given.model == v.model, where        # judged for the same model
             assert given.agent_repairs == tuple(c.words() for c in v.claims)
         else:
             refusing = {p.provider: set(p.rules) for p in v.providers}
@@ -272,6 +273,50 @@ def test_a_crush_session_is_judged_for_the_provider_it_ran_on(tmp_path, capsys):
     line = _check_line(capsys, tmp_path / "ses-openrouter.db", None)
     assert "ran on anthropic (claude-sonnet-4-5), gemini (gemini-2.5-pro), openrouter (qwen/qwen3-coder)" in line
     assert "anthropic refuses" not in line
+
+
+def _crush_model_switch(path: Path) -> Path:
+    """A Crush session whose first answer (with signed reasoning) claude-sonnet-4-5 wrote and
+    whose last claude-opus-4-1: Crush resumes it on the last model and sends the signature
+    as it is (charmbracelet/crush @ 37f36e93824e, internal/message/content.go ToAIMessage)."""
+    crush_builder.write_db(path, {"ses-switch": crush_builder.clean()})
+    conn = sqlite3.connect(path)
+    last = conn.execute("SELECT id FROM messages WHERE role = 'assistant' ORDER BY created_at DESC, rowid DESC").fetchone()
+    conn.execute("UPDATE messages SET model = 'claude-opus-4-1' WHERE id = ?", last)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_session_is_judged_for_the_model_it_ran_on(tmp_path, capsys):
+    """The rules on reasoning signed by another model read the model a session last ran on
+    (--model overrides it): check, the doctor and the TUI's view 0 say the same."""
+    (tmp_path / "switch").mkdir()
+    path = _crush_model_switch(tmp_path / "switch" / "crush.db")
+    outcome = run_file(path)
+    v = resume_verdict(outcome)
+    assert v.model == "claude-opus-4-1" and v.status == FAILS
+    assert [r.rule for r in v.refusals] == ["signature-other-model"]
+    line = _check_line(capsys, path, None)
+    assert line.startswith(f"{path}: {STATUS_WORDS[FAILS]}") and "signature-other-model" in line
+    assert main(["check", str(path)]) == 1
+    capsys.readouterr()
+    # --model: sent back to the model that signed it, nothing is refused
+    same = resume_verdict(outcome, model="claude-sonnet-4-5")
+    assert same.status == RESUMES and not same.refusals and same.model == "claude-sonnet-4-5"
+    assert main(["check", "--model", "claude-sonnet-4-5", str(path)]) == 0
+    capsys.readouterr()
+    # the doctor's row
+    [row] = scan([str(tmp_path / "switch")], env={"HOME": str(tmp_path)}).rows
+    assert row.status == FAILS and "signature-other-model" in row.verdict.sentence
+    # the TUI's view 0, for the provider it ran on and with --model
+    given = check_all(outcome.imported, outcome.result, False, names=["anthropic"]).at(INPUT, "anthropic")
+    assert _errors(given.problems) == {"signature-other-model"} and given.model == "claude-opus-4-1"
+    assert "anthropic (claude-opus-4-1) would reject" in given.sentence()
+    told = check_all(outcome.imported, outcome.result, False, names=["anthropic"], model="claude-sonnet-4-5")
+    assert told.at(INPUT, "anthropic").accepts and "anthropic (claude-sonnet-4-5)" in told.at(INPUT, "anthropic").sentence()
+    # another provider than the one it ran on is not judged for that model
+    assert check_all(outcome.imported, outcome.result, False, names=["gemini"]).at(INPUT, "gemini").model is None
 
 
 def test_a_codex_rollout_run_on_another_provider_is_not_judged_as_openai():
