@@ -136,7 +136,7 @@ def _export(imported: Imported, res: Result, reasoning: str) -> Any:
 def check_all(imported: Imported, result: Result, strict: bool, name: str = "<input>",
               names: Sequence[str] | None = None, cancelled: Callable[[], bool] = lambda: False,
               first: str | None = None, report: Callable[[ProviderChecks], None] = lambda verdicts: None,
-              reasoning: str = "keep", model: str | None = None) -> ProviderChecks:
+              reasoning: str = "keep", model: str | None = None, outcome: Any = None) -> ProviderChecks:
     """Every target in ``names`` (all by default) on the input as given, after MEM-5, and
     after strict when ``result`` has it (``strict``), each export under ``reasoning`` (the
     ``--reasoning`` policy), for ``model`` (``--model``) when given, else for the model a
@@ -144,7 +144,9 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
     check reads the whole history, a few seconds per target on 100,000 messages, so ``first``
     (the chosen target) is checked at every moment before the others and ``report`` is
     called with what is known then, and again at the end. A moment whose export fails (a
-    history no writer can write) is reported for each target as not checked, never raised."""
+    history no writer can write) is reported for each target as not checked, never raised.
+    ``outcome`` (the open history: a pipeline Outcome of ``imported`` and ``result`` under
+    ``reasoning``) lends its own export to the moment it stands for, so it is made once."""
     names = tuple(names or targets.TARGETS)
     if first in names:
         names = (first, *(t for t in names if t != first))
@@ -171,12 +173,19 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
     for stage, res in repairs:
         origins = res.origins
         made: list[Any] = []
+        shared = outcome if outcome is not None and res is outcome.result and outcome.to == "same" \
+            and outcome.reasoning == reasoning else None
 
-        def after(t: str, res: Result = res, made: list[Any] = made) -> tuple[list[Problem], tuple[str, ...]]:
+        def after(t: str, res: Result = res, made: list[Any] = made, shared: Any = shared
+                  ) -> tuple[list[Problem], tuple[str, ...]]:
             if not made:       # exported once per moment, for the first target that asks
                 try:
-                    made.append(pipeline.Outcome(name, imported, res, _export(imported, res, reasoning),
-                                                 reasoning=reasoning))
+                    if shared is not None:
+                        shared.export      # the open history's own export, made here if not yet
+                        made.append(shared)
+                    else:
+                        made.append(pipeline.Outcome(name, imported, res, _export(imported, res, reasoning),
+                                                     reasoning=reasoning))
                 except Exception as exc:  # noqa: BLE001 - said per target as "not checked" (R3-14)
                     made.append(exc)
             if isinstance(made[0], Exception):

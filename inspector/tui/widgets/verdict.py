@@ -197,7 +197,7 @@ class VerdictBar(Static):
 
             check_all(document.imported, document.result, document.strict, document.source.name,
                       cancelled=lambda: worker.is_cancelled, first=first, report=report,
-                      reasoning=getattr(document, "reasoning", "keep"), model=self.model)
+                      reasoning=getattr(document, "reasoning", "keep"), model=self.model, outcome=document)
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 
