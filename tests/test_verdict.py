@@ -21,7 +21,7 @@ from inspector.cli import main
 from inspector.doctor import scan
 from inspector.pipeline import run_file
 from inspector.tui.verdict import INPUT, MEM5, STRICT, check_all
-from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, STATUS_WORDS, resume_verdict
+from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, STATUS_WORDS, judged_provider, resume_verdict
 
 from sessions import codex_builder, crush_builder, goose_builder
 
@@ -119,7 +119,9 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
             assert [c["case"] for c in row.verdict.repaired_by_agent] == list(v.claimed)
             assert orjson.loads(orjson.dumps(row.to_dict()))["resume"] == orjson.loads(orjson.dumps(v.to_dict()))
 
-        # the TUI, view 0: what the agent sends, the same refusals and claims
+        # the TUI, view 0: what the agent sends, the same refusals and claims, for the provider
+        # its verdict line picks by itself (--target auto)
+        assert judged_provider(outcome.imported) == v.provider, where
         names = [v.provider] if v.provider else list(targets.TARGETS)
         checks = check_all(outcome.imported, outcome.result, False, names=names)
         if v.provider is not None:
