@@ -325,7 +325,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .sessions import each_session, expand
-    from .verdict import FAILS, judged_model, resume_verdict
+    from .verdict import judged_model, resume_verdict
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
@@ -343,9 +343,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             # one line per history, ending with the agent's own command that resumes it
             print(check_line(label, outcome, verdict) + (f"; resume with: {verdict.command}" if verdict.command else ""))
         # Where the agent repairs every case MEM-5 would change itself, the resume works: exit 0.
-        # A history that fails on resume exits 1 even when MEM-5 changes nothing (a signature
-        # another model wrote, a rule only --strict or --reasoning strip repairs).
-        if verdict.status == FAILS or (outcome.changed and not verdict.agent_covers):
+        if outcome.changed and not verdict.agent_covers:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
             problems = check_target(outcome, args.target, judged_model(outcome.imported, args.target, args.model))
