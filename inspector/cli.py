@@ -77,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
                         "error, while warnings are printed but do not fail")
     p.add_argument("--model", metavar="MODEL",
-                   help="with --target: the model the history is sent to (a session resumed with another model "
-                        "than the one that signed its reasoning is reported)")
+                   help="the model the history is sent to (default: the one a session last ran on, where its store "
+                        "records it); a session resumed with another model than the one that signed its reasoning "
+                        "is reported")
     p.add_argument("--template", metavar="PATH",
                    help="also render the history with this chat template (a Jinja file or a tokenizer_config.json) "
                         "as transformers does, and report what it raises; exit 1 if it raises")
@@ -156,6 +157,9 @@ def tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", choices=("auto", *CHECK_TARGETS), default="auto",
                         help="the provider whose verdict the TUI shows (default auto: the one the format "
                              "speaks; a flat history shows every provider's); v picks another in the TUI")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="the model the history is sent to, as check --model (default: the one a session "
+                             "last ran on, where its store records it); the verdict line names it")
     parser.add_argument("--watch", action="store_true",
                         help="read FILE again whenever it changes on disk (an agent writing its session), "
                              "keeping the stage, filters and selection, and say what changed")
@@ -170,6 +174,7 @@ TUI_OPTIONS = {
     "reasoning": ("--reasoning keep|strip", "keep signed reasoning as read (default), or strip it (R)"),
     "session": ("--session ID", "the session to open in a file that holds several"),
     "target": ("--target PROVIDER", "whose verdict the screen shows (default auto; v picks another)"),
+    "model": ("--model MODEL", "the model it is sent to (default: the session's own)"),
     "watch": ("--watch", "read FILE again whenever it changes on disk"),
 }
 
@@ -323,7 +328,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from .sessions import each_session, expand
-    from .verdict import resume_verdict
+    from .verdict import judged_model, resume_verdict
 
     worst = EXIT_OK
     template = load_template(args.template) if args.template else None
@@ -344,7 +349,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if outcome.changed and not verdict.agent_covers:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(outcome, args.target, args.model)
+            problems = check_target(outcome, args.target, judged_model(outcome.imported, args.target, args.model))
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             report["after_normalizing"] = [p.to_dict() for p in problems]
@@ -362,17 +367,19 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def check_line(label: str, outcome: Any, verdict: Any) -> str:
-    """``check``'s line for one history: what MEM-5 would change, then the resume verdict
-    (``inspector.verdict``) in its one wording, and the kinds of change the repair makes."""
-    from .verdict import CHANGES, OK, STATUS_WORDS   # the one vocabulary, as doctor and the browser
+    """``check``'s line for one history: the verdict's status word first (the one vocabulary
+    of ``inspector.verdict``, as doctor and the browser show it), then what MEM-5 would
+    change, the resume verdict in its one wording, and the kinds of change the repair makes."""
+    from .verdict import STATUS_WORDS
 
+    word = STATUS_WORDS[verdict.row_status]
     said = verdict.sentence()
     if not outcome.changed:
         if verdict.agent is None and verdict.provider is None:   # no agent: said per provider
             rest = said.removeprefix("MEM-5 changes nothing; ")
-            return f"{label}: {STATUS_WORDS[OK]}, nothing to change" + (f"; {rest}" if verdict.providers else "")
+            return f"{label}: {word}, nothing to change" + (f"; {rest}" if verdict.providers else "")
         plain = verdict.status == "resumes" and not verdict.ran_on
-        return f"{label}: {STATUS_WORDS[OK]}, nothing to change" + ("" if plain else f" ({said})")
+        return f"{label}: {word}, nothing to change" + ("" if plain else f" ({said})")
     result = outcome.result
     changes = len(result.events) + len(outcome.export_events)
     words = [said] if verdict.agent is not None or verdict.ran_on or verdict.status != "resumes" else []
@@ -382,7 +389,7 @@ def check_line(label: str, outcome: Any, verdict: Any) -> str:
     if kinds and words:
         words.append("repair: " + kinds)
     tail = f" ({'; '.join(words)})" if words else ""
-    return (f"{label}: {STATUS_WORDS[CHANGES]}: {result.summary()}, "
+    return (f"{label}: {word}: {result.summary()}, "
             f"{changes} event{'s' if changes != 1 else ''}{tail}")
 
 
@@ -586,6 +593,6 @@ def run_tui(argv: list[str]) -> int:
 
     try:
         return run(args.file, fmt=args.fmt, strict=args.strict, session=args.session, target=args.target,
-                   reasoning=args.reasoning, **({"watch": True} if args.watch else {}))
+                   reasoning=args.reasoning, model=args.model, **({"watch": True} if args.watch else {}))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -6,7 +6,8 @@
 - :func:`repair` normalizes an import (with the strict stage when asked);
 - :func:`export` writes the repair back in a format as an :class:`Exported`: the document,
   what the export changed on its own, the bytes, the count of entries written;
-- :class:`Outcome` is the three together; :func:`run` and :func:`run_file` take all steps;
+- :class:`Outcome` is the three together, its export made when first asked for (the TUI's
+  open history is one); :func:`run` and :func:`run_file` take all steps;
 - :func:`sessions` is the one session iterator: a parsed file once, each session it holds
   read from it in turn (``check`` of a database, the doctor, batch, the TUI's picker).
 
@@ -199,14 +200,30 @@ def export(imported: Imported, result: Result, to: str = "same", compact: bool =
 @dataclass(slots=True)
 class Outcome:
     """Everything a view needs about one history: where it came from, what the engine did,
-    and what is written back."""
+    and what is written back. The export is worked out when first asked for (``export``,
+    ``exported``, ``export_events``, ``data``, ``changed``) and kept: a view that never writes
+    (the TUI before an export, a listing) never pays for it, and one that does pays once."""
 
     name: str
     imported: Imported
     result: Result
-    export: Exported
+    made: Exported | None = None   # the export, once worked out (given: already made)
     to: str = "same"
-    reasoning: str = "keep"        # the --reasoning policy the export ran with
+    reasoning: str = "keep"        # the --reasoning policy the export runs with
+    compact: bool = False
+
+    @property
+    def export(self) -> Exported:
+        """The repair written back in format ``to`` under the policy (:func:`export`), made on
+        first use and kept."""
+        if self.made is None:
+            self.made = export(self.imported, self.result, self.to, self.compact, self.reasoning)
+        return self.made
+
+    @property
+    def exported_yet(self) -> bool:
+        """Whether the export is made (a view may show what it says without making it)."""
+        return self.made is not None
 
     @property
     def format(self) -> str:
@@ -215,7 +232,7 @@ class Outcome:
 
     @property
     def output_format(self) -> str:
-        return self.export.format
+        return self.export.format if self.made is not None else (self.imported.format if self.to == "same" else self.to)
 
     @property
     def exported(self) -> Any:
@@ -226,10 +243,6 @@ class Outcome:
     def export_events(self) -> list[Event]:
         """What this export changed on its own."""
         return self.export.events
-
-    @property
-    def compact(self) -> bool:
-        return self.export.compact
 
     @property
     def events(self) -> list[Event]:
@@ -256,7 +269,7 @@ def outcome(imported: Imported, name: str = "<input>", to: str = "same", strict:
             compact: bool = False, owned: bool = False, reasoning: str = "keep") -> Outcome:
     """Repair and export an import: the steps after :func:`load`."""
     result = repair(imported, EXTENSIONS if strict else (), owned)
-    return Outcome(name, imported, result, export(imported, result, to, compact, reasoning), to, reasoning)
+    return Outcome(name, imported, result, export(imported, result, to, compact, reasoning), to, reasoning, compact)
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",

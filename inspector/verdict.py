@@ -24,8 +24,8 @@ from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
 __all__ = ["AGENT_REPAIRS", "CHANGES", "FAILS", "LOST", "OK", "RESUMES", "STATUSES", "STATUS_WORDS", "UNREADABLE", "Claim", "ProviderRefusals",
-           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "resume_verdict", "unreadable",
-           "written_refusals"]
+           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "judged_model", "judged_provider",
+           "resume_verdict", "session_model", "unreadable", "written_refusals"]
 
 RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails", "unreadable"
 STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, RESUMES)     # worst first
@@ -127,6 +127,9 @@ class ResumeVerdict:
     # import or the engine naming a call no claim names, or naming none. Export events write
     # the changes into the file and are judged with them.
     not_covered: tuple[str, ...] = ()
+    # The model it is judged as sent to: ``--model``, else the one the session last ran on
+    # (None: not known; a body's own ``model`` is read by the checks themselves).
+    model: str | None = None
 
     @property
     def agent_covers(self) -> bool:
@@ -134,6 +137,15 @@ class ResumeVerdict:
         agent's own repairs cover: nothing for Inspector to write (``check`` exits 0,
         ``normalize`` writes nothing by default)."""
         return self.status == AGENT_REPAIRS and self.changed and not self.not_covered
+
+    @property
+    def row_status(self) -> str:
+        """The status one row of every view shows (a key of :data:`STATUS_WORDS`): the
+        verdict's own, with a verdict that resumes split into ``changes`` (MEM-5 would still
+        change the file) and ``ok``."""
+        if self.status == RESUMES:
+            return CHANGES if self.changed else OK
+        return self.status
 
     @property
     def refused_rules(self) -> tuple[str, ...]:
@@ -194,7 +206,7 @@ class ResumeVerdict:
                 "refusals": [r.to_dict() for r in self.refusals], "claims": [c.to_dict() for c in self.claims],
                 "providers": [p.to_dict() for p in self.providers], "changed": self.changed,
                 "repair": dict(self.repair), "agent_covers": self.agent_covers,
-                "not_covered": list(self.not_covered), "command": self.command, **({"reopen": self.reopen} if self.reopen else {}),
+                "not_covered": list(self.not_covered), "model": self.model, "command": self.command, **({"reopen": self.reopen} if self.reopen else {}),
                 **({"reason": self.reason} if self.reason else {})}
 
 
@@ -243,6 +255,36 @@ def _provider(imported: Any, target: str | None) -> tuple[str | None, str]:
     return ran if ran is not None else (formats.provider(imported.format), "")
 
 
+def judged_provider(imported: Any, target: str | None = None) -> str | None:
+    """The provider a resume of ``imported`` is judged for: ``target`` (``--target``), else
+    for a session the one its store records it ran on (None: one Inspector has no rules
+    for), else its format's own (None: a flat history, judged for every provider)."""
+    if target is not None or not formats.is_session_format(imported.format):
+        return target or formats.provider(imported.format)
+    return _provider(imported, None)[0]
+
+
+def session_model(imported: Any) -> str | None:
+    """The model a session last ran on, as its store records it (``Format.ran_on``; None: the
+    store records none, or the history is no session)."""
+    hook = formats.get(imported.format).ran_on if formats.is_session_format(imported.format) else None
+    recorded = [(p, m) for p, m in (hook(imported) if hook is not None else ())
+                if isinstance(p, str) and p.strip()]
+    model = recorded[-1][1] if recorded else None
+    return model if isinstance(model, str) and model.strip() else None
+
+
+def judged_model(imported: Any, target: str | None, model: str | None = None) -> str | None:
+    """The model a history is judged as sent to, for provider ``target`` (the rules on
+    reasoning signed by another model read it): ``model`` (``--model``), else the model the
+    session last ran on when ``target`` is the provider it ran on (or None, that one)."""
+    if model:
+        return model
+    if target is not None and target != judged_provider(imported):
+        return None
+    return session_model(imported)
+
+
 def resume_verdict(outcome: Any, target: str | None = None, model: str | None = None,
                    session: str | None = None) -> ResumeVerdict:
     """The verdict on one pipeline outcome (``inspector.pipeline.run``). ``target``
@@ -264,9 +306,10 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
             return ResumeVerdict(status, changed=changed, providers=every, repair=repair)
         refusals = _refusals(imported, provider, model)[0]
         return ResumeVerdict(FAILS if refusals else RESUMES, provider=provider, refusals=tuple(refusals),
-                             changed=changed, repair=repair)
+                             changed=changed, repair=repair, model=model)
     told = formats.on_resume(imported)
     provider, ran_on = _provider(imported, target)
+    model = judged_model(imported, provider if target is not None else None, model)
     agent = formats.agent_title(imported.format)
     version = told.version if told is not None else None
     refusals: list[Refusal] = []
@@ -277,7 +320,7 @@ def resume_verdict(outcome: Any, target: str | None = None, model: str | None = 
     not_covered = _not_covered(imported, result, outcome.export_events, claims, own)
     fact = formats.REGISTRY[imported.format].agent
     return ResumeVerdict(status, agent, version, provider, ran_on, tuple(refusals), claims, changed=changed,
-                         repair=repair, command=formats.resume_command(imported, outcome.name, session),
+                         repair=repair, model=model, command=formats.resume_command(imported, outcome.name, session),
                          reopen=fact.reopen if fact is not None else "", not_covered=not_covered)
 
 
@@ -288,8 +331,10 @@ def _not_covered(imported: Any, result: Any, exported: list[Any], claims: tuple[
     the version that wrote the session is known to make that repair (or every version does);
     an event of the import or the engine is covered when it names such a call; an export event
     is covered when it only writes those changes into the file (the export's own clause), not
-    when it is a change of its own (a signed history cut, reasoning removed)."""
-    holds = [claim.covers is True or (claim.covers is None and not claim.repair.since) for claim in claims]
+    when it is a change of its own (a signed history cut, reasoning removed). A claim whose
+    repair throws away what the file holds (``SelfRepair.drops``) covers nothing."""
+    holds = [not claim.repair.drops and (claim.covers is True or (claim.covers is None and not claim.repair.since))
+             for claim in claims]
     claimed = {c for claim, ok in zip(claims, holds) if ok for c in claim.calls}
     # A claim the writing version is not known to make covers nothing, and is itself left out.
     out = [claim.repair.name for claim, ok in zip(claims, holds) if not ok]
@@ -304,7 +349,7 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
     repairs cover (the rows its import marked, and the claims found by a rule), with those
     claims: the "as given" moment of every view. Warnings are kept."""
     rows, marked, told = as_sent(imported)
-    problems = targets.check(rows, provider, model, imported.identity)
+    problems = targets.check(rows, provider, model, imported.identity, given=imported)
     if told is None:
         return problems, ()
     first = _first_sent(rows)

@@ -21,7 +21,7 @@ from inspector.cli import main
 from inspector.doctor import scan
 from inspector.pipeline import run_file
 from inspector.tui.verdict import INPUT, MEM5, STRICT, check_all
-from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, resume_verdict
+from inspector.verdict import AGENT_REPAIRS, FAILS, RESUMES, STATUS_WORDS, judged_provider, resume_verdict
 
 from sessions import codex_builder, crush_builder, goose_builder
 
@@ -90,6 +90,14 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
             assert f"({c.repair.name})" in line, (where, line)
             assert (c.cost in line) if c.cost else True, (where, line)
 
+        # the line opens with the verdict's one status word (a session that fails on resume
+        # never opens with "would change")
+        said = line.removeprefix(f"{path}" + (f" --session {session}" if session else "") + ": ")
+        if v.status == FAILS:
+            assert said.startswith(STATUS_WORDS[FAILS]), (where, line)
+        if v.status == AGENT_REPAIRS:
+            assert said.startswith(STATUS_WORDS[AGENT_REPAIRS]), (where, line)
+
         # check --json: the verdict itself
         main(["check", str(path), *(["--session", session] if session else []), "--json"])
         assert orjson.loads(capsys.readouterr().out.splitlines()[0])["verdict"] == \
@@ -104,18 +112,22 @@ def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
         if v.agent is not None:
             [row] = rows
             assert row.status in DOCTOR_STATUS[v.status], (where, row.verdict.sentence)
+            assert said.startswith(STATUS_WORDS[row.status] + (":" if outcome.changed else ",")), (where, line)
             assert row.verdict.sentence.startswith(v.sentence()) or row.verdict.sentence.startswith("ok: nothing"), \
                 (where, row.verdict.sentence)
             assert [r["rule"] for r in row.verdict.problems] == [r.rule for r in v.refusals]
             assert [c["case"] for c in row.verdict.repaired_by_agent] == list(v.claimed)
             assert orjson.loads(orjson.dumps(row.to_dict()))["resume"] == orjson.loads(orjson.dumps(v.to_dict()))
 
-        # the TUI, view 0: what the agent sends, the same refusals and claims
+        # the TUI, view 0: what the agent sends, the same refusals and claims, for the provider
+        # its verdict line picks by itself (--target auto)
+        assert judged_provider(outcome.imported) == v.provider, where
         names = [v.provider] if v.provider else list(targets.TARGETS)
         checks = check_all(outcome.imported, outcome.result, False, names=names)
         if v.provider is not None:
             given = checks.at(INPUT, v.provider)
             assert _errors(given.problems) == {r.rule for r in v.refusals}, where
+            assert given.model == v.model, where        # judged for the same model
             assert given.agent_repairs == tuple(c.words() for c in v.claims)
         else:
             refusing = {p.provider: set(p.rules) for p in v.providers}
@@ -263,6 +275,50 @@ def test_a_crush_session_is_judged_for_the_provider_it_ran_on(tmp_path, capsys):
     line = _check_line(capsys, tmp_path / "ses-openrouter.db", None)
     assert "ran on anthropic (claude-sonnet-4-5), gemini (gemini-2.5-pro), openrouter (qwen/qwen3-coder)" in line
     assert "anthropic refuses" not in line
+
+
+def _crush_model_switch(path: Path) -> Path:
+    """A Crush session whose first answer (with signed reasoning) claude-sonnet-4-5 wrote and
+    whose last claude-opus-4-1: Crush resumes it on the last model and sends the signature
+    as it is (charmbracelet/crush @ 37f36e93824e, internal/message/content.go ToAIMessage)."""
+    crush_builder.write_db(path, {"ses-switch": crush_builder.clean()})
+    conn = sqlite3.connect(path)
+    last = conn.execute("SELECT id FROM messages WHERE role = 'assistant' ORDER BY created_at DESC, rowid DESC").fetchone()
+    conn.execute("UPDATE messages SET model = 'claude-opus-4-1' WHERE id = ?", last)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_session_is_judged_for_the_model_it_ran_on(tmp_path, capsys):
+    """The rules on reasoning signed by another model read the model a session last ran on
+    (--model overrides it): check, the doctor and the TUI's view 0 say the same."""
+    (tmp_path / "switch").mkdir()
+    path = _crush_model_switch(tmp_path / "switch" / "crush.db")
+    outcome = run_file(path)
+    v = resume_verdict(outcome)
+    assert v.model == "claude-opus-4-1" and v.status == FAILS
+    assert [r.rule for r in v.refusals] == ["signature-other-model"]
+    line = _check_line(capsys, path, None)
+    assert line.startswith(f"{path}: {STATUS_WORDS[FAILS]}") and "signature-other-model" in line
+    assert main(["check", "--target", "anthropic", str(path)]) == 1      # what MEM-5 leaves, for that model
+    assert "signature-other-model" in capsys.readouterr().out
+    # --model: sent back to the model that signed it, nothing is refused
+    same = resume_verdict(outcome, model="claude-sonnet-4-5")
+    assert same.status == RESUMES and not same.refusals and same.model == "claude-sonnet-4-5"
+    assert main(["check", "--target", "anthropic", "--model", "claude-sonnet-4-5", str(path)]) == 0
+    capsys.readouterr()
+    # the doctor's row
+    [row] = scan([str(tmp_path / "switch")], env={"HOME": str(tmp_path)}).rows
+    assert row.status == FAILS and "signature-other-model" in row.verdict.sentence
+    # the TUI's view 0, for the provider it ran on and with --model
+    given = check_all(outcome.imported, outcome.result, False, names=["anthropic"]).at(INPUT, "anthropic")
+    assert _errors(given.problems) == {"signature-other-model"} and given.model == "claude-opus-4-1"
+    assert "anthropic (claude-opus-4-1) would reject" in given.sentence()
+    told = check_all(outcome.imported, outcome.result, False, names=["anthropic"], model="claude-sonnet-4-5")
+    assert told.at(INPUT, "anthropic").accepts and "anthropic (claude-sonnet-4-5)" in told.at(INPUT, "anthropic").sentence()
+    # another provider than the one it ran on is not judged for that model
+    assert check_all(outcome.imported, outcome.result, False, names=["gemini"]).at(INPUT, "gemini").model is None
 
 
 def test_a_codex_rollout_run_on_another_provider_is_not_judged_as_openai():

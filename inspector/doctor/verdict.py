@@ -41,7 +41,7 @@ def render(v: resume.ResumeVerdict) -> RowVerdict:
     """The doctor's row for a resume verdict."""
     if v.status == resume.UNREADABLE:
         return RowVerdict(UNREADABLE, v.sentence(), resume=v)
-    status = {resume.FAILS: FAILS, resume.AGENT_REPAIRS: AGENT_REPAIRS}.get(v.status, CHANGES if v.changed else OK)
+    status = v.row_status
     if status == OK:
         sentence = "ok: nothing to do" + (f" ({v.sentence()})" if v.claims or v.ran_on or v.providers else "")
     elif status == CHANGES:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import uuid as uuidlib
 from pathlib import PurePath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -58,6 +58,11 @@ EMITS = declare(
          "A line of an API message on the chain (the same message.id) hangs off the chain, as when a new "
          "prompt cut its turn; Claude Code puts it back in its message on resume, and so does the import.",
          "restore"),
+    Kind("result-unpaired", IMPORT_CLAUSE, False, "result put back (Claude Code would not)",
+         "A result that is in the session file but off the chain a resume reads was put back right after "
+         "its call's turn, before MEM-5 ran. Claude Code's own recovery puts it after the last line of its "
+         "call's API message on the chain, which another prompt separates from the call, so Claude Code "
+         "sends a placeholder for the call and drops the result.", "restore"),
     Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
          "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
          "follows it.", "note"),
@@ -71,6 +76,8 @@ EMITS = declare(
 # its CHANGELOG.md (anthropics/claude-code @ 5cfc0a1905ce) says it now avoids. The
 # one statement of these claims: the doctor and ``check`` both read them here.
 CHANGELOG = "anthropics/claude-code @ 5cfc0a1905ce, CHANGELOG "
+# Claude Code 2.1.88's own TypeScript, as its published source map gave it (March 2026).
+LEAKED = "Claude Code 2.1.88's source (DroxKiwi/claude-code-leak-packaged @ fb1320d1baf5) "
 SELF_REPAIRS = (
     SelfRepair("result-recovered", "2.1.80",
                "puts back a result that hangs off its own tool_use line (2.1.x's parallel-call layout)",
@@ -78,6 +85,18 @@ SELF_REPAIRS = (
                CHANGELOG + "2.1.80, \"Fixed --resume dropping parallel tool results\" "
                "(recoverOrphanedParallelToolResults in its session loader)", rule="tool-use-without-result",
                lost_before=True),
+    # Where 2.1.88's recovery puts a result back (recoverOrphanedParallelToolResults: after the
+    # last on-chain line of the message.id of the line the result hangs off) and what its
+    # request builder then sends (normalizeMessagesForAPI merges one message.id back only
+    # across tool results; ensureToolResultPairing gives a call whose results are not in the
+    # next message a placeholder and strips a result that answers no call of the message
+    # before it): a result that lands away from its call is lost, in every version.
+    SelfRepair("result-unpaired", None,
+               "sends a \"[Tool result missing due to internal error]\" placeholder in place of a result its "
+               "recovery puts away from the call (after a later line of the call's API message)",
+               "", LEAKED + "src/utils/sessionStorage.ts (recoverOrphanedParallelToolResults), "
+               "src/utils/messages.ts (normalizeMessagesForAPI, ensureToolResultPairing)",
+               rule="tool-use-without-result", lossless=False, drops=True),
     SelfRepair("sibling-recovered", None,
                "sends an assistant line off the chain with its API message (same message.id)",
                "", "Claude Code's transcript loader merges the lines of one API message by message.id "
@@ -371,6 +390,7 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                 elif kind == "user" and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
                     answered.add(b["tool_use_id"])
     recovered = _off_chain_results(entries, on_chain, declared, answered, chain.side)
+    pairs = _claude_code_pairs(entries, chain.lines, chain.side) if recovered else None
     by_unit: dict[int, list[int]] = {}
     for line, u in recovered.items():
         by_unit.setdefault(u, []).append(line)
@@ -383,10 +403,14 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                 _add_user(im, line)
                 state.recovered[line] = lines[-1]
                 for o in range(first, len(im.messages)):
-                    im.note(o, "result-recovered",
-                            f"Line {line + 1} holds the result for {im.messages[o]['tool_call_id']} but is off the "
-                            f"chain a resume walks; it is put back right after the turn on line {lines[-1] + 1}.",
-                            tool_call_id=im.messages[o]["tool_call_id"])
+                    call = im.messages[o]["tool_call_id"]
+                    said = (f"Line {line + 1} holds the result for {call} but is off the chain a resume walks; it "
+                            f"is put back right after the turn on line {lines[-1] + 1}.")
+                    if pairs is not None and not pairs(line, call):
+                        im.note(o, "result-unpaired", said + " Claude Code's own recovery would not put it there: "
+                                "it sends a placeholder for the call instead.", tool_call_id=call)
+                    else:
+                        im.note(o, "result-recovered", said, tool_call_id=call)
         else:
             _add_user(im, lines[0])
     off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered
@@ -489,6 +513,68 @@ def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[st
         taken.update(ids)
         found[i] = units.pop()
     return found
+
+
+def _claude_code_pairs(entries: list[Any], chain: list[int], side: bool) -> Callable[[int, str], bool]:
+    """Whether Claude Code's own recovery puts an off-chain result line where its request
+    pairs it with ``call`` (the model of 2.1.88's source; see ``result-unpaired``).
+
+    The recovery takes the line the result hangs off (through legacy ``progress`` lines, as
+    its loader bridges them), that line's ``message.id``, and puts the result after the last
+    chain line of that id (the anchor). The request merges an assistant line into the
+    nearest earlier one of its id across tool results and other assistant lines, never
+    across any other user message; lines of the id that are off the chain join the anchor.
+    The result pairs only when the call is in the message the anchor is merged into."""
+    by_uuid: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        if isinstance(e, dict) and _str(e.get("uuid")):
+            by_uuid[e["uuid"]] = i            # Claude Code's map of lines: the last one wins
+    anchor: dict[str, int] = {}              # message.id -> position on the chain
+    for pos, i in enumerate(chain):
+        if is_conversation(entries[i], side) and entries[i]["type"] == "assistant" and message_id(entries[i]):
+            anchor[message_id(entries[i])] = pos
+    on_chain = set(chain)
+
+    def calls(i: int) -> set[str]:
+        blocks = blocks_of(entries[i])
+        return {b["id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"
+                and isinstance(b.get("id"), str)} if isinstance(blocks, list) else set()
+
+    known: dict[str, set[str]] = {}
+
+    def merged(mid: str) -> set[str]:
+        if mid in known:
+            return known[mid]
+        out = known[mid] = set()
+        for pos in range(anchor[mid], -1, -1):
+            e = entries[chain[pos]]
+            if not isinstance(e, dict):
+                continue
+            kind = e.get("type")
+            if kind == "assistant" and message_id(e) == mid:
+                out |= calls(chain[pos])
+            elif kind == "user":
+                blocks = blocks_of(e)
+                if not (isinstance(blocks, list)
+                        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)):
+                    break                     # a prompt: the message stops here
+            elif kind == "attachment" or (kind == "system" and e.get("subtype") == "local_command"):
+                break                         # sent as a user message too
+        for i, e in enumerate(entries):
+            if i not in on_chain and is_conversation(e, side) and e["type"] == "assistant" and message_id(e) == mid:
+                out |= calls(i)
+        return out
+
+    def pairs(line: int, call: str) -> bool:
+        parent, seen = _str(entries[line].get("parentUuid")), set()
+        while parent in by_uuid and entries[by_uuid[parent]].get("type") == "progress" and parent not in seen:
+            seen.add(parent)
+            parent = _str(entries[by_uuid[parent]].get("parentUuid"))
+        at = by_uuid.get(parent) if parent is not None else None
+        mid = message_id(entries[at]) if at is not None and entries[at].get("type") == "assistant" else None
+        return mid is not None and mid in anchor and call in merged(mid)
+
+    return pairs
 
 
 def _add_assistant(im: Imported, lines: list[int]) -> None:

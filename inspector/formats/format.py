@@ -78,6 +78,9 @@ class SelfRepair:
     leading: bool = False
     case: str = ""          # the case in words, for a claim found by neither kind nor rule
     lost_before: bool = False   # before ``since`` the agent stands a placeholder for the result
+    # The agent throws away what the file holds (a result Inspector's repair keeps): the claim
+    # is said, and covers none of Inspector's changes.
+    drops: bool = False
 
     @property
     def name(self) -> str:

@@ -195,8 +195,14 @@ def imported(fmt: str, document: Any, rows: list[Row], req: Request, name: str) 
         im.sources.append(req.loc(src))
         im.calls.append([req.loc(c) for c in calls])
     for r in inner.reasoning:
-        im.reasoning.append(Reasoning(r.row, req.loc(r.loc), r.kind, r.signed, r.encrypted, r.model, r.before,
-                                      r.text))
+        loc = req.loc(r.loc)
+        # The model that wrote it: its stored message's ``model`` column where the store keeps
+        # one (Crush's ``messages.model``; Crush sends a signature whatever model it resumes
+        # on: charmbracelet/crush @ 37f36e93824e, internal/message/content.go ToAIMessage).
+        column = rows[loc.message].columns.get("model") if isinstance(loc.message, int) and \
+            0 <= loc.message < len(rows) else None
+        model = r.model or (column if isinstance(column, str) and column.strip() else None)
+        im.reasoning.append(Reasoning(r.row, loc, r.kind, r.signed, r.encrypted, model, r.before, r.text))
     # Where each call id is asked for and answered, found in one pass (not one per note).
     asked: dict[Any, int] = {}
     answered: dict[Any, int] = {}

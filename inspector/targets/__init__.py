@@ -46,7 +46,7 @@ __all__ = ["ERROR", "NOT_CHECKED", "ChatTemplate", "check_template", "load_templ
 
 
 def check(subject: Any, target: str, model: str | None = None,
-          identity: Mapping[str, Any] | None = None) -> list[Problem]:
+          identity: Mapping[str, Any] | None = None, given: Any = None) -> list[Problem]:
     """Every problem ``target`` would reject (or may reject) in ``subject``, ordered by row.
 
     ``subject`` is a pipeline Outcome (its engine result is checked, with native
@@ -54,11 +54,13 @@ def check(subject: Any, target: str, model: str | None = None,
     (``--model``) is the model the history is sent to, for a session store or a body that
     names none (the rules on reasoning signed by another model read it). ``identity`` (the
     import's ``Imported.identity``) lets the rules on an id's spelling judge the string the
-    provider receives when ``subject`` is a list of imported rows."""
+    provider receives when ``subject`` is a list of imported rows; ``given`` (that import, when
+    ``subject`` is its rows as sent) lets the rules on reasoning signed by another model read
+    the import's reasoning records, so a history is judged for the model it is sent to as given."""
     if target not in REGISTRY:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     if isinstance(subject, list):
-        view = View(subject, model=model, identity=identity)
+        view = View(subject, model=model, identity=identity, given=given)
     elif hasattr(subject, "result") and hasattr(subject, "imported"):
         view = View(subject.result.messages, subject, model)
     else:

@@ -276,9 +276,10 @@ class View:
     (for the rules that read native blocks). Derived shapes are computed once, on demand."""
 
     def __init__(self, messages: list[Any], outcome: Any = None, model: str | None = None,
-                 identity: Mapping[str, Any] | None = None):
+                 identity: Mapping[str, Any] | None = None, given: Any = None):
         self.messages = messages
         self.outcome = outcome
+        self.given = given          # the Imported whose rows these are, as sent (no outcome): its reasoning
         # identities the import derived -> the id strings the document holds (``Imported.identity``)
         self.identity = identity if identity is not None else getattr(getattr(outcome, "imported", None),
                                                                       "identity", None)

@@ -56,12 +56,15 @@ def latest_signed(view: View, kinds: frozenset[str]) -> Signed | None:
     (its row survives the repair), with the model recorded for it; None when the export
     strips reasoning or the agent leaves foreign reasoning out itself."""
     out = view.outcome
-    if out is None or getattr(out, "reasoning", "keep") == "strip":
+    if out is None and view.given is not None:      # the rows as given: each row is its own
+        im, rows = view.given, {i: i for i in range(len(view.messages))}
+    elif out is None or getattr(out, "reasoning", "keep") == "strip":
         return None
-    im = out.imported
+    else:
+        im = out.imported
+        rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
     if im.format in FILTERS_BY_MODEL:
         return None
-    rows = {o: i for i, o in enumerate(out.result.origins) if o is not None}
     best: Signed | None = None
     for r in im.reasoning:
         if r.signed and r.kind in kinds and r.row is not None and r.row in rows:

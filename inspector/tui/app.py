@@ -35,6 +35,7 @@ class InspectorApp(App[int]):
         self.strict = strict
         self.reasoning = reasoning
         self.target = target
+        self.model: str | None = None   # --model: the model the verdict judges a history as sent to
         self.browse = browse
         self.open_gallery = source is None and browse is None and doctor is None if gallery is None else gallery
 
@@ -111,7 +112,7 @@ def screenshot_folder() -> str:
 def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None = None,
              gallery: bool | None = None, fmt: str = "auto", strict: bool = False,
              session: str | None = None, target: str = "auto", reasoning: str = "keep",
-             watch: bool = False) -> InspectorApp:
+             watch: bool = False, model: str | None = None) -> InspectorApp:
     """``path`` opens a file, ``stdin_data`` a history read from standard input, neither the
     gallery; ``fmt`` is the input format (``auto`` detects it, as the CLI's ``--from``);
     ``strict`` starts with the strict stage on (``--strict``, an extension beyond MEM-5);
@@ -120,7 +121,8 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
     screen shows (``auto``: the one the format speaks; none for a flat history, which shows
     every provider's); ``reasoning`` the ``--reasoning`` policy exports run with (R switches
     it); a folder opens a browser of its history and session files; ``watch`` reads the file
-    again whenever it changes on disk (``--watch``)."""
+    again whenever it changes on disk (``--watch``); ``model`` the model the verdict judges it
+    as sent to (``--model``; None: the one a session last ran on, where its store records it)."""
     browse = None
     if stdin_data is not None:
         source: Source | None = Source("<stdin>", None, stdin_data, fmt=fmt, session=session)
@@ -130,8 +132,10 @@ def make_app(path: str | os.PathLike | None = None, *, stdin_data: bytes | None 
         source = Source.file(path, fmt=fmt, session=session)
     else:
         source = None
-    return InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning,
-                        watch=watch)
+    app = InspectorApp(source, gallery=gallery, strict=strict, target=target, browse=browse, reasoning=reasoning,
+                       watch=watch)
+    app.model = model
+    return app
 
 
 def make_doctor_app(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
@@ -165,7 +169,7 @@ def reattach_terminal() -> None:
 
 
 def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str | None = None,
-        target: str = "auto", reasoning: str = "keep", watch: bool = False) -> int:
+        target: str = "auto", reasoning: str = "keep", watch: bool = False, model: str | None = None) -> int:
     stdin_data = None
     if path == "-":
         stdin_data = sys.stdin.buffer.read()
@@ -177,10 +181,10 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
                       "use 'inspector normalize -' or 'inspector explain -' in a pipeline", file=sys.stderr)
                 return 2
         app = make_app(stdin_data=stdin_data, fmt=fmt, strict=strict, session=session, target=target,
-                       reasoning=reasoning)
+                       reasoning=reasoning, model=model)
     else:
         app = make_app(path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning,
-                       watch=watch)
+                       watch=watch, model=model)
     result = app.run()
     return result if isinstance(result, int) else 0
 

@@ -71,22 +71,16 @@ class ChooseSession(Exception):
 
 
 @dataclass(slots=True, repr=False)
-class Document:
-    """The open history: the pipeline's steps' own results (the import, the repair's result,
-    what the export says on its own under the policy) and what the screen adds (where it came
-    from, the rows model). Nothing the pipeline holds is copied here: the messages and the
-    import's notes are read from the import."""
+class Document(pipeline.Outcome):
+    """The open history: the pipeline's :class:`~inspector.pipeline.Outcome` itself (the
+    import, the repair's result, the export in the input's format under the reasoning
+    policy, made when first asked for and kept), with what the screen adds: where it came
+    from, the rows model, whether the strict stage ran. Nothing the pipeline holds is
+    copied or worked out again here."""
 
-    source: Source
-    result: Result
-    model: Model
-    imported: Imported  # the parsed document and its format: the seam for exports
+    source: Source | None = None
+    model: Model | None = None
     strict: bool = False  # normalized with the strict stage (an extension beyond MEM-5)
-    reasoning: str = "keep"  # the --reasoning policy the export runs with (keep | strip)
-    # What the export (in the input's format, under that policy) reports on its own: the
-    # signed-turn notes and each block strip removes. Worked out only for a history that holds
-    # reasoning, or under strip; empty otherwise (the export dialog works out its own).
-    export_events: list[Event] = field(default_factory=list)
 
     @property
     def raw(self) -> list[Any]:
@@ -97,6 +91,24 @@ class Document:
     def notes(self) -> list[str]:
         """What the import says of the file (the chain it followed, what it carried unchanged)."""
         return list(self.imported.notes)
+
+    @property
+    def says_of_reasoning(self) -> bool:
+        """Whether the export's events are the screen's to show: a history that holds
+        reasoning, or any under ``--reasoning strip`` (the signed-turn notes, each block
+        strip removes). For any other the screen never asks for the export."""
+        return bool(self.imported.reasoning) or self.reasoning != "keep"
+
+    @property
+    def reasoning_events(self) -> list[Event]:
+        """What the export says of the reasoning under the policy (empty when the history
+        has none, or when no writer can write it: the export dialog then says why)."""
+        if not self.says_of_reasoning:
+            return []
+        try:
+            return self.export.events
+        except Exception:  # noqa: BLE001 - the export dialog says why, when the user exports
+            return []
 
 
 def _read(path: str, name: str, progress: ReportProgress) -> bytes:
@@ -180,21 +192,21 @@ def _repaired(source: Source, imported: Imported, progress: ReportProgress, stri
     progress(f"Normalizing {len(raw):,} messages" + (" (strict)" if strict else ""), 0.55)
     # Owned: the TUI edits neither the import nor the result, and exports from both.
     result = pipeline.repair(imported, (STRICT,) if strict else (), owned=True)
-    events: list[Event] = []
-    if imported.reasoning or reasoning != "keep":   # what the export says of the reasoning, under the policy
+    doc = Document(source.name, imported, result, None, "same", reasoning, source=source,
+                   model=Model(raw, result, imported), strict=strict)
+    if doc.says_of_reasoning:   # what the export says of the reasoning: made here, off the UI thread
         progress("Exporting the reasoning" + (" (--reasoning strip)" if reasoning != "keep" else ""), 0.8)
-        try:
-            events = pipeline.export(imported, result, "same", reasoning=reasoning).events
-        except Exception:  # noqa: BLE001 - the export dialog says why, when the user exports
-            events = []
+        doc.reasoning_events
     progress("Preparing the view", 0.9)
-    return Document(source, result, Model(raw, result, imported), imported, strict, reasoning, events)
+    return doc
 
 
 def export(doc: Document, to: str = "same") -> Exported:
     """The open history's repair written in format ``to``: the bytes ``inspector normalize
     FILE --to TO --reasoning POLICY`` writes (the pipeline's own step), with the export's events
-    and entry count."""
+    and entry count. In the input's own format it is the document's own export, made once."""
+    if to in ("same", doc.imported.format):
+        return doc.export
     return pipeline.export(doc.imported, doc.result, to, reasoning=doc.reasoning)
 
 

@@ -76,7 +76,7 @@ class Panes:
                                       model.imported if model is not None else None,
                                       model.import_at if model is not None else None, later,
                                       extra=thinking.details_lines(doc.imported, row.origin, doc.reasoning,
-                                                                   doc.export_events)
+                                                                   doc.reasoning_events)
                                       if row is not None and doc is not None else ())
         elif tab == "tab-journey":
             steps = model.journey(row.key) if (row is not None and model is not None) else []
@@ -163,7 +163,7 @@ def show_status(screen: MainScreen) -> None:
         parts.append(f"{name}: {shown:,} of {total:,} rows" if shown != total else f"{name}: {total:,} rows")
         if s.doc.strict:
             parts.append("strict on (beyond MEM-5)")
-        if said := thinking.status_text(s.doc.imported, s.doc.reasoning, s.doc.export_events):
+        if said := thinking.status_text(s.doc.imported, s.doc.reasoning, s.doc.reasoning_events):
             parts.append(said)
         if s.changed_only:
             parts.append("only changed")

@@ -24,7 +24,7 @@ from .. import pipeline, targets
 from ..engine import Result
 from ..formats import Imported
 from ..targets import Problem
-from ..verdict import as_sent_problems
+from ..verdict import as_sent_problems, judged_model
 
 INPUT, MEM5, STRICT = "input", "mem-5", "strict"
 WHEN = {INPUT: "as given", MEM5: "after MEM-5's repair", STRICT: "after the strict stage"}
@@ -42,6 +42,7 @@ class ProviderCheck:
     places: tuple[str | None, ...] = ()      # per problem: its native location, when known
     failure: str | None = None               # the check itself could not run (why)
     agent_repairs: tuple[str, ...] = ()      # the agent's own repairs on resume, each in its sentence
+    model: str | None = None                 # the model it is judged as sent to (--model, or the session's)
 
     @property
     def errors(self) -> int:
@@ -63,20 +64,25 @@ class ProviderCheck:
             return _count(self.errors, "error")
         return "accepts" + (f" ({_count(self.warnings, 'warning')})" if self.warnings else "")
 
+    @property
+    def who(self) -> str:
+        """The provider, with the model it is judged as sent to when one is known."""
+        return f"{self.target} ({self.model})" if self.model else self.target
+
     def sentence(self) -> str:
-        """The header's words: would the provider accept the history now."""
+        """The header's words: would the provider (for the model) accept the history now."""
         when = WHEN[self.stage]
         if self.failure is not None:
-            return f"{self.target}: not checked {when} ({self.failure})"
+            return f"{self.who}: not checked {when} ({self.failure})"
         own = f"; the agent repairs it itself: {'; '.join(self.agent_repairs)}" if self.agent_repairs else ""
         if self.errors:
             more = f" and {_count(self.warnings, 'warning')}" if self.warnings else ""
             rules = ", ".join(dict.fromkeys(p.rule for p in self.problems if p.severity == targets.ERROR))
-            return (f"{self.target} would reject this history {when}: {_count(self.errors, 'error')}{more} "
+            return (f"{self.who} would reject this history {when}: {_count(self.errors, 'error')}{more} "
                     f"({rules}){own}")
         if self.warnings:
-            return f"{self.target} would accept this history {when}, with {_count(self.warnings, 'warning')}{own}"
-        return f"{self.target} would accept this history {when}{own}"
+            return f"{self.who} would accept this history {when}, with {_count(self.warnings, 'warning')}{own}"
+        return f"{self.who} would accept this history {when}{own}"
 
     def strict_repairs(self) -> list[Problem]:
         """The problems the strict stage repairs, as each target rule declares."""
@@ -112,13 +118,14 @@ def _count(n: int, noun: str) -> str:
 
 
 def _checked(target: str, stage: str, check: Callable[[], tuple[list[Problem], tuple[str, ...]]],
-             origin: Callable[[int], int | None], place: Callable[[Problem], str | None]) -> ProviderCheck:
+             origin: Callable[[int], int | None], place: Callable[[Problem], str | None],
+             model: str | None = None) -> ProviderCheck:
     try:
         problems, own = check()
     except Exception as exc:  # noqa: BLE001 - one target that cannot read a history leaves the others
-        return ProviderCheck(target, stage, failure=f"{type(exc).__name__}: {exc}")
+        return ProviderCheck(target, stage, failure=f"{type(exc).__name__}: {exc}", model=model)
     return ProviderCheck(target, stage, tuple(problems), tuple(origin(p.index) for p in problems),
-                         tuple(place(p) for p in problems), agent_repairs=own)
+                         tuple(place(p) for p in problems), agent_repairs=own, model=model)
 
 
 def _export(imported: Imported, res: Result, reasoning: str) -> Any:
@@ -129,14 +136,17 @@ def _export(imported: Imported, res: Result, reasoning: str) -> Any:
 def check_all(imported: Imported, result: Result, strict: bool, name: str = "<input>",
               names: Sequence[str] | None = None, cancelled: Callable[[], bool] = lambda: False,
               first: str | None = None, report: Callable[[ProviderChecks], None] = lambda verdicts: None,
-              reasoning: str = "keep", model: str | None = None) -> ProviderChecks:
+              reasoning: str = "keep", model: str | None = None, outcome: Any = None) -> ProviderChecks:
     """Every target in ``names`` (all by default) on the input as given, after MEM-5, and
     after strict when ``result`` has it (``strict``), each export under ``reasoning`` (the
-    ``--reasoning`` policy), for ``model`` (``--model``) when given. Off the UI thread: a
+    ``--reasoning`` policy), for ``model`` (``--model``) when given, else for the model a
+    session last ran on where the target is the provider it ran on. Off the UI thread: a
     check reads the whole history, a few seconds per target on 100,000 messages, so ``first``
     (the chosen target) is checked at every moment before the others and ``report`` is
     called with what is known then, and again at the end. A moment whose export fails (a
-    history no writer can write) is reported for each target as not checked, never raised."""
+    history no writer can write) is reported for each target as not checked, never raised.
+    ``outcome`` (the open history: a pipeline Outcome of ``imported`` and ``result`` under
+    ``reasoning``) lends its own export to the moment it stands for, so it is made once."""
     names = tuple(names or targets.TARGETS)
     if first in names:
         names = (first, *(t for t in names if t != first))
@@ -146,8 +156,12 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
     def given_place(p: Problem) -> str | None:
         return p.where or (imported.where(p.index) if p.index < n else None)
 
+    # The model per target, as ``check`` judges it: --model, else the session's own for the
+    # provider it ran on (inspector.verdict.judged_model).
+    models = {t: judged_model(imported, t, model) for t in names}
+
     def as_given(t: str) -> tuple[list[Problem], tuple[str, ...]]:
-        problems, claims = as_sent_problems(imported, t, model)
+        problems, claims = as_sent_problems(imported, t, models[t])
         return problems, tuple(c.words() for c in claims)
 
     moments: list[tuple[str, Callable[[str], tuple[list[Problem], tuple[str, ...]]],
@@ -159,23 +173,31 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
     for stage, res in repairs:
         origins = res.origins
         made: list[Any] = []
+        shared = outcome if outcome is not None and res is outcome.result and outcome.to == "same" \
+            and outcome.reasoning == reasoning else None
 
-        def after(t: str, res: Result = res, made: list[Any] = made) -> tuple[list[Problem], tuple[str, ...]]:
+        def after(t: str, res: Result = res, made: list[Any] = made, shared: Any = shared
+                  ) -> tuple[list[Problem], tuple[str, ...]]:
             if not made:       # exported once per moment, for the first target that asks
                 try:
-                    made.append(pipeline.Outcome(name, imported, res, _export(imported, res, reasoning),
-                                                 reasoning=reasoning))
+                    if shared is not None:
+                        shared.export      # the open history's own export, made here if not yet
+                        made.append(shared)
+                    else:
+                        made.append(pipeline.Outcome(name, imported, res, _export(imported, res, reasoning),
+                                                     reasoning=reasoning))
                 except Exception as exc:  # noqa: BLE001 - said per target as "not checked" (R3-14)
                     made.append(exc)
             if isinstance(made[0], Exception):
                 raise made[0]
-            return targets.check(made[0], t, model), ()
+            return targets.check(made[0], t, models[t]), ()
         moments.append((stage, after, lambda i, o=origins: o[i] if i < len(o) else None, lambda p: p.where))
     for k, t in enumerate(names):
         for stage, check, origin, place in moments:
             if cancelled():
                 return out
-            out.by_stage.setdefault(stage, {})[t] = _checked(t, stage, lambda c=check, t=t: c(t), origin, place)
+            out.by_stage.setdefault(stage, {})[t] = _checked(t, stage, lambda c=check, t=t: c(t), origin, place,
+                                                             models[t])
         if k == 0 and first == t and len(names) > 1:
             report(out)
     out.complete = True

@@ -83,7 +83,7 @@ def test_check_target_lists_what_the_provider_would_reject(tmp_path, capsys):
     path = write(tmp_path, "o.json", doc)
     code, out, _ = run(capsys, "check", "--target", "openai-chat", path)
     assert code == 1
-    assert "ok, nothing to change" in out                  # MEM-5 itself changes nothing...
+    assert "fails, nothing to change" in out               # MEM-5 itself changes nothing...
     assert "openai-chat would still reject 2 things" in out  # ...but OpenAI would say no
     assert ("The following tool_call_ids did not have response messages: call_def") in out
     assert "from messages[2]" in out and "(--strict repairs)" in out

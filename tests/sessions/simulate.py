@@ -50,7 +50,7 @@ def _walk(node: dict[str, Any], by_uuid: dict[str, dict[str, Any]]) -> list[dict
     return walked
 
 
-def chain(data: bytes) -> list[dict[str, Any]]:
+def chain(data: bytes, siblings: bool = True) -> list[dict[str, Any]]:
     """The lines a resume sends. The leaf is picked as Claude Code 2.1 picks it
     (anthropics/claude-code #62301): among the main-chain lines that no main-chain line
     names as parent, the newest ``timestamp`` (ISO strings compare as times); no timestamp
@@ -91,7 +91,7 @@ def chain(data: bytes) -> list[dict[str, Any]]:
             best, best_key, best_walk = e, key, walked
     starts = [k for k, e in enumerate(best_walk) if e.get("subtype") == "compact_boundary"]
     sent = best_walk[starts[-1]:] if starts else best_walk
-    return _with_siblings(sent, rows, side)
+    return _with_siblings(sent, rows, side) if siblings else sent
 
 
 def _with_siblings(sent: list[dict[str, Any]], rows: list[dict[str, Any]], side: bool) -> list[dict[str, Any]]:
@@ -191,3 +191,126 @@ def duplicate_uuids(data: bytes) -> list[str]:
 def export_notes(outcome) -> list[tuple[str, str]]:
     """(kind, sentence) of every change the last export made on its own."""
     return [(e.kind, e.message) for e in outcome.export_events]
+
+
+# -- Claude Code 2.1.88's own recovery and request, from its source ------------------------
+# Claude Code 2.1.88's TypeScript as its published source map gave it, read at
+# DroxKiwi/claude-code-leak-packaged @ fb1320d1baf5b77a0a02c15f41efb1dfa9aeff4b:
+# src/utils/sessionStorage.ts (loadTranscriptFile's progress bridge, buildConversationChain,
+# recoverOrphanedParallelToolResults) and src/utils/messages.ts (normalizeMessagesForAPI,
+# ensureToolResultPairing, SYNTHETIC_TOOL_RESULT_PLACEHOLDER). Written from that source, apart
+# from the importer's model of it.
+
+PLACEHOLDER = "[Tool result missing due to internal error]"
+
+
+def _has_result(e: dict[str, Any]) -> bool:
+    content = e.get("message", {}).get("content")
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def recovered_chain(data: bytes) -> list[dict[str, Any]]:
+    """The chain 2.1.88 resumes: the walk, progress lines bridged (a line whose parent is a
+    progress line hangs off that line's nearest other ancestor), then every off-chain line
+    of a message.id on the chain and every off-chain result hanging off a line of that id,
+    spliced after the id's last line on the chain (siblings first, each group by timestamp)."""
+    rows = [dict(e) for e in entries(data) if isinstance(e, dict)]
+    bridge: dict[str, Any] = {}
+    for e in rows:
+        parent = e.get("parentUuid")
+        if e.get("type") == "progress" and isinstance(e.get("uuid"), str):
+            bridge[e["uuid"]] = bridge.get(parent, parent) if parent in bridge else parent
+        elif parent in bridge:
+            e["parentUuid"] = bridge[parent]
+    walked = [e for e in chain(b"".join(orjson.dumps(e) + b"\n" for e in rows), siblings=False)
+              if e.get("type") != "progress"]
+    seen = {e.get("uuid") for e in walked}
+    side = bool(walked) and all(bool(e.get("isSidechain")) for e in walked if e.get("type") in ("user", "assistant"))
+    mine = [e for e in rows if bool(e.get("isSidechain")) == side and e.get("type") != "progress"]
+    anchor: dict[str, dict[str, Any]] = {}
+    for e in walked:
+        if e.get("type") == "assistant" and e.get("message", {}).get("id"):
+            anchor[e["message"]["id"]] = e
+    group: dict[str, list[dict[str, Any]]] = {}
+    results: dict[str, list[dict[str, Any]]] = {}
+    for e in mine:
+        if e.get("type") == "assistant" and e.get("message", {}).get("id"):
+            group.setdefault(e["message"]["id"], []).append(e)
+        elif e.get("type") == "user" and e.get("parentUuid") and _has_result(e):
+            results.setdefault(e["parentUuid"], []).append(e)
+    inserts: dict[int, list[dict[str, Any]]] = {}
+    for mid, last in anchor.items():
+        members = group.get(mid, [last])
+        lost = [m for m in members if m.get("uuid") not in seen]
+        answers = [r for m in members for r in results.get(m.get("uuid"), []) if r.get("uuid") not in seen]
+        lost.sort(key=lambda x: x.get("timestamp", ""))
+        answers.sort(key=lambda x: x.get("timestamp", ""))
+        if lost or answers:
+            inserts[id(last)] = lost + answers
+    out: list[dict[str, Any]] = []
+    for e in walked:
+        out.append(e)
+        out.extend(inserts.get(id(e), []))
+    return out
+
+
+def claude_code_request(data: bytes) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """What 2.1.88 sends on resume: the recovered chain's messages merged as
+    normalizeMessagesForAPI merges them, then ensureToolResultPairing. Returns the messages,
+    the calls given the placeholder and the results stripped as orphaned."""
+    merged: list[dict[str, Any]] = []
+    for e in recovered_chain(data):
+        kind = e.get("type")
+        if kind not in ("user", "assistant") or not isinstance(e.get("message"), dict):
+            continue
+        content = e["message"]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [dict(b) for b in content]
+        if kind == "assistant":
+            mid = e["message"].get("id")
+            into = None
+            for m in reversed(merged):      # back across tool results and other assistants only
+                if m["role"] == "user" and not m["results"]:
+                    break
+                if m["role"] == "assistant" and m["id"] == mid:
+                    into = m
+                    break
+            if into is not None:
+                into["content"].extend(blocks)
+            else:
+                merged.append({"role": "assistant", "id": mid, "content": blocks, "results": False})
+            continue
+        has = any(b.get("type") == "tool_result" for b in blocks)
+        if merged and merged[-1]["role"] == "user":
+            merged[-1]["content"].extend(blocks)
+            merged[-1]["results"] = merged[-1]["results"] or has
+        else:
+            merged.append({"role": "user", "id": None, "content": blocks, "results": has})
+    placeholders: list[str] = []
+    stripped: list[str] = []
+    out: list[dict[str, Any]] = []
+    k = 0
+    while k < len(merged):
+        m = merged[k]
+        if m["role"] != "assistant":
+            out.append({"role": m["role"], "content": m["content"]})
+            k += 1
+            continue
+        out.append({"role": "assistant", "content": m["content"]})
+        uses = [b["id"] for b in m["content"] if b.get("type") == "tool_use"]
+        nxt = merged[k + 1] if k + 1 < len(merged) and merged[k + 1]["role"] == "user" else None
+        given = [b.get("tool_use_id") for b in (nxt["content"] if nxt else []) if b.get("type") == "tool_result"]
+        missing = [u for u in uses if u not in given]
+        orphans = [g for g in given if g not in uses]
+        placeholders += missing
+        stripped += orphans
+        synthetic = [{"type": "tool_result", "tool_use_id": u, "content": PLACEHOLDER, "is_error": True}
+                     for u in missing]
+        if nxt is not None:
+            kept = [b for b in nxt["content"] if not (b.get("type") == "tool_result" and b.get("tool_use_id") in orphans)]
+            out.append({"role": "user", "content": synthetic + kept or [{"type": "text", "text": "(no content)"}]})
+            k += 2
+        else:
+            if synthetic:
+                out.append({"role": "user", "content": synthetic})
+            k += 1
+    return out, placeholders, stripped

@@ -91,7 +91,7 @@ def test_cli_session_option_and_default_output(db, tmp_path, capsys):
     assert main(["check", str(db)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
-    assert "support-42" in lines[0] and "would change" in lines[0]
+    assert "support-42" in lines[0] and ": fails: " in lines[0] and "would change" not in lines[0]
     assert "faro" in lines[1] and "ok" in lines[1]
     assert main(["normalize", "-q", "--session", "support-42", str(db)]) == 0
     repaired = tmp_path / "agents.repaired.db"

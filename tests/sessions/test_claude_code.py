@@ -151,10 +151,10 @@ def test_check_folder_lists_each_session_once(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3
     by_name = {line.split(":")[0].rsplit("/", 1)[-1]: line for line in lines}
-    assert "would change" in by_name["a.jsonl"] and "result-synthesized" in by_name["a.jsonl"]
+    assert ": fails: " in by_name["a.jsonl"] and "result-synthesized" in by_name["a.jsonl"]
     assert "fails on resume: anthropic refuses it (tool-use-without-result at lines 6, 7" in by_name["a.jsonl"]
     assert ": ok" in by_name["b.jsonl"]
-    assert "would change" in by_name["c.jsonl"] and "result-orphan" in by_name["c.jsonl"]
+    assert ": fails: " in by_name["c.jsonl"] and "result-orphan" in by_name["c.jsonl"]
     assert "anthropic refuses it (result-without-tool-use at line 9, content[0]" in by_name["c.jsonl"]
 
 

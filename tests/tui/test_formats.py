@@ -283,8 +283,9 @@ def test_rows_of_a_restored_result():
 def test_tui_command_line_passes_format_and_strict(monkeypatch):
     seen = {}
 
-    def fake_run(path, fmt="auto", strict=False, session=None, target="auto", reasoning="keep"):
-        seen.update(path=path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning)
+    def fake_run(path, fmt="auto", strict=False, session=None, target="auto", reasoning="keep", model=None):
+        seen.update(path=path, fmt=fmt, strict=strict, session=session, target=target, reasoning=reasoning,
+                    model=model)
         return 0
 
     import inspector.tui.app as tui_app
@@ -292,10 +293,11 @@ def test_tui_command_line_passes_format_and_strict(monkeypatch):
     monkeypatch.setattr(tui_app, "run", fake_run)
     assert cli.main(["--from", "anthropic", "--strict", "x.json"]) == 0
     assert seen == {"path": "x.json", "fmt": "anthropic", "strict": True, "session": None, "target": "auto",
-                    "reasoning": "keep"}
-    assert cli.main(["y.json", "--session", "s1", "--target", "groq", "--reasoning", "strip"]) == 0
+                    "reasoning": "keep", "model": None}
+    assert cli.main(["y.json", "--session", "s1", "--target", "groq", "--reasoning", "strip",
+                     "--model", "llama-3.3-70b"]) == 0
     assert seen == {"path": "y.json", "fmt": "auto", "strict": False, "session": "s1", "target": "groq",
-                    "reasoning": "strip"}
+                    "reasoning": "strip", "model": "llama-3.3-70b"}
 
 
 async def test_help_explains_the_import_step_and_the_strict_extension(request_file):

@@ -174,7 +174,7 @@ class Loading:
             else:
                 notify("Strict off: the four MEM-5 stages only.", title="Strict")
         elif policy:
-            notify(thinking.toggled_text(doc.imported, doc.reasoning, doc.export_events), title="Reasoning")
+            notify(thinking.toggled_text(doc.imported, doc.reasoning, doc.reasoning_events), title="Reasoning")
         elif reload:
             notify(f"Reloaded {doc.source.name}: {len(doc.raw):,} messages.", title="Reload")
         if not toggled and not policy and doc.notes:   # one toast, not one each: they covered the table

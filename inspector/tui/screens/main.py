@@ -283,7 +283,7 @@ class MainScreen(Screen[None]):
         table = self.query_one(DiffTable)
         table.later = {o: causes.tag(evs) for o, evs in self.caused.items()}
         table.reasoning = thinking.markers(doc.imported)
-        self.verdict_bar.begin(doc, self.target_option, keep=reload)
+        self.verdict_bar.begin(doc, self.target_option, keep=reload, model=getattr(self.app, "model", None))
         self.show_document(keep)
         self.loads.background(doc)
         self.loads.announce(doc, reload, toggled, policy)

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ...targets import ERROR
-from .. import facts
+from ...verdict import judged_provider
 from ..text import inert
 from .. import verdict as verdicts_of
 from ..verdict import WHEN, ProviderCheck, ProviderChecks, check_all
@@ -92,20 +92,23 @@ class VerdictBar(Static):
         self.document: Any = None  # the document the verdicts are for
         self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
         self.verdicts: ProviderChecks | None = None  # what is known so far (None: nothing checked yet)
+        self.model: str | None = None  # --model: the model the checks judge it as sent to (None: the session's)
 
     # -- the state -------------------------------------------------------------------------
     def reset(self, document: Any, target: str | None) -> None:
         """A new document (or the same one repaired again): nothing is known of it yet."""
         self.document, self.target, self.verdicts = document, target, None
 
-    def begin(self, document: Any, option: str, keep: bool) -> None:
-        """A new document: the target is ``option`` (``--target``; ``auto``: the provider its
+    def begin(self, document: Any, option: str, keep: bool, model: str | None = None) -> None:
+        """A new document: the target is ``option`` (``--target``; ``auto``: the provider the
+        one verdict judges it for, as ``check`` does: the one a session ran on, else the one its
         format speaks, none for a flat history), or the one chosen before when ``keep`` (a
-        reload of the same file) and one was."""
+        reload of the same file) and one was; ``model`` is ``--model``."""
         target = self.target
         if not keep or target is None and option == "auto":
-            target = facts.provider_of(document.imported.format) if option == "auto" else option
+            target = judged_provider(document.imported) if option == "auto" else option
         self.reset(document, target)
+        self.model = model
 
     def receive(self, message: Ready) -> bool:
         """Keep what a worker found, if it is for the document shown; whether it is."""
@@ -194,7 +197,7 @@ class VerdictBar(Static):
 
             check_all(document.imported, document.result, document.strict, document.source.name,
                       cancelled=lambda: worker.is_cancelled, first=first, report=report,
-                      reasoning=getattr(document, "reasoning", "keep"))
+                      reasoning=getattr(document, "reasoning", "keep"), model=self.model, outcome=document)
 
         self.run_worker(run, thread=True, exclusive=True, group="verdict", description="check providers")
 
