@@ -353,9 +353,13 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
     if told is None:
         return problems, ()
     first = _first_sent(rows)
+    # The rows a repair marks that the version which wrote the session is known not to make
+    # (it came in a later release) are sent as they stand: the provider's refusal holds.
+    late = {r.kind for r in told.repairs if r.kind is not None and r.covers(told.version) is False}
+    unmade = {row for k, rows_, _ in told.marked if k in late for row in rows_}
     kept, found = [], []
     for p in problems:
-        if p.severity != targets.ERROR:
+        if p.severity != targets.ERROR or p.index in unmade:
             kept.append(p)
             continue
         if p.index in marked:
@@ -365,6 +369,10 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
             kept.append(p)
         else:
             found.append(claim)
+            if claim.covers(told.version) is False:
+                # The version that wrote the session is known to send it as it stands (the
+                # repair came later): the provider refuses it, whatever a newer build would do.
+                kept.append(p)
     return kept, _claims(told.with_claims(found))
 
 
