@@ -33,6 +33,7 @@ class Request:
     blocks: dict[int, Block] = field(default_factory=dict)        # id(block body) -> Block
     notes: list[tuple[str, str, str | None]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    shadows: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
 
     def add(self, role: str, blocks: list[Block]) -> None:
         """One message of the agent's own; the Anthropic API takes user and tool messages in a
