@@ -24,6 +24,7 @@ from .engine import gc_paused
 BOM = b"\xef\xbb\xbf"
 SQLITE_HEADER = b"SQLite format 3\x00"
 # orjson reads 1,024 levels of nesting but writes at most 255.
+MAX_READ_DEPTH = 1024
 MAX_WRITE_DEPTH = 255
 TOO_DEEP = f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists and objects"
 # What a command ends with when its input or output is at fault (bad JSON, too deep, full disk).
@@ -274,6 +275,9 @@ def parse_json(data: bytes, name: str) -> Any:
             line, column = _line_col(data, bad.start)
             raise InputError(name, f"not valid UTF-8 (byte 0x{data[bad.start]:02x})", line, column) from None
         reason = exc.msg or "invalid JSON"
+        if reason.startswith("depth limit exceeded"):
+            reason = (f"nested too deeply: Inspector reads at most {MAX_READ_DEPTH:,} levels of lists and objects "
+                      "(and writes at most 255); nothing was read")
         if reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]
         if "after document" in reason and exc.doc[exc.pos:exc.pos + 1] in ("{", "["):

@@ -134,3 +134,21 @@ def test_agents_sdk_positional_output_written_where_its_call_reads_it(tmp_path, 
     assert pairs["Porto"] == pairs["Faro"] == "Tool call was interrupted; no result."
     added = [e for e in first.events if e.stage == "export" and e.kind == "entry-added"]
     assert len(added) == 2
+
+
+def test_a_session_nested_past_the_read_limit_is_refused_naming_the_limit(tmp_path):
+    """The store fuzz's largest refusal at seed 11: a Roo task whose conversation file (70 MB,
+    pretty-printed) holds an entry nested 5,000 levels deep. Inspector reads at most 1,024
+    levels (and writes at most 255), so it refuses the file, and the line says why and where
+    (it said only "depth limit exceeded")."""
+    deep = "".join(f'\n{"  " * k}{{"a": ' for k in range(1100)) + "1" + "}" * 1100
+    path = tmp_path / "deep.json"
+    path.write_text('[{"role": "user", "content": "hi"},\n {"role": "assistant", "content": [' + deep + "]}]")
+    from .harness import cli_run
+    code, _, err = cli_run("check", str(path))
+    assert code == 2, err
+    line = err.strip().splitlines()
+    assert len(line) == 1 and line[0].startswith(f"{path}:"), err
+    where, reason = line[0][len(str(path)) + 1:].split(": ", 1)
+    assert all(part.isdigit() for part in where.split(":")), err
+    assert "1,024 levels" in reason, err
