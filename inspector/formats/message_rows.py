@@ -256,13 +256,20 @@ def edits(im: Imported, result: Result) -> Edits:
             if part not in out.cut.get(row, ()):
                 out.cut.setdefault(row, set()).add(part)
                 out.shadows.setdefault(row, set()).add(part)
-    calls = {b.body.get("id"): b for b in req.blocks.values() if b.role == "call"}
+    # Each id's declarations in request order: a result answers the first one still standing
+    # (clause 3 keeps the first of two; a lookup by id alone found the last, perhaps cut).
+    calls: dict[Any, list[Block]] = {}
+    for b in req.blocks.values():
+        if b.role == "call":
+            calls.setdefault(b.body.get("id"), []).append(b)
     moved = {e.origin for e in result.events if e.kind == "strict-moved" and e.origin is not None}
     rows = state.rows
     for msg, o in d.rows:
-        b = calls.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
-        if b is None or b.part in out.cut.get(b.row, ()):
+        standing = [c for c in calls.get(msg.get("tool_call_id"), ()) if c.part not in out.cut.get(c.row, ())] \
+            if msg.get("role") == "tool" else []
+        if not standing:
             continue
+        b = standing[0]
         if o is None:
             out.new.append((b, msg, None))
         elif o in moved:

@@ -152,3 +152,28 @@ def test_a_session_nested_past_the_read_limit_is_refused_naming_the_limit(tmp_pa
     where, reason = line[0][len(str(path)) + 1:].split(": ", 1)
     assert all(part.isdigit() for part in where.split(":")), err
     assert "1,024 levels" in reason, err
+
+
+def test_crush_strict_result_for_the_first_of_two_declarations_is_written(tmp_path):
+    """Seed 13's one case: a Crush session where one call id is declared twice, the first
+    declaration unanswered (its turn's result answers another id) and the second answered.
+    ``--strict`` gives the first declaration an interrupted result; the writer looked the call
+    up by id, found the second declaration (cut), and wrote nothing, so each pass decided again."""
+    from sessions import crush_builder as CR
+
+    title, rows, summary = CR.cancelled()
+    rows = [(mid, role, [CR.call("toolu_x02", "ls", '{"path":"src"}') if p["type"] == "tool_call" else p
+                         for p in parts], when) if mid == "x-a1" else (mid, role, parts, when)
+            for mid, role, parts, when in rows]
+    path = CR.write_db(tmp_path / "crush.db", {"ses-0-cancelled": (title, rows, summary)})
+    first, again = _normalized_twice(path, tmp_path / "out.db", strict=True)
+    assert not again.changed, sorted({e.kind for e in again.events if e.stage != "import"})
+    added = [e for e in first.events if e.stage == "export" and e.kind == "entry-added"]
+    assert len(added) == 1 and "toolu_x02" in added[0].message, [e.message for e in first.events]
+    conn = sqlite3.connect(tmp_path / "out.db")
+    try:
+        order = [r[0] for r in conn.execute("SELECT id FROM messages WHERE session_id = 'ses-0-cancelled' "
+                                            "ORDER BY created_at, rowid")]
+    finally:
+        conn.close()
+    assert order[order.index("x-a1") + 1] not in [r[0] for r in rows]      # the new result follows its call
