@@ -11,6 +11,10 @@ must need nothing (a fixed point), and the written rows must say what the engine
   calls answers its k-th call, and any other item ends the run). A synthesized output written
   after the whole turn, or before the output of an earlier call, was read back as answering
   another call (or an unknown item), so each pass synthesized again.
+- Crush ``--strict`` (seed 13): a result for the first of two declarations of one id was not
+  written (the writer found the second declaration, which the repair cut).
+- The largest refusal (a 70 MB Roo task nested 5,000 levels deep): refusing is right (nothing
+  deeper than 1,024 levels is read, nothing deeper than 255 written), and the line says so.
 """
 
 from __future__ import annotations
