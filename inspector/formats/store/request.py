@@ -27,9 +27,10 @@ class Block:
 class Request:
     """The Anthropic request a resume sends, with the row and part of each block; ``notes``
     are what the agent does on the way (kind, sentence, call id); ``history`` the stored
-    messages the blocks index into, where the store keeps them apart from its rows. ``shadows`` maps a sent result's (row, part) to the stored
-    results the agent leaves out only because that one answers the same call first: a repair
-    that cuts the sent one cuts them too, or the agent would send the next in its place."""
+    messages the blocks index into, where the store keeps them apart from its rows;
+    ``shadows`` maps a sent result's (row, part) to the stored results the agent leaves out
+    only because that one answers the same call first: a repair that cuts the sent one cuts
+    them too, or the agent would send the next in its place."""
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     blocks: dict[int, Block] = field(default_factory=dict)        # id(block body) -> Block
