@@ -24,6 +24,7 @@ from .engine import gc_paused
 BOM = b"\xef\xbb\xbf"
 SQLITE_HEADER = b"SQLite format 3\x00"
 # orjson reads 1,024 levels of nesting but writes at most 255.
+MAX_READ_DEPTH = 1024
 MAX_WRITE_DEPTH = 255
 TOO_DEEP = f"nested too deeply: JSON output can hold at most {MAX_WRITE_DEPTH} levels of lists and objects"
 # What a command ends with when its input or output is at fault (bad JSON, too deep, full disk).
@@ -75,18 +76,112 @@ def display_name(path: str | os.PathLike) -> str:
     return "<stdin>" if str(path) == "-" else str(path)
 
 
+# What an input may be. A regular file is read whole. A pipe is read once, on purpose (``<(…)``
+# process substitution, a FIFO another program writes, standard input), up to PIPE_LIMIT bytes:
+# it has no size to check first. A FIFO nobody has opened for writing yet is waited on for
+# PIPE_WAIT seconds, never forever. A device (/dev/zero never ends, /dev/tty waits on a
+# keyboard), a socket or anything else is refused before it is opened.
+PIPE_LIMIT = 512 << 20
+PIPE_WAIT = 30.0
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    return ("a FIFO (a named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a directory" if stat.S_ISDIR(mode) else "not a regular file")
+
+
+def not_a_file(mode: int) -> str:
+    return f"is {file_kind(mode)}, not a file: Inspector reads files, folders and pipes"
+
+
+def stdin_refusal() -> str | None:
+    """Why standard input is not read, or None: a device that is not a terminal (``<
+    /dev/zero`` never ends) or a block device; a terminal, a pipe, a socket and a file are read."""
+    try:
+        fd = sys.stdin.fileno()
+        st = os.fstat(fd)
+    except (AttributeError, ValueError, OSError):   # replaced by an in-memory stream, or closed
+        return None
+    if (stat.S_ISCHR(st.st_mode) and not os.isatty(fd)) or stat.S_ISBLK(st.st_mode):
+        return f"standard input is {file_kind(st.st_mode)}, not a file or a pipe; nothing was read"
+    return None
+
+
+def _read_stream(handle: BinaryIO, name: str) -> bytes:
+    """A stream read to its end, at most :data:`PIPE_LIMIT` bytes."""
+    parts = bytearray()
+    while chunk := handle.read(1 << 20):
+        parts += chunk
+        if len(parts) > PIPE_LIMIT:
+            raise InputError(name, _TOO_MUCH)
+    return bytes(parts)
+
+
+_TOO_MUCH = (f"more than {PIPE_LIMIT >> 20:,} MB came through the pipe (a pipe is read whole, with that cap); "
+             "save it to a file and give the file")
+
+
+def _read_pipe(fd: int, name: str, named: bool) -> bytes:
+    """A pipe opened without blocking, read to its end (at most :data:`PIPE_LIMIT` bytes). An
+    empty read before any writer was seen is a ``named`` FIFO nobody has opened for writing
+    yet: one is waited for, :data:`PIPE_WAIT` seconds at most."""
+    import select
+
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    parts = bytearray()
+    writer = not named            # an anonymous pipe (``<(…)``): its writer came with it
+    waited = False
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 20)
+        except BlockingIOError:   # a writer holds the pipe and has sent nothing yet
+            writer = True
+            poll.poll()
+            continue
+        if chunk:
+            writer = True
+            parts += chunk
+            if len(parts) > PIPE_LIMIT:
+                raise InputError(name, _TOO_MUCH)
+            continue
+        if writer or waited:
+            return bytes(parts)
+        waited = True
+        if not poll.poll(int(PIPE_WAIT * 1000)):
+            raise InputError(name, f"a FIFO that no program wrote to within {PIPE_WAIT:g} s; nothing was read")
+
+
 def read_bytes(path: str | os.PathLike) -> bytes:
     name = display_name(path)
     if str(path) == "-":
         if sys.stdin is None:  # the shell closed it (<&-)
             raise InputError(name, "standard input is closed: nothing to read")
+        refused = stdin_refusal()
+        if refused:
+            raise InputError(name, refused)
         try:
-            return sys.stdin.buffer.read()
+            return _read_stream(sys.stdin.buffer, name)
         except OSError as exc:  # a folder given as standard input, a device that fails
             raise InputError(name, describe_os_error(exc)) from None
-    p = Path(path)
     try:
-        return p.read_bytes()
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise InputError(name, not_a_file(st.st_mode))          # never opened
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as handle:
+            st = os.fstat(fd)
+            if stat.S_ISFIFO(st.st_mode):
+                named = not os.path.basename(os.path.realpath(path)).startswith("pipe:[")
+                return _read_pipe(fd, name, named)
+            if not stat.S_ISREG(st.st_mode):                         # swapped since the stat
+                raise InputError(name, not_a_file(st.st_mode))
+            return handle.read()
     except FileNotFoundError:
         raise InputError(name, "no such file") from None
     except IsADirectoryError:
@@ -180,6 +275,9 @@ def parse_json(data: bytes, name: str) -> Any:
             line, column = _line_col(data, bad.start)
             raise InputError(name, f"not valid UTF-8 (byte 0x{data[bad.start]:02x})", line, column) from None
         reason = exc.msg or "invalid JSON"
+        if reason.startswith("depth limit exceeded"):
+            reason = (f"nested too deeply: Inspector reads at most {MAX_READ_DEPTH:,} levels of lists and objects "
+                      "(and writes at most 255); nothing was read")
         if reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]
         if "after document" in reason and exc.doc[exc.pos:exc.pos + 1] in ("{", "["):

@@ -16,6 +16,8 @@ from ..targets import TARGETS as CHECK_TARGETS
 from .job import Job, default_workers, run_local
 from .report import Health
 
+UNREAD_SAID = 8      # row groups not read, named one a line; the rest counted in one more line
+
 
 def _positive(text: str) -> int:
     try:
@@ -118,6 +120,13 @@ def run(args: argparse.Namespace) -> int:
             return print_error(exc)
     for name, reason in job.unreadable:  # per file, even with -q: these were not processed
         print(f"batch: {name}: {reason}", file=sys.stderr)
+    # Per row group, even with -q: not read at all (unless the last line, nothing read, says it).
+    said = [] if health.read == health.failed and len(health.reasons) == 1 else health.unread
+    for reason in said[:UNREAD_SAID]:
+        print(f"batch: {reason}", file=sys.stderr)
+    if len(said) > UNREAD_SAID:
+        print(f"batch: {len(said) - UNREAD_SAID} more row groups were not read (the errors file names each "
+              "row)", file=sys.stderr)
     if not args.quiet:
         try:
             show(health, job)
@@ -127,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_ERROR
     if health.read == health.failed:
         what = "no record" if not health.read else f"none of the {health.read:,} records"
+        why = health.main_reason()
         print(f"batch: nothing was read: {what} of {', '.join(s.name for s in job.sources)} could be "
-              f"processed", file=sys.stderr)
+              f"processed" + (f": {why}" if why else ""), file=sys.stderr)
         return EXIT_ERROR
     if args.fail_on_error and health.failed:
         return EXIT_ERROR

@@ -173,9 +173,13 @@ def unreadable_group(empty: Any, group: Group, exc: BaseException) -> GroupResul
     """A row group that cannot be read (a damaged page, a codec's error): each of its rows a
     failed record naming the file and the group, as a damaged line of a JSON Lines file is
     (R3-34); no output row."""
+    said = " ".join(str(describe_os_error(exc) if isinstance(exc, OSError) else exc).split())
+    # The codec's text can quote the damaged bytes: one line, control characters escaped.
+    said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)
     reason = (f"row group {group.index} of {group.name} cannot be read (rows {group.first} to "
-              f"{group.first + group.rows - 1}): {describe_os_error(exc) if isinstance(exc, OSError) else exc}")
+              f"{group.first + group.rows - 1}): {said}")
     result = GroupResult(group, Health(), table=empty)
+    result.health.unread.append(reason)
     for k in range(group.rows):
         _failed(result, {"source": group.name, "row": group.first + k, "row_group": group.index}, reason, None)
     return result

@@ -32,7 +32,7 @@ from typing import BinaryIO, Union
 
 from ..formats import (is_session_file, shadowed, skip_file, skip_folder, whole_database, whole_file_suffixes,
                        written_name)
-from ..io import BOM, InputError, describe_os_error
+from ..io import BOM, InputError, describe_os_error, file_kind, stdin_refusal
 
 GZIP_MAGIC = b"\x1f\x8b"
 FOLDER_SUFFIXES = (".json", ".json.gz")
@@ -116,6 +116,9 @@ def classify(paths: list[str]) -> list[Input]:
         raise InputError("-", "standard input can be given only once")
     for path in paths:
         if path == "-":
+            refused = stdin_refusal()      # < /dev/zero would be read forever, with no line to cut
+            if refused:
+                raise InputError("<stdin>", refused)
             sources.append(Input("-", "stdin"))
             continue
         p = Path(path)
@@ -128,7 +131,10 @@ def classify(paths: list[str]) -> list[Input]:
                 raise InputError(path, "permission denied")
             sources.append(Input(path, "jsonl"))
         elif p.exists():
-            raise InputError(path, "not a regular file or folder")
+            mode = os.stat(p).st_mode
+            raise InputError(path, f"is {file_kind(mode)}, not a regular file or folder" + (
+                "; batch cuts a file into byte ranges, which a pipe has not: give its records on standard input "
+                "(`inspector batch - < PIPE`)" if stat.S_ISFIFO(mode) else ""))
         else:
             raise InputError(path, "no such file or folder")
     return sources

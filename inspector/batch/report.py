@@ -43,6 +43,9 @@ class Health:
         self.resumes: Counter[str] = Counter()
         self.resume_rows: list[tuple[int, dict[str, Any]]] = []
         self.seconds = 0.0
+        # Parts of an input that were not read at all (a Parquet row group past reading), one
+        # sentence each naming file and part: said even with -q, as an unreadable file is
+        self.unread: list[str] = []
 
     # -- adding up ------------------------------------------------------------------
     # A worker counts its task's records into a Health of its own (ordinals from 0, lines
@@ -134,6 +137,7 @@ class Health:
             elif item > self._top[0]:
                 heapq.heapreplace(self._top, item)
         self.failed += other.failed
+        self.unread += other.unread
         for reason, n in other.reasons.items():
             known = reason in self.reasons or len(self.reasons) < MAX_REASONS
             self.reasons[reason if known else "(other reasons)"] += n
@@ -152,6 +156,13 @@ class Health:
             shift_line(entry, source, lines)
         self._first_keys = [k + ordinals for k in self._first_keys]
         self.resume_rows = [(k + ordinals, e) for k, e in self.resume_rows]
+
+    def main_reason(self) -> str:
+        """Why records failed, for one line: the commonest reason, and how many others there are."""
+        if not self.reasons:
+            return ""
+        (reason, n), others = self.reasons.most_common(1)[0], len(self.reasons) - 1
+        return reason + (f" (and {others} other reason{'s' if others != 1 else ''})" if others else "")
 
     def summary(self, output: str) -> str:
         """The one line printed at the end of a run (the table aside)."""

@@ -14,7 +14,9 @@ rowid (an ``id`` column need not be unique); a database holds many sessions, one
 (``--session ID``, or the only one there is). Items are read with the Responses importer;
 provenance is the row (``row 12``). ``OpenAIChatCompletionsModel`` writes ``"call_id": ""``
 on every call and output of an endpoint that sends no ids (``chatcmpl_stream_handler.py``):
-those are paired by position, an import event each, and the names are never written back.
+those are paired by position, an import event each, and the names are never written back; an
+output synthesized for such a call is written inside the call's run, where the position pairs it
+with that call again (:func:`_in_run`).
 
 A repair is SQL (:class:`Plan`): the session's rows deleted by rowid and written again in
 order, each row whole (kept rows with every column as it was, a synthesized output copying
@@ -315,15 +317,58 @@ def export_same(im: Imported, result: Result, notes: Exported) -> AgentsDB:
     out = openai_responses.export_same(state.inner, result, notes)
     if session.unchanged(state.sent, out):
         return db
+    out, origin = _in_run(out, session.origins(state.sent, out), state.derived)
     conn = _open(db.data, "<memory>")
     try:
-        plan = _plan(conn, db, state, out, session.origins(state.sent, out), notes)
+        plan = _plan(conn, db, state, out, origin, notes)
         data = _written(conn, plan, "<repaired>", "the repaired database does not pass SQLite's check")
     except sqlite3.Error as exc:
         raise InputError("<repaired>", f"{NAME}: cannot write the repaired rows ({exc})") from None
     finally:
         conn.close()
     return _reread(data, "<repaired>", db, plan, db.data)
+
+
+def _kind(item: Any) -> Any:
+    return item.get("type") if isinstance(item, dict) else None
+
+
+def _in_run(out: list[Any], origin: list[int | None], derived: set[str]) -> tuple[list[Any], list[int | None]]:
+    """Each new output for a call paired by position (:func:`_positional`), moved to where the
+    store's pairing reads it as that call's: inside the run of calls and outputs that holds the
+    call (any other item ends the run, so an output after the turn's message answers nothing),
+    after the call, the run's later calls and the outputs of its earlier calls, before the
+    outputs of its later ones. Kept items keep their order."""
+    calls_run = ("function_call", "function_call_output")
+    new = [item for item, o in zip(out, origin) if o is None and _kind(item) == "function_call_output"
+           and isinstance(item, dict) and item.get("call_id") in derived]
+    if not new:
+        return out, origin
+    out, origin = list(out), list(origin)
+    for item in new:
+        k = next(i for i, x in enumerate(out) if x is item)
+        del out[k], origin[k]
+        cid = item["call_id"]
+        at = next((i for i, x in enumerate(out) if _kind(x) == "function_call" and x.get("call_id") == cid), None)
+        if at is None:
+            out.insert(k, item)
+            origin.insert(k, None)
+            continue
+        earlier, i = set(), at - 1
+        while i >= 0 and _kind(out[i]) in calls_run:
+            if _kind(out[i]) == "function_call":
+                earlier.add(out[i].get("call_id"))
+            i -= 1
+        place, i = at, at + 1
+        while i < len(out) and _kind(out[i]) in calls_run:
+            if _kind(out[i]) == "function_call" or out[i].get("call_id") in earlier:
+                place = i
+            elif out[i].get("call_id") in derived:
+                break                      # the output of a later call: this one goes before it
+            i += 1
+        out.insert(place + 1, item)
+        origin.insert(place + 1, None)
+    return out, origin
 
 
 def _reasoning_item(data: Any) -> str | None:

@@ -200,6 +200,7 @@ def request(rows: list[Row]) -> Request:
 
     drop_empty()
     pending: dict[str, None] = {}
+    first: dict[str, tuple[int, int]] = {}      # call id -> (row, part) of the response that answered it
     for m in msgs:
         keep = []
         for j, p in m[2]:
@@ -213,7 +214,10 @@ def request(rows: list[Row]) -> Request:
                     cid = str(p.get("id"))
                     if cid in pending:
                         del pending[cid]
+                        first[cid] = (m[0], j)
                     else:
+                        if cid in first:           # a second response: left out because the first answered
+                            req.shadows.setdefault(first[cid], []).append((m[0], j))
                         req.notes.append(("result-dropped-on-resume", f"Message {rid}: the tool response {cid} has "
                                           "no request before it (an orphan, or a second response); Goose leaves it "
                                           "out of every request.", cid))
@@ -477,10 +481,12 @@ def _export_lines(im: Imported, result: Result, notes: Exported) -> Lines:
         left = [p for j, p in enumerate(row.parts or []) if j not in gone]
         if left:
             rewrite[row.rowid] = {**doc.entries[row.rowid], "content": left}
-            notes.note("entry-rewritten", f"Line {row.rowid + 1}: {len(gone)} item(s) cut out of its content.")
+            notes.note("entry-rewritten", f"Line {row.rowid + 1}: {len(gone)} item(s) cut out of its content."
+                       + message_rows.promoted(plan, k))
         else:
             removed.add(row.rowid)
-            notes.note("entry-removed", f"Line {row.rowid + 1} is removed: nothing of it is left to send.")
+            notes.note("entry-removed", f"Line {row.rowid + 1} is removed: nothing of it is left to send."
+                       + message_rows.promoted(plan, k))
     after: dict[int, list[tuple[bytes | None, Any]]] = {}
     for b, flat, item in plan.new:
         anchor = b.row

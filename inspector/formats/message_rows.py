@@ -233,6 +233,8 @@ class Edits:
     # (call block, flat result, stored item): a synthesized result (item None), or a stored
     # result moved next to its call (``--strict``), written as its own item again
     new: list[tuple[Block, dict[str, Any], Any]] = field(default_factory=list)
+    # the cut parts (per row index) that are second answers the agent would promote
+    shadows: dict[int, set[int]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.cut or self.new)
@@ -251,14 +253,29 @@ def edits(im: Imported, result: Result) -> Edits:
         for b in blocks:
             out.cut.setdefault(b.row, set()).add(b.part)
 
-    cut(lost(req, inner, result))
-    calls = {b.body.get("id"): b for b in req.blocks.values() if b.role == "call"}
+    gone = lost(req, inner, result)
+    cut(gone)
+    # A result cut whose call the agent would then pair with a later stored result (one it left
+    # out as a second answer): that one goes too, or the next read would send it in its place.
+    for b in gone:
+        for row, part in req.shadows.get((b.row, b.part), ()):
+            if part not in out.cut.get(row, ()):
+                out.cut.setdefault(row, set()).add(part)
+                out.shadows.setdefault(row, set()).add(part)
+    # Each id's declarations in request order: a result answers the first one still standing
+    # (clause 3 keeps the first of two; a lookup by id alone found the last, perhaps cut).
+    calls: dict[Any, list[Block]] = {}
+    for b in req.blocks.values():
+        if b.role == "call":
+            calls.setdefault(b.body.get("id"), []).append(b)
     moved = {e.origin for e in result.events if e.kind == "strict-moved" and e.origin is not None}
     rows = state.rows
     for msg, o in d.rows:
-        b = calls.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
-        if b is None or b.part in out.cut.get(b.row, ()):
+        standing = [c for c in calls.get(msg.get("tool_call_id"), ()) if c.part not in out.cut.get(c.row, ())] \
+            if msg.get("role") == "tool" else []
+        if not standing:
             continue
+        b = standing[0]
         if o is None:
             out.new.append((b, msg, None))
         elif o in moved:
@@ -266,6 +283,13 @@ def edits(im: Imported, result: Result) -> Edits:
                 cut([r])
                 out.new.append((b, msg, (rows[r.row].parts or [])[r.part]))
     return out
+
+
+def promoted(plan: Edits, k: int) -> str:
+    """What a row's cut says of the second answers in it (see :func:`edits`)."""
+    n = len(plan.shadows.get(k, ()))
+    return (f" Cut with it: {'a second answer' if n == 1 else f'{n} second answers'} to a call whose first answer "
+            "the repair cut (left in, the agent would send it instead).") if n else ""
 
 
 def spliced(row: Row, gone: set[int]) -> str:
@@ -313,10 +337,11 @@ def _edit(conn: sqlite3.Connection, session: str | None, rows: list[Row], plan: 
             conn.execute(f"UPDATE {table} SET {quoted(store.parts)} = ? WHERE rowid = ?",
                          (spliced(row, gone), row.rowid))
             notes.note("entry-rewritten", f"Message {row.id}: {len(gone)} part(s) cut out; the rest of the row "
-                                          "is as it was.")
+                                          "is as it was." + promoted(plan, k))
         else:
             conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row.rowid,))
-            notes.note("entry-removed", f"Message {row.id} is removed: nothing of it is left to send.")
+            notes.note("entry-removed", f"Message {row.id} is removed: nothing of it is left to send."
+                       + promoted(plan, k))
             added -= 1
     cols = columns(conn, store.table)
     alias = [c[0] for c in cols if c[2] == 1 and c[1].upper() == "INTEGER"]

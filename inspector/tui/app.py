@@ -172,7 +172,13 @@ def run(path: str | None, fmt: str = "auto", strict: bool = False, session: str 
         target: str = "auto", reasoning: str = "keep", watch: bool = False, model: str | None = None) -> int:
     stdin_data = None
     if path == "-":
-        stdin_data = sys.stdin.buffer.read()
+        from ..io import InputError, read_bytes
+
+        try:
+            stdin_data = read_bytes("-")      # a pipe up to its cap; a device such as < /dev/zero refused
+        except InputError as exc:
+            print(exc, file=sys.stderr)
+            return 2
         if not sys.stdin.isatty():
             try:
                 reattach_terminal()

@@ -111,3 +111,33 @@ def test_generated_damage_never_stops_a_batch(tmp_path):
         if code == 2 and not out.exists():
             assert len(err.strip().splitlines()) >= 1
         TALLIES["parquet damage: runs that failed some rows"] += int((tmp_path / f"c{case}.err.jsonl").exists())
+
+
+def test_with_q_the_last_line_names_the_damaged_row_group(tmp_path):
+    """``repro.sh`` R3-34 with ``-q``: one row group, damaged past reading. The last line on
+    standard error names the file and the row group, as the report without ``-q`` does (it
+    said only "none of the 300 records ... could be processed")."""
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.Table.from_pylist(rows(300)), path)
+    data = path.read_bytes()
+    path.write_bytes(data[:2000] + b"\xff" * 500 + data[2500:])
+    code, err = batch(str(path), "-o", str(tmp_path / "out.parquet"))
+    assert code == 2, err
+    last = err.strip().splitlines()[-1]
+    assert "nothing was read" in last and "row group 0" in last and str(path) in last, err
+
+
+def test_with_q_a_damaged_row_group_of_a_batch_that_goes_on_is_named(tmp_path):
+    """One damaged row group of six: the batch writes the other rows and exits 0, and even with
+    ``-q`` one line names the group that was not read (as an unreadable file is named)."""
+    path = tmp_path / "g.parquet"
+    _with_groups(path)
+    group = pq.read_metadata(path).row_group(2)
+    chunk = max((group.column(j) for j in range(group.num_columns)
+                 if group.column(j).path_in_schema.startswith("messages")), key=lambda c: c.total_compressed_size)
+    _damage(path, chunk.data_page_offset + 40, min(200, chunk.total_compressed_size - 60))
+    code, err = batch(str(path), "-o", str(tmp_path / "out.parquet"))
+    assert code == 0, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "row group 2" in lines[0] and str(path) in lines[0], err
+    assert "rows 100 to 149" in lines[0], err

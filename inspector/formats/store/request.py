@@ -27,12 +27,16 @@ class Block:
 class Request:
     """The Anthropic request a resume sends, with the row and part of each block; ``notes``
     are what the agent does on the way (kind, sentence, call id); ``history`` the stored
-    messages the blocks index into, where the store keeps them apart from its rows."""
+    messages the blocks index into, where the store keeps them apart from its rows;
+    ``shadows`` maps a sent result's (row, part) to the stored results the agent leaves out
+    only because that one answers the same call first: a repair that cuts the sent one cuts
+    them too, or the agent would send the next in its place."""
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     blocks: dict[int, Block] = field(default_factory=dict)        # id(block body) -> Block
     notes: list[tuple[str, str, str | None]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    shadows: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
 
     def add(self, role: str, blocks: list[Block]) -> None:
         """One message of the agent's own; the Anthropic API takes user and tool messages in a
