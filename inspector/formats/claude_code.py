@@ -678,9 +678,15 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{msg['tool_call_id']} as interrupted (is_error tool_result).")
             prev_uuid = entry["uuid"]
             continue
-        parent_uuid[node] = prev_uuid
-        prev_uuid = entries[node].get("uuid")
         anchor = node
+        own = _str(entries[node].get("uuid"))
+        if own is None:
+            # A line without a uuid is on no chain: no line can name it, and a resume sends it
+            # (with its API message) whatever it names. It keeps its parent; the next line
+            # hangs from the line before it.
+            continue
+        parent_uuid[node] = prev_uuid
+        prev_uuid = own
 
     # 4. Lines that named a removed line (as parent, logical parent or leaf) name its survivor.
     survivor = _survivors(entries, chain, removed)
