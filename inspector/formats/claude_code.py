@@ -680,11 +680,12 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
             continue
         anchor = node
         own = _str(entries[node].get("uuid"))
-        if own is None or chain.by_uuid.get(own) != node:
-            # A line without a uuid, or whose uuid an earlier line holds too, is a line no
-            # parent can name: the chain read goes to that other line. A resume sends it (with
-            # its API message, or as a recovered result) whatever it names, so it keeps its
-            # parent, and the next line hangs from the line before it.
+        if own is None or entries[chain.by_uuid.get(own, node)] != entries[node]:
+            # A line without a uuid, or whose uuid an earlier, different line holds too, is a
+            # line no parent can name: the chain read goes to that other line (a copy written
+            # twice reads the same either way). A resume sends it (with its API message, or as
+            # a recovered result) whatever it names, so it keeps its parent, and the next line
+            # hangs from the line before it.
             continue
         parent_uuid[node] = prev_uuid
         prev_uuid = own
