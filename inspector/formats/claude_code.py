@@ -9,6 +9,12 @@ names the entry before it in ``logicalParentUuid``; only what follows the last b
 the chain is sent to the API. One API assistant message is written as several lines, one
 content block each, sharing ``message.id``: the importer merges them back into one turn.
 
+A damaged chain reads as Claude Code's loader reads it (anthropics/claude-code 2.1.88,
+``src/utils/sessionStorage.ts``: ``loadTranscriptFile`` fills a map by uuid line by line,
+``buildConversationChain`` walks it): a parent that no line holds ends the walk; a uuid that
+two lines hold names the later; a line without a uuid is on no chain, and only its
+``message.id`` brings it back into its turn.
+
 Import reads exactly what a resume would send and records for every flat row its line and
 block (``line 214, content[0]``). A ``tool_result`` that exists in the file but hangs off
 the chain, for a call on the chain that has no result there, is put back by an import
@@ -18,8 +24,10 @@ mistaken for an interrupted call.
 Export writes the same file with only what the events change: a dropped block leaves its
 line; a line left with nothing is removed and whatever named it as parent is re-linked to
 its own parent; an interrupted result is a new ``user`` line after its call's turn; the
-chain is re-linked through recovered and new lines. Every other line is byte-identical and
-in its place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
+chain is re-linked through recovered and new lines, never through a line no parent can name
+(one without a uuid, or whose uuid a later, different line holds), which keeps its own
+parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
+and non-conversation lines are never touched.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
 sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
@@ -896,7 +904,7 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
     for i, e in enumerate(entries):
         u = _str(e.get("uuid")) if isinstance(e, dict) else None
         if u is not None:
-            by_uuid.setdefault(u, i)
+            by_uuid[u] = i                # the later of two lines under one uuid, as in walk()
     chain = Chain(by_uuid)
     survivor = _survivors(entries, chain, removed)
     for i, e in enumerate(entries):
