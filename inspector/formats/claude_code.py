@@ -9,6 +9,12 @@ names the entry before it in ``logicalParentUuid``; only what follows the last b
 the chain is sent to the API. One API assistant message is written as several lines, one
 content block each, sharing ``message.id``: the importer merges them back into one turn.
 
+A damaged chain reads as Claude Code's loader reads it (anthropics/claude-code 2.1.88,
+``src/utils/sessionStorage.ts``: ``loadTranscriptFile`` fills a map by uuid line by line,
+``buildConversationChain`` walks it): a parent that no line holds ends the walk; a uuid that
+two lines hold names the later; a line without a uuid is on no chain, and only its
+``message.id`` brings it back into its turn.
+
 Import reads exactly what a resume would send and records for every flat row its line and
 block (``line 214, content[0]``). A ``tool_result`` that exists in the file but hangs off
 the chain, for a call on the chain that has no result there, is put back by an import
@@ -18,8 +24,10 @@ mistaken for an interrupted call.
 Export writes the same file with only what the events change: a dropped block leaves its
 line; a line left with nothing is removed and whatever named it as parent is re-linked to
 its own parent; an interrupted result is a new ``user`` line after its call's turn; the
-chain is re-linked through recovered and new lines. Every other line is byte-identical and
-in its place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
+chain is re-linked through recovered and new lines, never through a line no parent can name
+(one without a uuid, or whose uuid a later, different line holds), which keeps its own
+parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
+and non-conversation lines are never touched.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
 sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
@@ -290,12 +298,16 @@ def _reaches_conversation(entries: list[Any], by_uuid: dict[str, int], i: int, m
 
 def walk(entries: list[Any]) -> Chain:
     side = is_subagent(entries)
+    # A uuid two lines hold names the later one: Claude Code reads the file into a map by
+    # uuid, line after line, so the last line written under a uuid is the one its walk finds
+    # (anthropics/claude-code 2.1.88, src/utils/sessionStorage.ts, loadTranscriptFile:
+    # ``messages.set(entry.uuid, entry)``).
     by_uuid: dict[str, int] = {}
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             continue
         u = _str(e.get("uuid"))
-        if u is not None and u not in by_uuid:
+        if u is not None:
             by_uuid[u] = i
     leaf = pick_leaf(entries, by_uuid, side)
     chain = Chain(by_uuid, side=side)
@@ -389,7 +401,9 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                     declared.setdefault(b["id"], u)
                 elif kind == "user" and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
                     answered.add(b["tool_use_id"])
-    recovered = _off_chain_results(entries, on_chain, declared, answered, chain.side)
+    recovered = _off_chain_results(entries, on_chain | {i for i in range(len(entries)) if isinstance(entries[i], dict)
+                                                         and shadowed(entries, chain.by_uuid, i)},
+                                   declared, answered, chain.side)
     pairs = _claude_code_pairs(entries, chain.lines, chain.side) if recovered else None
     by_unit: dict[int, list[int]] = {}
     for line, u in recovered.items():
@@ -445,23 +459,16 @@ def _siblings(im: Imported, units: list[tuple[str, list[int]]], on_chain: set[in
     ``tool_use`` line that a new prompt cut off (the prompt hung off the turn's text line)
     is still sent."""
     entries = im.history
-    seen: set[str] = set()
-    for e in entries:
-        u = _str(e.get("uuid")) if isinstance(e, dict) else None
-        if u is not None:
-            if u in seen:
-                return        # uuids that name two lines: which line a new parent names is not known
-            seen.add(u)
+    state: ClaudeState = im.state
     by_mid: dict[str, list[int]] = {}
     for i, e in enumerate(entries):
         if i not in on_chain and is_conversation(e, side) and e.get("type") == "assistant" \
-                and isinstance(e.get("message"), dict):
+                and isinstance(e.get("message"), dict) and not shadowed(entries, state.chain.by_uuid, i):
             mid = message_id(e)
             if mid is not None:
                 by_mid.setdefault(mid, []).append(i)
     if not by_mid:
         return
-    state: ClaudeState = im.state
     for kind, lines in units:
         if kind != "assistant":
             continue
@@ -476,6 +483,13 @@ def _siblings(im: Imported, units: list[tuple[str, list[int]]], on_chain: set[in
             im.note(None, "sibling-recovered",
                     f"Line {i + 1} is part of the API message {mid} on the chain but hangs off it; a resume "
                     f"sends it with that message, so it is read with it.")
+
+
+def shadowed(entries: list[Any], by_uuid: dict[str, int], i: int) -> bool:
+    """Whether a later line holds line ``i``'s uuid: Claude Code's map by uuid then keeps only
+    that later line, so line ``i`` is neither walked nor put back with its message."""
+    u = _str(entries[i].get("uuid"))
+    return u is not None and by_uuid.get(u, i) != i
 
 
 def _fork_source(entries: list[Any]) -> str | None:
@@ -764,9 +778,17 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{msg['tool_call_id']} as interrupted (is_error tool_result).")
             prev_uuid = entry["uuid"]
             continue
-        parent_uuid[node] = prev_uuid
-        prev_uuid = entries[node].get("uuid")
         anchor = node
+        own = _str(entries[node].get("uuid"))
+        if own is None or entries[chain.by_uuid.get(own, node)] != entries[node]:
+            # A line without a uuid, or whose uuid a later, different line holds too, is a
+            # line no parent can name: the chain read goes to that other line (a copy written
+            # twice reads the same either way). A resume sends it (with its API message, or as
+            # a recovered result) whatever it names, so it keeps its parent, and the next line
+            # hangs from the line before it.
+            continue
+        parent_uuid[node] = prev_uuid
+        prev_uuid = own
 
     # 4. Lines that named a removed line (as parent, logical parent or leaf) name its survivor.
     survivor = _survivors(entries, chain, removed)
@@ -968,7 +990,7 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
     for i, e in enumerate(entries):
         u = _str(e.get("uuid")) if isinstance(e, dict) else None
         if u is not None:
-            by_uuid.setdefault(u, i)
+            by_uuid[u] = i                # the later of two lines under one uuid, as in walk()
     chain = Chain(by_uuid)
     survivor = _survivors(entries, chain, removed)
     for i, e in enumerate(entries):

@@ -57,10 +57,12 @@ def chain(data: bytes, siblings: bool = True) -> list[dict[str, Any]]:
     loses to any, and the later line wins a tie. A leaf whose walk holds no user or
     assistant line is not a place to resume from."""
     rows = [e for e in entries(data) if isinstance(e, dict)]
+    # A uuid two lines hold names the later: Claude Code's loader fills a map by uuid line by
+    # line (anthropics/claude-code 2.1.88, src/utils/sessionStorage.ts, loadTranscriptFile).
     by_uuid = {}
     for e in rows:
         if isinstance(e.get("uuid"), str) and e["uuid"]:
-            by_uuid.setdefault(e["uuid"], e)
+            by_uuid[e["uuid"]] = e
     # A sub-agent transcript (subagents/agent-<id>.jsonl) holds sidechain lines only: the
     # Agent tool resumes it as its own conversation.
     convo = [bool(e.get("isSidechain")) for e in rows if e.get("type") in ("user", "assistant")]
