@@ -4,7 +4,7 @@ Every fact about an agent is its store's format's (``Format.agent``: name, title
 resume a repaired copy, whether a session is a folder; ``Format.repairs``: what it repairs
 itself on resume). This module only gathers them by agent, the formats of one store (Gemini
 CLI's records and logs, Goose's database and JSONL) under one name, for the doctor's rows and
-the README's table of claims. Where each agent keeps its store is ``homes.py``'s.
+the README's tables of claims and of sources. Where each agent keeps its store is ``homes.py``'s.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import formats
-from ..formats import SelfRepair
+from ..formats import SelfRepair, Source
 
-__all__ = ["AGENTS", "Agent", "SelfRepair", "agent_for_format", "claims_table"]
+__all__ = ["AGENTS", "Agent", "SelfRepair", "agent_for_format", "claims_table", "sources_markdown", "sources_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,8 @@ class Agent:
     formats: tuple[str, ...]
     resume: str = ""
     folder: bool = False
+    versions: str = ""
+    built_from: tuple[Source, ...] = ()
 
     @property
     def format(self) -> str:
@@ -56,7 +58,8 @@ def _gather() -> dict[str, Agent]:
         if a is None:
             continue
         known = out.get(a.name)
-        out[a.name] = Agent(a.name, a.title, (*known.formats, f.name) if known else (f.name,), a.resume, a.folder)
+        out[a.name] = Agent(a.name, a.title, (*known.formats, f.name) if known else (f.name,), a.resume, a.folder,
+                            a.versions, a.built_from)
     return out
 
 
@@ -74,3 +77,42 @@ def claims_table() -> list[dict[str, str]]:
     return [{"agent": a.title, "rule": r.rule or f"({r.kind or r.case})", "since": r.since or "every version read",
              "does": r.does, "before": r.before or "", "source": r.source}
             for a in AGENTS.values() for r in a.repairs]
+
+
+def _at(source: Source, width: int = 12) -> str:
+    """``repo @ commit``, or the repository with why no commit was read."""
+    return f"{source.repo} @ {source.commit[:width]}" if source.commit else f"{source.repo} ({source.note})"
+
+
+def _compact(sources: tuple[Source, ...]) -> str:
+    """Each repository once, at the first commit declared for it, with how many more were read."""
+    by_repo: dict[str, list[Source]] = {}
+    for s in sources:
+        by_repo.setdefault(s.repo, []).append(s)
+    cells = []
+    for repo, group in by_repo.items():
+        others = len({s.commit for s in group[1:] if s.commit and s.commit != group[0].commit})
+        cells.append(_at(group[0]) + (f" and {others} more commit{'s' if others != 1 else ''}" if others else ""))
+    return "; ".join(cells)
+
+
+def sources_table(full: bool = False) -> list[dict[str, str]]:
+    """What each agent's store was built from, read from the formats (``Agent.built_from``): one
+    row per agent (``agent``, ``versions``, ``source``: each repository at its first commit), the
+    README's table; ``full``: one row per source, with its files and what was read there
+    (``docs/stores.md``)."""
+    if not full:
+        return [{"agent": a.title, "versions": a.versions, "source": _compact(a.built_from)} for a in AGENTS.values()]
+    return [{"agent": a.title if i == 0 else "", "versions": a.versions if i == 0 else "",
+             "source": _at(s), "files": ", ".join(f"`{p}`" for p in s.paths), "note": s.note if s.commit else ""}
+            for a in AGENTS.values() for i, s in enumerate(a.built_from)]
+
+
+def sources_markdown(full: bool = False) -> str:
+    """:func:`sources_table` as the Markdown table the README (or, ``full``, docs/stores.md) holds."""
+    rows = sources_table(full)
+    head = (["agent", "versions read", "source (repo @ commit)", "files", "what was read there"] if full
+            else ["agent", "versions read", "source (repo @ commit)"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r.values()) + " |" for r in rows]
+    return "\n".join(lines) + "\n"

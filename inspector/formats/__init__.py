@@ -28,7 +28,7 @@ from .codex_state import database as codex_state_database, threads as codex_thre
 from .files import (
     claims, is_session_file, may_hold_sessions, session_files, shadowed, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
-from .format import Agent, Format, OnResume, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SelfRepair, SessionInfo, Source
 from .jsonl import GONE
 from .registry import REGISTRY, get, unknown
 from .session import end_last_line, repaired_lines
@@ -40,7 +40,7 @@ REASONING_POLICIES: tuple[str, ...] = thoughts.POLICIES     # --reasoning keep (
 EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
 __all__ = ["GONE", "LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
-           "OnResume", "Reasoning", "SelfRepair", "SessionInfo",
+           "OnResume", "Reasoning", "SelfRepair", "SessionInfo", "Source",
            "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
            "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "plain_bytes", "codex_state_database", "codex_threads",

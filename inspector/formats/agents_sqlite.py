@@ -45,7 +45,7 @@ from ..io import InputError
 from . import gemini, openai_responses, reasoning, session
 from .session import selected
 from .base import Exported, Imported, Loc
-from .format import Agent, Format, SESSION, SessionInfo
+from .format import Agent, Format, SESSION, SessionInfo, Source
 from . import identity
 from .store.sqlite import (CHANGED, HEADER, damage, live_transaction, open_checked, quoted, read_live, schema_head,
                            triggers_aside, with_mode)
@@ -654,7 +654,14 @@ AGENT = Agent("agents-sdk", "OpenAI Agents SDK",
               "id again",
               # A program of one's own resumes it (SQLiteSession(session_id, db_path)): no command.
               reopen="run your program again with the same session id (SQLiteSession(session_id, db_path))",
-              database=True)
+              database=True,
+              versions="not pinned: SQLiteSession and AdvancedSQLiteSession databases",
+              built_from=(
+                  Source("openai/openai-agents-python", "7f7a44f8",
+                         ("src/agents/memory/sqlite_session.py",
+                          "src/agents/extensions/memory/advanced_sqlite_session.py"),
+                         "the tables, the order rows are read in, WAL mode"),
+              ))
 
 FORMAT = Format(
     NAME, "an Agents SDK SQLite session", SUMMARY, evidence, import_, export_same, export_new,

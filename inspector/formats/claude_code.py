@@ -53,7 +53,7 @@ from .anthropic import SPEC as ANTHROPIC
 from .anthropic import result_text
 from .base import Decisions, Exported, Imported, Reasoning, args_object, as_text, call_args, call_name, join_text
 from .base import describe_block as _describe
-from .format import Agent, Format, OnResume, SESSION, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from . import identity
 from .jsonl import LineFormat, LineLoc, Lines, dump_line
 
@@ -1024,7 +1024,17 @@ AGENT = Agent("claude-code", "Claude Code",
               # `claude --resume <id>` opens <id>.jsonl of the project it is run in: the id is the
               # file's name (code.claude.com/docs/en/cli-reference, "--resume, -r").
               command="claude --resume {session}",
-              session_id=lambda imported, name: _session_of(name))
+              session_id=lambda imported, name: _session_of(name),
+              versions="not pinned: read as 2.1.88 reads a session; self-repairs dated by the CHANGELOG",
+              built_from=(
+                  Source("anthropics/claude-code", "5cfc0a1905ce", ("CHANGELOG.md",),
+                         "the self-repairs and the release of each (2.1.69 to 2.1.152)"),
+                  Source("DroxKiwi/claude-code-leak-packaged", "fb1320d1baf5",
+                         ("src/utils/sessionStorage.ts", "src/utils/messages.ts"),
+                         "2.1.88's TypeScript, from its published source map (March 2026)"),
+                  Source("code.claude.com/docs", "", ("en/cli-reference",),
+                         "source not published: the layout from its docs and published sessions"),
+              ))
 
 FORMAT = Format(
     NAME, "a Claude Code session", SUMMARY, evidence, import_, export_same, export_new,

@@ -50,7 +50,7 @@ from ..io import InputError, read_bytes
 from . import codex_paginated, codex_zst, openai_responses, reasoning, session
 from .base import Exported, Imported
 from .jsonl import LineFormat, LineLoc, Lines, dump_line, sniff_lines, split
-from .format import Agent, Format, OnResume, SESSION, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from . import identity
 
 # The kinds of event this module emits, declared to the engine's kind table.
@@ -480,7 +480,20 @@ AGENT = Agent("codex", "Codex CLI",
               # `codex resume <SESSION_ID>` takes the rollout's UUID, the tail of its file name
               # (openai/codex docs/getting-started.md, "Resuming interactive sessions").
               command="codex resume {session}",
-              session_id=lambda imported, name: _uuid_tail(name))
+              session_id=lambda imported, name: _uuid_tail(name),
+              versions="rollouts with or without the payload wrapper; .jsonl.zst (0.137 on); paginated (0.153 on)",
+              built_from=(
+                  Source("openai/codex", "035416bfd9b7", ("codex-rs/core/src/rollout/recorder.rs",),
+                         "where and how a rollout is written"),
+                  Source("openai/codex", "0803cc58789f", ("codex-rs/core/src/context_manager/normalize.rs",),
+                         "the self-repairs"),
+                  Source("openai/codex", "3846901efe60", ("codex-rs/rollout/src/compression.rs",),
+                         "compressed rollouts, which form a resume reads"),
+                  Source("openai/codex", "0136a731", ("codex-rs/rollout/src/policy.rs",), "paginated threads"),
+                  Source("openai/codex", "864b3ff5194d", ("codex-rs/state/migrations/0001_threads.sql",),
+                         "the thread index, state_5.sqlite"),
+                  Source("openai/codex", "69a3f82e6242", ("codex-rs/utils/home-dir/src/lib.rs",), "CODEX_HOME"),
+              ))
 
 FORMAT = Format(
     NAME, "a Codex CLI rollout", SUMMARY, evidence, import_, export_same, export_new,

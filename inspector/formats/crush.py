@@ -54,7 +54,7 @@ from ..io import InputError
 from . import anthropic, message_rows, session
 from .store.sqlite import schema_head
 from .base import Exported, Imported, args_object
-from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo, Source
 from . import identity
 from .message_rows import Block, Request, Row, RowsDB, Store
 
@@ -454,7 +454,17 @@ AGENT = Agent("crush", "Crush",
               # Crush's interactive command takes no session id (tldr-pages pages/common/crush.md; the
               # root.go the index holds for charmbracelet/crush at 04500aa has no such flag): it opens
               # on its session list, where the session is chosen.
-              command="crush", database=True)
+              command="crush", database=True,
+              versions="not pinned (the database records none); the Go OpenCode's database too",
+              built_from=(
+                  Source("charmbracelet/crush", "37f36e93824e",
+                         ("internal/db/migrations/*.sql", "internal/agent/agent.go", "internal/message/content.go",
+                          "internal/message/message.go"), "the schema and what a resume sends"),
+                  Source("charmbracelet/crush", "127ce367ca62", ("internal/projects/projects.go",),
+                         "the project registry"),
+                  Source("charmbracelet/fantasy", "f6d4d1e30222", ("providers/anthropic/anthropic.go",),
+                         "the Anthropic request"),
+              ))
 
 FORMAT = Format(
     NAME, "a Crush database", "Crush's session database (.crush/crush.db; --session ID picks a session)",

@@ -179,6 +179,20 @@ class OnResume:
 
 
 @dataclass(frozen=True, slots=True)
+class Source:
+    """One piece of the agent's own code (or, where none is published, its documentation) that
+    its store was built from: ``repo`` (owner/name, or where the text lives), ``commit`` (the
+    one read; "" where there is none to read, ``note`` saying why), ``paths`` (the files that
+    matter) and ``note`` (the release the commit is, what was read there). Declared on the
+    :class:`Agent`, so the README's table of sources is generated from the one statement."""
+
+    repo: str
+    commit: str = ""
+    paths: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Agent:
     """The coding agent whose store a format reads: ``name`` (the doctor's own, also its folder
     under ``doctor --fix DIR``), ``title`` (what a sentence calls it), ``resume`` (how to resume
@@ -204,6 +218,10 @@ class Agent:
     session_id: Callable[[Any, str], str | None] | None = None
     # The agent keeps a SQLite database whose -wal and -shm must be moved aside with it.
     database: bool = False
+    # Which versions of the agent the store reads, in words, and the sources it was built from
+    # (:class:`Source`): the README's table of agents, versions and commits.
+    versions: str = ""
+    built_from: tuple[Source, ...] = ()
 
     def command_for(self, session: str | None, path: str = "", on_copy: bool = False) -> str | None:
         """The command that resumes ``session`` (None: no command, or no id to give it). The

@@ -46,7 +46,7 @@ from ..io import InputError, dumps, parse_json
 from . import gemini, gemini_log, gemini_resume, reasoning, session
 from .base import Decisions, Exported, Imported, Loc, kind_of
 from .base import describe_block as _describe
-from .format import Agent, Format, OnResume, SESSION, SelfRepair
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from . import identity
 from .gemini import Gemini
 from .gemini_resume import Src
@@ -513,7 +513,25 @@ AGENT = Agent("gemini-cli", "Gemini CLI",
               # `gemini --resume <UUID>` resumes a saved session by its sessionId
               # (geminicli.com/docs/cli/session-management, "Resume by ID").
               command="gemini --resume {session}",
-              session_id=lambda imported, name: _session_id(imported.document))
+              session_id=lambda imported, name: _session_id(imported.document),
+              versions=".json records (before 0.39), .jsonl logs (0.39 on), /chat save checkpoints",
+              built_from=(
+                  Source("google-gemini/gemini-cli", "5411f113",
+                         ("packages/core/src/services/chatRecordingService.ts", "chatRecordingTypes.ts",
+                          "packages/core/src/core/geminiChat.ts", "packages/core/src/utils/sessionUtils.ts",
+                          "packages/core/src/core/logger.ts"),
+                         "the records, the log and what a resume sends"),
+                  Source("google-gemini/gemini-cli", "043a08807bd3", ("packages/core/src/config/storage.ts",),
+                         "where sessions are kept"),
+                  Source("google-gemini/gemini-cli", "016443b5e7bf",
+                         ("packages/core/src/services/chatRecordingService.ts",), "the session files' names"),
+                  Source("google-gemini/gemini-cli", "04fbf50725b9", ("packages/core/src/core/logger.ts",),
+                         "checkpoint paths"),
+                  Source("google-gemini/gemini-cli", "e62caf67", (),
+                         "PR #21334's compression_marker record, not in the mainline at 5411f113"),
+                  Source("lyfuci/ai-terminal-manager", "39009366", ("src/atm/sources/gemini.py",),
+                         "what real 0.58 logs hold"),
+              ))
 
 FORMAT = Format(
     NAME, "a Gemini CLI session", SUMMARY, evidence, import_, export_same, export_new,

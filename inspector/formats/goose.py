@@ -58,7 +58,7 @@ from ..io import InputError
 from . import anthropic, message_rows, reasoning, session
 from .store.sqlite import schema_head
 from .base import Exported, Imported, as_text
-from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo
+from .format import Agent, Format, OnResume, SESSION, SelfRepair, SessionInfo, Source
 from . import identity
 from .jsonl import LineFormat, Lines
 from .message_rows import Block, Request, Row, RowsDB, Store
@@ -549,7 +549,19 @@ AGENT = Agent("goose", "Goose",
               # `--session-id` names a session by its id (20251108_1), `--name` by its human name
               # (block/goose documentation/docs/guides/goose-cli-commands.md v1.50.0, "Flag Naming
               # Conventions"; "goose session --resume --session-id 20251108_2").
-              command="goose session --resume --session-id {session}", database=True)
+              command="goose session --resume --session-id {session}", database=True,
+              versions="sessions.db (schema version 9) and the older .jsonl files",
+              built_from=(
+                  Source("aaif-goose/goose", "dbec1655c177", ("crates/goose/src/session/session_manager.rs",),
+                         "the schema (the repository was block/goose)"),
+                  Source("aaif-goose/goose", "bc55f6861a72", ("crates/goose/src/conversation/mod.rs",),
+                         "fix_conversation: what a resume sends"),
+                  Source("aaif-goose/goose", "6416fe74f076", ("crates/goose/src/conversation/message.rs",),
+                         "the content items"),
+                  Source("aaif-goose/goose", "b5a69495", ("tool_result_serde.rs",), "a result's status"),
+                  Source("aaif-goose/goose", "decaa9d2", ("session/legacy.rs",), "the .jsonl files"),
+                  Source("block/goose", "0780e228ca96", ("crates/goose/src/config/paths.rs",), "the data folder"),
+              ))
 
 FORMAT = Format(
     NAME, "a Goose sessions database", "Goose's session database (sessions/sessions.db; --session ID picks a "

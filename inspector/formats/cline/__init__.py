@@ -47,7 +47,7 @@ from ...engine import IMPORT_CLAUSE, Kind, declare
 from .. import reasoning, session
 from ..base import Imported
 from ..base import describe_block as _describe
-from ..format import Agent, Format, OnResume, SESSION, SelfRepair
+from ..format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from .. import identity
 from ..store.jsontext import element_spans
 # The parts, and the names the rest of the project (and the tests) reach through the package.
@@ -86,7 +86,20 @@ AGENT = Agent("cline", "Cline / Roo Code / Kilo Code",
               "quit VS Code, keep a copy of the original task folder, put the repaired one in its place, "
               "reopen the task", folder=True,
               # No command line resumes a task: VS Code's history panel reopens it.
-              reopen="reopen the task from the extension's history in VS Code")
+              reopen="reopen the task from the extension's history in VS Code",
+              versions="Cline 3.35 to 3.89, and 4.x on a legacy task; Roo Code 3.43 on; Kilo Code 5.x",
+              built_from=(
+                  Source("cline/cline", "e1bdeeff68e9",
+                         ("apps/vscode/src/core/task/index.ts",
+                          "apps/vscode/src/core/context/context-management/ContextManager.ts"), "v3.89.2"),
+                  Source("cline/cline", "db6d18a98a34",
+                         ("apps/vscode/src/sdk/legacy-task-handling.ts", "apps/vscode/src/sdk/legacy-state-reader.ts"),
+                         "v4.1.12"),
+                  Source("RooCodeInc/Roo-Code", "67def7214a61",
+                         ("src/core/task/Task.ts", "src/core/condense/index.ts",
+                          "src/api/transform/anthropic-filter.ts"), "v3.52.1"),
+                  Source("Kilo-Org/kilocode-legacy", "fd53d631dae1", (), "v5.10.4: Roo Code's resume"),
+              ))
 
 FORMAT = Format(
     NAME, "a Cline / Roo Code / Kilo Code task", SUMMARY, evidence, import_, export_same, export_new,

@@ -29,7 +29,7 @@ from typing import Any
 from ...engine import IMPORT_CLAUSE, Kind, declare
 from .. import identity, reasoning, session
 from ..base import Exported, Imported
-from ..format import Agent, Format, OnResume, SESSION, SelfRepair
+from ..format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from ..jsonl import LineFormat, Lines
 from . import events, export
 from .events import data_of
@@ -169,7 +169,17 @@ AGENT = Agent("copilot-cli", "Copilot CLI",
               "keep a copy of events.jsonl, put the repaired file in its place in the session's folder, then "
               "`copilot --resume <id>`",
               # `copilot --resume [sessionId]` (docs.github.com, "Copilot CLI command reference").
-              command="copilot --resume {session}", session_id=session_id)
+              command="copilot --resume {session}", session_id=session_id,
+              versions="0.0.354 to 1.0.x",
+              built_from=(
+                  Source("github/copilot-sdk", "cc0438d66e3e", ("nodejs/src/generated/session-events.ts",),
+                         "the event schema"),
+                  Source("microsoft/vscode-copilot-chat", "417210375b57",
+                         ("src/extension/agents/copilotcli/node/test/fixtures/",),
+                         "real sessions written by Copilot CLI 0.0.354"),
+                  Source("github/copilot-cli", "", (),
+                         "no source read: its issues #2323, #2543, #3366, #3183 and its docs"),
+              ))
 
 FORMAT = Format(
     NAME, "a Copilot CLI session", SUMMARY, evidence, import_, export.export_same, export.export_new,

@@ -55,7 +55,7 @@ from typing import Any
 from ...engine import IMPORT_CLAUSE, Kind, declare
 from .. import anthropic, session
 from ..base import Imported, kind_of
-from ..format import Agent, Format, OnResume, SESSION, SelfRepair
+from ..format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from .. import identity
 # The parts, and the names the rest of the project (and the tests) reach through the package.
 from .store import (EXPORT, HEADER, NAME, OpenCodeDB, OpenCodeExport, Row, chosen, compact, dump, listing, parse,
@@ -140,7 +140,46 @@ AGENT = Agent("opencode", "OpenCode",
               # `opencode --session/-s <id>` opens that session and OPENCODE_DB points it at another
               # database: this record's own steps above; the source file was not re-read for issue 34.
               command="opencode --session {session}", command_on_copy="OPENCODE_DB={path} opencode --session {session}",
-              database=True)
+              database=True,
+              # Read from the stored index, which mixes versions and forks: each file at the commit
+              # whose code agrees with the others (docs/stores/opencode.md).
+              versions="V1 (database, storage/ tree, export) and 2.x (session_message); no release pinned",
+              built_from=(
+                  Source("anomalyco/opencode", "063e8306d989", ("packages/opencode/src/session/session.sql.ts",),
+                         "V1: the tables"),
+                  Source("anomalyco/opencode", "007a9409bafe", ("packages/opencode/src/session/message-v2.ts",),
+                         "V1: what a resume sends"),
+                  Source("anomalyco/opencode", "000f6280d904", ("packages/opencode/src/provider/transform.ts",),
+                         "V1: the provider's lowering"),
+                  Source("anomalyco/opencode", "0a8a0ed8bb79", ("packages/opencode/src/storage/json-migration.ts",),
+                         "the legacy storage/ tree"),
+                  Source("anomalyco/opencode", "cfa809bf3353", ("packages/opencode/src/cli/cmd/export.ts",),
+                         "opencode export"),
+                  Source("anomalyco/opencode", "020ac73edc13", ("packages/opencode/src/cli/cmd/import.ts",),
+                         "opencode import"),
+                  Source("anomalyco/opencode", "02ce4a330f33",
+                         ("packages/core/src/session/sql.ts", "packages/core/src/database/schema.gen.ts"),
+                         "2.x: the tables"),
+                  Source("anomalyco/opencode", "03130971e20a", ("packages/core/src/session/message-updater.ts",),
+                         "2.x: the rows"),
+                  Source("anomalyco/opencode", "08e3e1f96710",
+                         ("packages/core/src/session/message.ts", "packages/llm/src/protocols/anthropic-messages.ts",
+                          "packages/llm/src/protocols/shared.ts"), "2.x: messages, the Anthropic lowering"),
+                  Source("anomalyco/opencode", "008d57153952",
+                         ("packages/core/src/session/history.ts", "packages/core/src/session/runner/llm.ts"),
+                         "2.x: the history sent, OpenCode's own repair"),
+                  Source("anomalyco/opencode", "0010d84ddd33",
+                         ("packages/core/src/session/runner/to-llm-message.ts",), "2.x: the request"),
+                  Source("anomalyco/opencode", "054d7458cac7", ("packages/core/src/session/runner/model.ts",),
+                         "2.x: the model resumed"),
+                  Source("anomalyco/opencode", "0456edfee95f", ("packages/core/src/session/context.ts",),
+                         "2.x: the model resumed"),
+                  Source("vercel/ai", "004d06cd58a9", ("packages/ai/src/ui/convert-to-model-messages.ts",),
+                         "V1: the AI SDK's conversion"),
+                  Source("vercel/ai", "01ab106e549d",
+                         ("packages/anthropic/src/convert-to-anthropic-messages-prompt.ts",),
+                         "V1: @ai-sdk/anthropic"),
+              ))
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:

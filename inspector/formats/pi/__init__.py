@@ -19,7 +19,7 @@ from typing import Any
 from ...engine import EXPORT_CLAUSE, Kind, Result, declare
 from .. import anthropic, identity, message_rows, session
 from ..base import Exported, Imported, args_object, as_text
-from ..format import Agent, Format, OnResume, SESSION, SelfRepair
+from ..format import Agent, Format, OnResume, SESSION, SelfRepair, Source
 from ..jsonl import LineFormat, LineLoc, Lines
 from . import branch, importer, tree
 
@@ -159,7 +159,17 @@ AGENT = Agent("pi", "pi",
               # `--session <path|id>`: a path, or the prefix of a session's header id, looked up in
               # the sessions folders (packages/coding-agent/src/main.ts @ 83378aad, resolveSessionPath).
               command="pi --session {session}", command_on_copy="pi --session {path}",
-              session_id=lambda imported, name: _session_id(imported))
+              session_id=lambda imported, name: _session_id(imported),
+              versions="pi 0.58.3 (format 3; 1 and 2 as pi migrates them); oh-my-pi; OpenClaw before 2026.9.2",
+              built_from=(
+                  Source("badlogic/pi-mono", "83378aad7e74",
+                         ("packages/coding-agent/src/core/session-manager.ts",
+                          "packages/coding-agent/src/core/messages.ts", "packages/coding-agent/src/config.ts",
+                          "packages/coding-agent/src/main.ts", "packages/ai/src/providers/transform-messages.ts",
+                          "packages/ai/src/providers/openai-responses-shared.ts"), "pi 0.58.3"),
+                  Source("can1357/oh-my-pi", "", (),
+                         "no commit read: its home follows pi's configDir rule"),
+              ))
 
 FORMAT = Format(
     NAME, "a pi session", "a pi v3 session (JSON Lines under ~/.pi/agent/sessions/; also oh-my-pi and OpenClaw)",
@@ -176,7 +186,16 @@ from . import sqlite as agent_db  # noqa: E402  (after export_new, which it writ
 OPENCLAW = Agent("openclaw", "OpenClaw",
                  "stop the gateway, keep a copy of the database, put the repaired one in its place (moving its -wal "
                  "and -shm aside), start the gateway; the session resumes on its next message",
-                 reopen="OpenClaw resumes a session when its channel's next message comes", database=True)
+                 reopen="OpenClaw resumes a session when its channel's next message comes", database=True,
+                 versions="2026.9.2 on (the agent database, schema 19); its earlier files: see pi",
+                 built_from=(
+                     Source("openclaw/openclaw", "040e1a765488", ("src/state/openclaw-agent-db-contract.ts",),
+                            "the agent database, schema 19"),
+                     Source("openclaw/openclaw", "0122dec6839e", ("src/agents/session-transcript-repair.ts",),
+                            "its own repair"),
+                     Source("badlogic/pi-mono", "83378aad7e74", ("packages/ai/src/providers/transform-messages.ts",),
+                            "pi's code it runs"),
+                 ))
 
 OPENCLAW_SOURCE = ("openclaw/openclaw src/agents/session-transcript-repair.ts (0122dec6), "
                    "repairToolUseResultPairing")
