@@ -280,3 +280,20 @@ async def test_at_160x50_a_row_with_two_kinds_names_both_where_the_table_has_the
         assert "call-redeclared, turn-emptied → #1" in line, line
         assert ident in line                                   # the id stays whole
         assert "+1" not in line
+
+
+async def test_sample_17_at_160x50_names_both_kinds_with_its_ids_whole():
+    """Issue 35: sample 17's 39-cell ids left its tag 27 cells at 160x50, so row #7 counted its
+    second kind (`(3) call-redeclared +1 → #2`). The content now gives up cells to its lean floor
+    before kinds are counted: the row names both, every id is whole, every message still opens."""
+    async with opened(samples_dir() / SAMPLE, size=(160, 50)) as (app, pilot):
+        await pilot.press("3")
+        await pilot.pause()
+        lines = row_lines(app)
+        row = next(ln for ln in lines if ln[2:].split()[:1] == ["#7"])
+        assert "call-redeclared, turn-emptied → #2" in row and "+1" not in row, row
+        messages = parse_json(read_bytes(samples_dir() / SAMPLE), SAMPLE)["messages"]
+        every_id = {ident for msg in messages for ident, _ in call_ids(msg)}
+        shown = " ".join(lines)
+        assert every_id and all(ident in shown for ident in every_id)   # whole, never cut
+        assert "You are a stock" in lines[1], lines[1]
