@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from textual.widgets import Select
@@ -51,6 +52,7 @@ SHOTS = [
     ("playground-editor", "12-clean-history.json", (120, 36), ["down", "down", "E"]),
     ("playground-repair", "12-clean-history.json", (120, 36), ["down", "down", "down", "delete", "3", "up"]),
 ]
+CHANGED = 1768123800  # 2026-01-11 09:30 UTC: the browser's "changed" column, the same on every run
 THINKING = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [
     {"role": "user", "content": "What is 17 * 23?"},
     {"role": "assistant", "content": [
@@ -80,6 +82,8 @@ def _folder_shots() -> dict[str, str]:
     sys.path.insert(0, str(DOCS.parent))
     from tests.sessions import agents_builder as ab
 
+    os.environ["TZ"] = "UTC"  # and shown in one time zone wherever the shots are taken
+    time.tzset()
     shots = {}
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,6 +96,8 @@ def _folder_shots() -> dict[str, str]:
             shutil.copy(samples_dir() / "22-codex-rollout.jsonl", root / "rollout.jsonl")
             shutil.copy(samples_dir() / "11-known-limit-separated-result.json", root / "history.json")
             Path("thinking.json").write_text(json.dumps(THINKING))
+            for path in root.rglob("*"):  # the "changed" column: one fixed time, not the day of the run
+                os.utime(path, (CHANGED, CHANGED))
 
             def checked(app):
                 return all(v.status != "…" for v in getattr(app.screen, "verdicts", {"": 0}).values()) \

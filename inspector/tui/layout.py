@@ -10,7 +10,9 @@ the screen only places the panel where :func:`panel` says.
 Room is given in a fixed order of preference: the content keeps a readable width, the call
 ids are shown in full (up to ``ID_LIMIT`` cells), the tag keeps its clause and cause; the
 tag is shortened first, one level for every row of the table (never row by row), then the
-ids are cut in the middle, and only then does the content get less than it wants.
+ids are cut in the middle, and only then does the content get less than it wants. One
+exception: before a row's kinds are counted (`+1`), the content gives up cells down to a lean
+floor so that the tag still names every kind (sample 17 at 160x50, issue 35).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ TAG_FLOOR = 12  # the narrowest tag column when a tag has to be cut with an elli
 # without the clause (the rule panel names the stage's clause), so a row with two kinds names
 # both as long as that fits; the first kind and a count; the count without the clause.
 TAG_LEVELS = ("full", "every kind", "counted", "no clause")
+EVERY_KIND = TAG_LEVELS.index("every kind")
 
 # The side panel (rule, details, journey, summary): beside the table from BESIDE columns,
 # under it below; its width beside is a share of the terminal within bounds.
@@ -54,6 +57,7 @@ class Measures:
     where: int = 0         # the widest source path of the import view, in cells
     importing: bool = False  # the import view of a provider format: rows say where they came from
     shown: bool = True     # False: no rows at all (nothing open)
+    counts: bool = False   # some row has more than one kind: the "counted" level would count them
 
     def tag(self, level: int) -> int:
         """The widest tag at ``level`` (the last level for any beyond it)."""
@@ -124,15 +128,23 @@ def _short_ids(width: int, m: Measures) -> int:
     return min(full, max(SHORT_IDS, width // 5))
 
 
-def _choices(width: int, m: Measures) -> list[tuple[int, int]]:
-    """(ids, level) in the order of preference: full ids with the tag shortened level by
-    level, then shortened ids (or none) with the tag shortened again."""
+def _choices(width: int, m: Measures) -> list[tuple[int, int, bool]]:
+    """(ids, level, lean) in the order of preference: full ids with the tag shortened level
+    by level, then shortened ids (or none) with the tag shortened again. Right before the
+    level that counts kinds comes the level naming every kind once more, ``lean``: with the
+    content at its lean floor rather than its usual one."""
     levels = range(len(m.tags)) if m.tags else range(1)
     full, short = _full_ids(m), _short_ids(width, m)
-    out = [(full, level) for level in levels]
-    if short != full:
-        out += [(short, level) for level in levels]
-    return out
+
+    def at(ids: int) -> list[tuple[int, int, bool]]:
+        out = []
+        for level in levels:
+            if level == EVERY_KIND + 1 and m.counts:
+                out.append((ids, EVERY_KIND, True))
+            out.append((ids, level, False))
+        return out
+
+    return at(full) + (at(short) if short != full else [])
 
 
 def content_floor(room: int) -> int:
@@ -140,6 +152,13 @@ def content_floor(room: int) -> int:
     it, between MIN_CONTENT and CONTENT_WANT. It grows slower than the room, so a wider
     table never makes a column shorter."""
     return max(MIN_CONTENT, min(room // 3, CONTENT_WANT))
+
+
+def lean_floor(room: int) -> int:
+    """The content width given up to, out of ``room`` cells, so that the tag names every kind
+    rather than counting them: two thirds of :func:`content_floor`. The content then still
+    opens each message (the details pane shows it whole), and it grows with the room too."""
+    return max(MIN_CONTENT, content_floor(room) * 2 // 3)
 
 
 def _tag_width(m: Measures, level: int) -> int:
@@ -160,13 +179,13 @@ def unified(width: int, m: Measures) -> Unified:
     if not m.shown or width < 50:
         return Unified(index, role, max(width - fixed, 8), 0, 0, where)
     choices = _choices(width, m)
-    floor = content_floor(width - fixed)
-    for ids, level in choices:
+    floor, lean = content_floor(width - fixed), lean_floor(width - fixed)
+    for ids, level, leaner in choices:
         tag = _tag_width(m, level)
-        if width - fixed - _cols(ids, tag) >= floor:
+        if width - fixed - _cols(ids, tag) >= (lean if leaner else floor):
             return Unified(index, role, width - fixed - _cols(ids, tag), ids, tag, where, level)
     # Short of room at every level: the last level's tag is cut (to its floor), then the ids.
-    ids, level = choices[-1]
+    ids, level, _ = choices[-1]
     tag = _tag_width(m, level)
     room = width - fixed - MIN_CONTENT
     if tag:
@@ -189,12 +208,14 @@ def split(width: int, m: Measures) -> Split:
     choices = _choices(width, m)
     chosen = None
     floor = 2 * max(SPLIT_TEXT, min((width - 5) // 6, SPLIT_WANT))
-    for ids, level in choices:
+    for ids, level, leaner in choices:
+        if leaner:  # the split's two texts are already at their own floor
+            continue
         if width - 5 - _cols(ids, _tag_width(m, level)) >= floor:
             chosen = ids, _tag_width(m, level), level
             break
     if chosen is None:
-        ids, level = choices[-1]
+        ids, level, _ = choices[-1]
         tag = _tag_width(m, level)
         short = 2 * SPLIT_TEXT - (width - 5 - _cols(ids, tag))
         if tag:

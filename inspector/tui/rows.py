@@ -168,6 +168,7 @@ class Layout:
     tags: tuple[int, ...]  # cells of the longest tag at each level of shortening (() : no tag)
     row_of: dict[int, int]  # input index -> row, to put the cursor back on a message at once
     where: int = 0  # characters of the import view's source paths (`messages[3].content[1]`)
+    counts: bool = False  # some row has kinds a shortened tag would count (`+1`)
 
 
 def _measure(rows: StageRows) -> Layout:
@@ -228,10 +229,13 @@ def _measure(rows: StageRows) -> Layout:
         groups: Any = rows.events_at.values()
     else:
         groups = [*rows.events_at.values(), *([e] for e in rows.synth.values())]
+    counts = False
     for events in groups:
         for level, width in enumerate(tag_widths(events, rows.view)):
             if width > tags[level]:
                 tags[level] = width
+        if not counts and rows.view != 0 and len(events) > 1:
+            counts = len({e.kind for e in events}) > 1
     for r in rows.ghosts:
         for level, width in enumerate(tag_widths(rows.events_at.get(rows.origins[r], []), rows.view, ghost=True)):
             if width > tags[level]:
@@ -247,7 +251,7 @@ def _measure(rows: StageRows) -> Layout:
     if rows.imported is not None and n:  # paths are alike: a spread of 2,000 rows tells their width
         step = max(n // 2000, 1)
         where = max(len(rows.imported.where(i)) for i in [*range(0, n, step), n - 1])
-    return Layout(extra, longest, widest, tuple(tags) if any(tags) else (), row_of, where)
+    return Layout(extra, longest, widest, tuple(tags) if any(tags) else (), row_of, where, counts)
 
 
 def first_cause(events: Sequence[Event]) -> int | None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from contextlib import asynccontextmanager
 from types import SimpleNamespace
 
+from textual._context import active_app
 from textual.geometry import Region
 
 from inspector.tui.app import make_app
@@ -69,6 +71,55 @@ async def opened(path=None, size=(160, 50), **kwargs):
         if path is not None or kwargs.get("stdin_data") is not None:
             await wait_loaded(app, pilot)
         yield app, pilot
+
+
+class Running:
+    """Apps kept running for the tests of one module that only read a screen (the
+    ``running`` fixture of conftest.py): each (file, options, group) starts once, at its first
+    test, and later tests get it resized to their size. Starting an app costs more than most
+    tests' own work. Each app runs in a task of its own (Textual's ``run_test`` must end in the
+    task that began it), on the module's event loop: a module using it marks its tests with
+    ``pytest.mark.asyncio(loop_scope="module")``. A test that changes what a later one reads
+    (a filter, a pane, an edit) opens its own app with :func:`opened` instead."""
+
+    def __init__(self) -> None:
+        self.apps: dict[tuple, tuple] = {}
+        self.hosts: list[tuple[asyncio.Task, asyncio.Event]] = []
+
+    async def open(self, path=None, size=(160, 50), group: str = "", **kwargs):
+        key = (str(path), group, tuple(sorted(kwargs.items())))
+        if key not in self.apps:
+            app = make_app(path, **kwargs)
+            app.notified = watch_notifications(app)
+            started: asyncio.Future = asyncio.get_running_loop().create_future()
+            done = asyncio.Event()
+
+            async def host():
+                try:
+                    async with app.run_test(size=size) as pilot:
+                        if path is not None or kwargs.get("stdin_data") is not None:
+                            await wait_loaded(app, pilot)
+                        started.set_result(pilot)
+                        await done.wait()
+                except BaseException as error:
+                    if not started.done():
+                        started.set_exception(error)
+                    raise
+
+            self.hosts.append((asyncio.create_task(host()), done))
+            self.apps[key] = (app, await started)
+        app, pilot = self.apps[key]
+        active_app.set(app)  # what run_test gives its own task: Textual reads it while drawing
+        if (app.size.width, app.size.height) != tuple(size):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        return app, pilot
+
+    async def close(self) -> None:
+        for task, done in self.hosts:
+            done.set()
+        for task, _ in self.hosts:
+            await task
 
 
 def table_lines(app) -> list[str]:

@@ -13,10 +13,10 @@ from inspector.tui.layout import Measures
 
 LEVELS = st.lists(st.integers(1, 60), min_size=4, max_size=4).map(lambda t: tuple(sorted(t, reverse=True)))
 MEASURES = st.builds(Measures, st.integers(0, 10**6), st.integers(0, 80), st.one_of(st.just(()), LEVELS),
-                     st.integers(0, 40), st.booleans(), st.booleans())
-# Sample 17's repair view: 38-cell ids; its widest tag full, every kind without the clause,
-# counted, counted without the clause.
-SAMPLE_17 = Measures(rows=10, longest_id=39, tags=(38, 34, 27, 23))
+                     st.integers(0, 40), st.booleans(), st.booleans(), st.booleans())
+# Sample 17's repair view: 39-cell ids; its widest tag full, every kind without the clause,
+# counted, counted without the clause; a row (#7) with two kinds.
+SAMPLE_17 = Measures(rows=10, longest_id=39, tags=(38, 34, 27, 23), counts=True)
 
 
 def _unified_total(w: layout.Unified) -> int:
@@ -76,11 +76,13 @@ def test_a_wider_table_never_shows_less(m):
 @pytest.mark.parametrize("screen", [120, 130, 140, 150, 159, 160, 180, 200])
 def test_from_120_columns_ids_are_whole_and_tags_keep_the_cause(screen):
     """The issue's sample 17 at every width from 120: full ids, the cause on every tag (its
-    kinds counted at worst, with the clause), and a content column of at least CONTENT_WANT."""
+    kinds counted at worst, with the clause), and a content column of at least CONTENT_WANT,
+    or of its lean floor where that lets the tag name every kind (160 columns)."""
+    room = _table_width(screen) - (2 + 4 + 1 + layout.ROLE_WIDTH + 1)
     w = layout.unified(_table_width(screen), SAMPLE_17)
     assert w.ids == SAMPLE_17.longest_id
     assert w.level <= 2 and w.tag == SAMPLE_17.tag(w.level)
-    assert w.content >= layout.CONTENT_WANT
+    assert w.content >= layout.CONTENT_WANT or (w.level == layout.EVERY_KIND and w.content >= layout.lean_floor(room))
 
 
 @pytest.mark.parametrize("screen", [80, 100])
@@ -94,8 +96,23 @@ def test_full_tags_when_there_is_room_and_the_same_level_for_every_row():
     assert layout.unified(200, SAMPLE_17).level == 0
     assert layout.unified(200, SAMPLE_17).tag == 38
     # 160 columns with the side panel beside: 39-cell ids and the content's floor leave 27 cells,
-    # too few for every kind even without the clause (34): the kinds are counted
-    assert layout.unified(110, SAMPLE_17).level == 2
+    # too few for every kind even without the clause (34); the content gives up 7 cells for it
+    assert layout.unified(110, SAMPLE_17).level == layout.EVERY_KIND
+
+
+def test_the_content_gives_up_cells_only_to_name_every_kind():
+    """Issue 35: at 160x50 sample 17's row #7 counted its second kind (27 cells for a 34-cell
+    tag). The content goes down to its lean floor (two thirds of its usual one) rather than
+    have kinds counted; where no row has two kinds, or even the lean floor is too much, it
+    keeps its floor and the tag is shortened as before."""
+    w = layout.unified(110, SAMPLE_17)
+    room = 110 - (2 + 4 + 1 + layout.ROLE_WIDTH + 1)
+    assert (w.level, w.ids, w.tag) == (layout.EVERY_KIND, 39, 34)
+    assert layout.lean_floor(room) <= w.content < layout.content_floor(room)
+    single = Measures(rows=10, longest_id=39, tags=SAMPLE_17.tags)   # no row with two kinds: nothing to count
+    assert layout.unified(110, single).level == 2 and layout.unified(110, single).content >= layout.CONTENT_WANT
+    many = Measures(rows=10, longest_id=39, tags=(50, 46, 27, 23), counts=True)  # three long kinds: too wide
+    assert (layout.unified(110, many).level, layout.unified(110, many).content) == (2, layout.CONTENT_WANT)
 
 
 def test_a_row_with_two_kinds_names_both_before_its_kinds_are_counted():

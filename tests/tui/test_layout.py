@@ -20,6 +20,9 @@ from .helpers import BROKEN, opened, row_lines, widget_text
 from inspector.tui.screenshots import app_for, settle
 
 SAMPLE = "17-long-parallel-call-ids.json"
+# The footer and id tests share one running app each (the ``running`` fixture), resized per
+# test, on the module's event loop; every other test opens its own.
+SHARED = pytest.mark.asyncio(loop_scope="module")
 
 
 def _sample():
@@ -55,11 +58,13 @@ def test_lines_map_rows_with_several_calls_to_several_lines():
     assert filtered.total == 5 and filtered.at(3) == (1, 0) and filtered.height(0) == 3
 
 
+@SHARED
 @pytest.mark.parametrize("size", [(160, 50), (80, 24)])
-async def test_every_call_id_is_readable_at_both_sizes(size):
+async def test_every_call_id_is_readable_at_both_sizes(size, running):
     imported, result = _sample()
-    app = app_for(SAMPLE)
-    async with app.run_test(size=size) as pilot:
+    app, pilot = await running.open(samples_dir() / SAMPLE, size, group="ids")
+    if True:
+        assert (app.size.width, app.size.height) == size
         await settle(app, pilot)
         await pilot.press("3")
         await settle(app, pilot)
@@ -136,9 +141,12 @@ async def test_null_entry_is_a_readable_row():
     assert len(history) == 3
 
 
+@SHARED
 @pytest.mark.parametrize("width", [80, 120, 129, 130, 160])
-async def test_footer_shows_help_and_quit(broken_file, width):
-    async with opened(broken_file, size=(width, 24)) as (app, pilot):
+async def test_footer_shows_help_and_quit(module_broken_file, running, width):
+    app, pilot = await running.open(module_broken_file, (width, 24))
+    if True:
+        assert app.size.width == width
         keys = _footer(app)
         assert {"Help", "Quit", "Export", "Next", "Details"} <= set(keys)
         assert all(region.right <= width and region.width > 0 for region in keys.values())
@@ -280,3 +288,20 @@ async def test_at_160x50_a_row_with_two_kinds_names_both_where_the_table_has_the
         assert "call-redeclared, turn-emptied → #1" in line, line
         assert ident in line                                   # the id stays whole
         assert "+1" not in line
+
+
+async def test_sample_17_at_160x50_names_both_kinds_with_its_ids_whole():
+    """Issue 35: sample 17's 39-cell ids left its tag 27 cells at 160x50, so row #7 counted its
+    second kind (`(3) call-redeclared +1 → #2`). The content now gives up cells to its lean floor
+    before kinds are counted: the row names both, every id is whole, every message still opens."""
+    async with opened(samples_dir() / SAMPLE, size=(160, 50)) as (app, pilot):
+        await pilot.press("3")
+        await pilot.pause()
+        lines = row_lines(app)
+        row = next(ln for ln in lines if ln[2:].split()[:1] == ["#7"])
+        assert "call-redeclared, turn-emptied → #2" in row and "+1" not in row, row
+        messages = parse_json(read_bytes(samples_dir() / SAMPLE), SAMPLE)["messages"]
+        every_id = {ident for msg in messages for ident, _ in call_ids(msg)}
+        shown = " ".join(lines)
+        assert every_id and all(ident in shown for ident in every_id)   # whole, never cut
+        assert "You are a stock" in lines[1], lines[1]

@@ -21,6 +21,10 @@ from .helpers import opened, row_lines, widget_text
 SAMPLE = "17-long-parallel-call-ids.json"
 MOVED = "06-system-mid-conversation.json"  # hoist moves a system message from #3 to the front
 
+# One event loop for the module, so that the tag tests share one running app per sample
+# (the ``running`` fixture); every other test opens its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
 
 async def test_enter_on_a_summary_kind_shows_the_filtered_table_at_80x24():
     """The summary, maximized on a narrow screen, filters on enter and gives way to the table;
@@ -77,36 +81,46 @@ def _tag_cells(app) -> list[tuple[Row, str]]:
 @pytest.mark.parametrize("size", [(80, 24), (120, 35), (140, 40), (160, 50)])
 @pytest.mark.parametrize("sample, view", [(SAMPLE, "3"), ("06-system-mid-conversation.json", "2"),
                                           ("11-known-limit-separated-result.json", "1")])
-async def test_every_row_of_a_table_is_tagged_at_one_level(size, sample, view):
+async def test_every_row_of_a_table_is_tagged_at_one_level(size, sample, view, running):
     """One formatter, one level for the whole table (the layout's choice): no row shortened
-    differently from another, none cut, and the header's title is whole."""
-    async with opened(samples_dir() / sample, size=size) as (app, pilot):
-        await pilot.press(view)
+    differently from another, none cut, and the header's title is whole. (One app per
+    sample, resized from test to test: the sizes are this test's subject, not its start.)"""
+    app, pilot = await running.open(samples_dir() / sample, size)
+    await pilot.press(view)
+    await pilot.pause()
+    assert (app.size.width, app.size.height) == size
+    table = app.main.query_one(DiffTable)
+    width = table.scrollable_content_region.width
+    level = table.tag_level(width)
+    tag = table._widths(width)[4]
+    header = row_lines(app)[0]
+    if tag:
+        assert any(header.endswith(title) for title in tag_headers(level)), header   # no clause named where none is shown
+    for row, shown in _tag_cells(app):
+        assert shown == tag_text(row.events, table.rows.view, level, row.ghost), (row.origin, shown)
+        assert "…" not in shown
+
+
+async def test_sample_17_keeps_ids_whole_and_content_readable_from_120_columns(running):
+    """The issue's figures: at 120 the tag lost its clause and cause and ids were cut; at 160
+    the content was 13 cells wide. The content keeps CONTENT_WANT, or its lean floor where
+    that lets the tag name every kind rather than count them (issue 35). (One app, resized.)"""
+    for size in [(120, 35), (140, 40), (160, 50)]:
+        app, pilot = await running.open(samples_dir() / SAMPLE, size)
+        assert (app.size.width, app.size.height) == size
+        await pilot.press("3")
         await pilot.pause()
         table = app.main.query_one(DiffTable)
         width = table.scrollable_content_region.width
+        index, role, content, ids, tag = table._widths(width)
         level = table.tag_level(width)
-        tag = table._widths(width)[4]
-        header = row_lines(app)[0]
-        if tag:
-            assert any(header.endswith(title) for title in tag_headers(level)), header   # no clause named where none is shown
-        for row, shown in _tag_cells(app):
-            assert shown == tag_text(row.events, table.rows.view, level, row.ghost), (row.origin, shown)
-            assert "…" not in shown
-
-
-async def test_sample_17_keeps_ids_whole_and_content_readable_from_120_columns():
-    """The issue's figures: at 120 the tag lost its clause and cause and ids were cut; at 160
-    the content was 13 cells wide."""
-    for size in [(120, 35), (140, 40), (160, 50)]:
-        async with opened(samples_dir() / SAMPLE, size=size) as (app, pilot):
-            await pilot.press("3")
-            await pilot.pause()
-            table = app.main.query_one(DiffTable)
-            _, _, content, ids, tag = table._widths(table.scrollable_content_region.width)
-            assert ids == table.rows.layout().longest_id and content >= layout.CONTENT_WANT, size
-            shown = "\n".join(text for _, text in _tag_cells(app))
-            assert "(3) result-synthesized → #2" in shown and "(3) result-duplicate → #3" in shown, size
+        assert ids == table.rows.layout().longest_id, size
+        lean = level == layout.EVERY_KIND and content >= layout.lean_floor(width - (2 + index + 1 + role + 1))
+        assert content >= layout.CONTENT_WANT or lean, (size, content, level)
+        assert content > 13, size
+        shown = "\n".join(text for _, text in _tag_cells(app))
+        clause = "" if layout.TAG_LEVELS[level] in ("every kind", "no clause") else "(3) "
+        assert f"{clause}result-synthesized → #2" in shown and f"{clause}result-duplicate → #3" in shown, size
 
 
 def _numbers(text: str) -> list[int]:

@@ -82,21 +82,55 @@ async def test_gallery_and_error_screens(size, svg):
     assert error["error"] == svg(name=f"error-{size}")
 
 
+async def _themed_shots(app: InspectorApp, size: tuple[int, int], steps: list[tuple[str | None, list[str]]]):
+    """As :func:`_shots`, with each named screen taken in every theme of THEMES: the app runs
+    once and switches theme in place (the pictures are those of an app started in that theme:
+    the accepted SVGs were taken so), so a size costs one run, not one per theme."""
+    shots: dict[str, dict[str, str]] = {theme: {} for theme in THEMES}
+    app.theme = THEMES[0]
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        for name, keys in steps:
+            for key in keys:
+                await pilot.press(key)
+                await settle(app, pilot)
+            if name:
+                app.clear_notifications()  # toasts time out by the clock
+                await settle(app, pilot)
+                # the theme it is in first, then the others: one switch per screen, not two
+                for theme in sorted(THEMES, key=lambda t: t != app.theme):
+                    if app.theme != theme:
+                        app.theme = theme
+                        await settle(app, pilot)
+                    shots[theme][name] = app.export_screenshot(title="Inspector")
+    return shots
+
+
+_THEMED: dict[str, dict[str, dict[str, str]]] = {}  # size -> theme -> shot name -> SVG: one run per size
+
+
+async def _main_screens(size: str) -> dict[str, dict[str, str]]:
+    if size not in _THEMED:
+        shots = await _themed_shots(app_for(SAMPLE), THEMED_SIZES[size], [
+            ("repair", ["3", *["down"] * 8]),
+            ("zoomed", ["z"]),
+            (None, ["z"]),
+            ("summary", ["u"]),
+        ])
+        moved = await _themed_shots(app_for(MOVED), THEMED_SIZES[size], [("hoist-split", ["2", "s", *["down"] * 4])])
+        for theme in THEMES:
+            shots[theme].update(moved[theme])
+        _THEMED[size] = shots
+    return _THEMED[size]
+
+
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("size", THEMED_SIZES)
 async def test_main_screens_in_both_themes(size, theme, svg):
     """The diff (repair, the cursor on the redeclared call), zoomed, the summary, and hoist's
-    split view with the cursor on its ghost row, at each size in a dark and the light theme."""
-    app = app_for(SAMPLE)
-    app.theme = theme
-    shots = await _shots(app, THEMED_SIZES[size], [
-        ("repair", ["3", *["down"] * 8]),
-        ("zoomed", ["z"]),
-        (None, ["z"]),
-        ("summary", ["u"]),
-    ])
-    moved = app_for(MOVED)
-    moved.theme = theme
-    shots.update(await _shots(moved, THEMED_SIZES[size], [("hoist-split", ["2", "s", *["down"] * 4])]))
+    split view with the cursor on its ghost row, at each size in a dark and the light theme.
+    One run per size takes both themes' shots; the other theme's test reads them."""
+    shots = (await _main_screens(size))[theme]
+    assert set(shots) == {"repair", "zoomed", "summary", "hoist-split"}
     for name, shot in shots.items():
         assert shot == svg(name=f"{name}-{size}-{theme}")

@@ -422,7 +422,7 @@ class DiffTable(ScrollView, can_focus=True):
             later = min(max(map(len, self.later.values())), LATER_TAG)
             tags = tuple(max(t, later) for t in tags) if tags else (later,) * TAG_LEVEL_COUNT
         return layout.Measures(len(rows.before or rows.after) if rows else 0, measured.longest_id, tags,
-                               measured.where, self.importing)
+                               measured.where, self.importing, counts=measured.counts)
 
     def _where_width(self, width: int) -> int:
         return layout.where_width(width, self._measures())
