@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from inspector.formats import anthropic
 from inspector.pipeline import run
 
-from tests.sessions import scenarios, simulate
+from sessions import scenarios, simulate
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "21-claude-code-session.jsonl"
 NAME = "0f6c9a2e-3d1b-4c7e-8a55-b2e4d9f1c388.jsonl"

@@ -19,8 +19,8 @@ from inspector import cli
 from inspector.io import InputError
 from inspector.pipeline import load, run
 
-from tests.sessions import codex_builder
-from tests.sessions.test_codex_rollout import problems, resume
+from sessions import codex_builder
+from sessions.test_codex_rollout import problems, resume
 
 NAME = f"rollout-2025-10-12T09-14-03-{codex_builder.SESSION}.jsonl"
 

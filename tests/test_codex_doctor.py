@@ -16,8 +16,8 @@ from pathlib import Path
 from inspector.doctor import UNREADABLE, fix, known_homes, scan
 from inspector.pipeline import run
 
-from tests.sessions import codex_builder
-from tests.test_codex_compressed import broken, codex_reads, problems, zst
+from sessions import codex_builder
+from test_codex_compressed import broken, codex_reads, problems, zst
 
 DAY = "sessions/2026/10/03"
 A = "019a41c8-5d0e-7b12-8c3f-2e6a9d4b7f15"
