@@ -141,6 +141,18 @@ def widget_text(app, selector: str) -> str:
     return "\n".join(strip.text.rstrip() for strip in lines)
 
 
+async def text_when(app, pilot, selector: str, ready, seconds: float = 5.0) -> str:
+    """The widget's text once ``ready(text)`` holds (the layout after an update can take a few
+    frames); the last text if it never does, for the test's own assertion to show."""
+    text = widget_text(app, selector)
+    for _ in range(int(seconds / 0.02)):
+        if ready(text):
+            break
+        await pilot.pause(0.02)
+        text = widget_text(app, selector)
+    return text
+
+
 async def finish_export(app, pilot) -> None:
     """Let the export dialog's thread worker finish and its result reach the screen."""
     for worker in [w for w in app.workers if w.group == "export"]:

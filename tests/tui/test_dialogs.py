@@ -22,7 +22,7 @@ from inspector.tui.screens.gallery import GalleryScreen, list_samples
 from inspector.tui.screens.open_file import OpenFileDialog
 from inspector.tui.widgets.diff_table import DiffTable
 
-from .helpers import BROKEN, finish_export, notifications, opened, row_lines, wait_loaded, widget_text
+from .helpers import BROKEN, finish_export, notifications, opened, row_lines, text_when, wait_loaded, widget_text
 
 
 async def _wait_error(pilot, app) -> None:
@@ -266,7 +266,7 @@ async def test_hostile_content_renders_literally(tmp_path):
         table.cursor = 5  # the 1 MB line: the preview is cut, the details clipped
         started = time.perf_counter()
         await pilot.press("enter")
-        details = widget_text(app, "#details-body")
+        details = await text_when(app, pilot, "#details-body", lambda t: "more characters" in t)
         assert time.perf_counter() - started < 5
         assert "more characters" in details and len(details) < 50_000
         table.cursor = 2
