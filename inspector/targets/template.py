@@ -16,6 +16,7 @@ without it, and ``--template`` without it is a clear input error.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -223,6 +224,18 @@ def _tools(view: View) -> list[Any] | None:
 # whole check (render, then bisection) runs in a child process with these limits: wall time
 # (the child is killed), address space (the child's MemoryError) and the rendered text's size.
 RENDER_SECONDS = 20.0
+_SECONDS_VARIABLE = "INSPECTOR_TEMPLATE_SECONDS"   # a larger or smaller wall-time bound, in seconds
+
+
+def render_seconds() -> float:
+    """The wall-time bound of one check's rendering: ``RENDER_SECONDS``, or the positive number
+    of seconds ``$INSPECTOR_TEMPLATE_SECONDS`` gives (a slow machine, a template known to be
+    heavy; the tests use a short one)."""
+    try:
+        seconds = float(os.environ.get(_SECONDS_VARIABLE, ""))
+    except ValueError:
+        return RENDER_SECONDS
+    return seconds if 0 < seconds < float("inf") else RENDER_SECONDS
 RENDER_BYTES = 64 << 20
 RENDER_MEMORY = 1 << 30          # plus four times the history's size
 
@@ -302,9 +315,9 @@ def _bounded_verdict(template: ChatTemplate, messages: list[dict[str, Any]],
             f"sys.exit(_child({memory}))")
     try:
         done = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
-                              timeout=RENDER_SECONDS)
+                              timeout=render_seconds())
     except subprocess.TimeoutExpired:
-        return (f"the template did not finish rendering within {RENDER_SECONDS:g} s (stopped: a loop this "
+        return (f"the template did not finish rendering within {render_seconds():g} s (stopped: a loop this "
                 "long would hold the server's request too)"), len(messages)
     try:
         answer = json.loads(done.stdout)
