@@ -10,6 +10,7 @@ from ...engine import INTERRUPTED, Result
 from .. import reasoning
 from ..base import Decisions, Exported, Imported, args_object, call_args, call_name
 from .importer import _thought
+from .resume import _is_result
 from .task import TaskFile, read_task, stringify
 
 def strip_reasoning(document: Any, notes: Exported) -> Any:
@@ -70,6 +71,23 @@ def _use_lost(recs: list[Any], lose: dict[int, set[int]], cid: Any, first: int) 
     return any(uses(k, gone) for k, gone in lose.items() if k != first) and not uses(first, lose.get(first, ()))
 
 
+def _renamed(im: Imported, recs: list[Any], lose: dict[int, set[int]]) -> dict[int, dict[int, Any]]:
+    """The stored results the agent sends under another call's id (Roo's and Kilo's check of the
+    message a resume writes gives a result for no call of the last turn that turn's call, by
+    position), as blocks naming the id they are sent with, by record and block. The import read
+    them under that id; once the export changes the task, the stored id is written out, since
+    the change (a call taken out, a result put before it) can make the agent name it otherwise."""
+    out: dict[int, dict[int, Any]] = {}
+    for s in im.state.sent:
+        for it in s.items:
+            if it.record is None or it.index is None or it.placeholder is not None or not _is_result(it):
+                continue
+            stored = recs[it.record]["content"][it.index]
+            if stored.get("tool_use_id") != it.block.get("tool_use_id") and it.index not in lose.get(it.record, ()):
+                out.setdefault(it.record, {})[it.index] = {**stored, "tool_use_id": it.block.get("tool_use_id")}
+    return out
+
+
 def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     task: TaskFile = im.document
     recs = task.records
@@ -108,10 +126,19 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     if not lose and not new_results:
         return task.records if task.plain else task
     order = [s.record for s in im.state.sent if s.record is not None]
+    renamed = _renamed(im, recs, lose)
     content: dict[int, list[Any]] = {}
     removed: set[int] = set()
+    for k, names in renamed.items():
+        if k not in lose:
+            content[k] = [names.get(i, b) for i, b in enumerate(recs[k]["content"])]
+        for i, b in names.items():
+            notes.note("entry-rewritten", f"messages[{k}].content[{i}] now names {b['tool_use_id']}, the call "
+                                          f"the agent answers with it on resume (the stored "
+                                          f"{recs[k]['content'][i].get('tool_use_id')!r} names no call there).")
     for k, gone in lose.items():
         blocks = recs[k]["content"] if isinstance(recs[k].get("content"), list) else []
+        blocks = [renamed.get(k, {}).get(i, b) for i, b in enumerate(blocks)]
         left = [b for i, b in enumerate(blocks) if i not in gone]
         # A record left with blank text or reasoning alone goes whole, as a Claude Code line of
         # thinking alone does: reasoning without the turn it was issued with is sent to no one.
@@ -124,14 +151,18 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
             notes.note("entry-rewritten", f"messages[{k}] loses content block{'s' if len(gone) > 1 else ''} "
                                               f"{', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     inserted: dict[int, list[dict[str, Any]]] = {}
+    resumed = next((s.record for s in im.state.sent if s.resumed and s.record is not None), None)
     at = {r: n for n, r in reversed(list(enumerate(order)))}      # first place of each record, found once
     for k, blocks in new_results.items():
         pos = at.get(k, -1)
         nxt = next((order[j] for j in range(pos + 1, len(order)) if order[j] not in removed), None) \
             if pos >= 0 else None
         ids = ", ".join(b["tool_use_id"] for b in blocks)
-        if nxt is not None and recs[nxt].get("role") == "user" and not recs[nxt].get("isSummary") \
-                and not recs[nxt].get("isTruncationMarker"):
+        # The message a resume writes from the last record takes the results at its front,
+        # whatever the record is: the agent's check of that message answers the last turn's
+        # calls itself when they are not there, a second result for a call answered before.
+        if nxt is not None and recs[nxt].get("role") == "user" and (nxt == resumed or (
+                not recs[nxt].get("isSummary") and not recs[nxt].get("isTruncationMarker"))):
             base = content.get(nxt, recs[nxt]["content"])
             base = base if isinstance(base, list) else [{"type": "text", "text": base}]
             content[nxt] = [*blocks, *base]
