@@ -10,6 +10,7 @@ from ...engine import INTERRUPTED, Result
 from .. import reasoning
 from ..base import Decisions, Exported, Imported, args_object, call_args, call_name
 from .importer import _thought
+from .resume import _is_result
 from .task import TaskFile, read_task, stringify
 
 def strip_reasoning(document: Any, notes: Exported) -> Any:
@@ -70,6 +71,53 @@ def _use_lost(recs: list[Any], lose: dict[int, set[int]], cid: Any, first: int) 
     return any(uses(k, gone) for k, gone in lose.items() if k != first) and not uses(first, lose.get(first, ()))
 
 
+def _renamed(im: Imported, recs: list[Any], lose: dict[int, set[int]]) -> dict[int, dict[int, Any]]:
+    """The stored results the agent sends under another call's id (Roo's and Kilo's check of the
+    message a resume writes gives a result for no call of the last turn that turn's call, by
+    position), as blocks naming the id they are sent with, by record and block. The import read
+    them under that id; once the export changes the task, the stored id is written out, since
+    the change (a call taken out, a result put before it) can make the agent name it otherwise."""
+    out: dict[int, dict[int, Any]] = {}
+    for s in im.state.sent:
+        for it in s.items:
+            if it.record is None or it.index is None or it.placeholder is not None or not _is_result(it):
+                continue
+            stored = recs[it.record]["content"][it.index]
+            if stored.get("tool_use_id") != it.block.get("tool_use_id") and it.index not in lose.get(it.record, ()):
+                out.setdefault(it.record, {})[it.index] = {**stored, "tool_use_id": it.block.get("tool_use_id")}
+    return out
+
+
+def _as_text(im: Imported, recs: list[Any], order: list[int], lose: dict[int, set[int]], removed: set[int],
+             resumed: int | None) -> list[tuple[str, str]]:
+    """The calls whose kept result Roo Code would send as text once the export removes records:
+    Roo writes the results of the message its resume rebuilds from the last record as text
+    ("Tool result: ...") unless an assistant message comes right before it. The import read them
+    as results because one did; when the export removes it and leaves another kind of message
+    there, the result no longer answers its call, and the call is answered as interrupted."""
+    if im.state.agent != "roo" or resumed is None or resumed in removed or resumed not in order:
+        return []
+    before = [k for k in order[:order.index(resumed)] if k != resumed]
+    was = before[-1] if before else None
+    now = next((k for k in reversed(before) if k not in removed), None)
+    if was is None or was == now or recs[was].get("role") != "assistant" or \
+            (now is not None and recs[now].get("role") == "assistant"):
+        return []
+    content = recs[resumed].get("content")
+    out = []
+    for s in im.state.sent:
+        if s.record != resumed:
+            continue
+        for it in s.items:
+            if it.index is not None and it.placeholder is None and _is_result(it) \
+                    and it.index not in lose.get(resumed, ()) and isinstance(content, list):
+                cid = it.block.get("tool_use_id")
+                out.append((cid, f"messages[{resumed}].content[{it.index}] (the result for {cid}) is sent as text "
+                                 f"on resume once messages[{was}] is removed: Roo Code writes the results of the "
+                                 f"last message as text when no assistant message comes right before it."))
+    return out
+
+
 def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     task: TaskFile = im.document
     recs = task.records
@@ -108,10 +156,19 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
     if not lose and not new_results:
         return task.records if task.plain else task
     order = [s.record for s in im.state.sent if s.record is not None]
+    renamed = _renamed(im, recs, lose)
     content: dict[int, list[Any]] = {}
     removed: set[int] = set()
+    for k, names in renamed.items():
+        if k not in lose:
+            content[k] = [names.get(i, b) for i, b in enumerate(recs[k]["content"])]
+        for i, b in names.items():
+            notes.note("entry-rewritten", f"messages[{k}].content[{i}] now names {b['tool_use_id']}, the call "
+                                          f"the agent answers with it on resume (the stored "
+                                          f"{recs[k]['content'][i].get('tool_use_id')!r} names no call there).")
     for k, gone in lose.items():
         blocks = recs[k]["content"] if isinstance(recs[k].get("content"), list) else []
+        blocks = [renamed.get(k, {}).get(i, b) for i, b in enumerate(blocks)]
         left = [b for i, b in enumerate(blocks) if i not in gone]
         # A record left with blank text or reasoning alone goes whole, as a Claude Code line of
         # thinking alone does: reasoning without the turn it was issued with is sent to no one.
@@ -124,18 +181,29 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
             notes.note("entry-rewritten", f"messages[{k}] loses content block{'s' if len(gone) > 1 else ''} "
                                               f"{', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     inserted: dict[int, list[dict[str, Any]]] = {}
+    resumed = next((s.record for s in im.state.sent if s.resumed and s.record is not None), None)
+    reasons: dict[int, list[str]] = {}
+    for cid, why in _as_text(im, recs, order, lose, removed, resumed):
+        if cid in where and where[cid] not in removed:
+            new_results.setdefault(where[cid], []).append(
+                {"type": "tool_result", "tool_use_id": cid, "content": INTERRUPTED, "is_error": True})
+            reasons.setdefault(where[cid], []).append(why)
     at = {r: n for n, r in reversed(list(enumerate(order)))}      # first place of each record, found once
     for k, blocks in new_results.items():
         pos = at.get(k, -1)
         nxt = next((order[j] for j in range(pos + 1, len(order)) if order[j] not in removed), None) \
             if pos >= 0 else None
         ids = ", ".join(b["tool_use_id"] for b in blocks)
-        if nxt is not None and recs[nxt].get("role") == "user" and not recs[nxt].get("isSummary") \
-                and not recs[nxt].get("isTruncationMarker"):
+        why = "".join(f" {r}" for r in reasons.get(k, ()))
+        # The message a resume writes from the last record takes the results at its front,
+        # whatever the record is: the agent's check of that message answers the last turn's
+        # calls itself when they are not there, a second result for a call answered before.
+        if nxt is not None and recs[nxt].get("role") == "user" and (nxt == resumed or (
+                not recs[nxt].get("isSummary") and not recs[nxt].get("isTruncationMarker"))):
             base = content.get(nxt, recs[nxt]["content"])
             base = base if isinstance(base, list) else [{"type": "text", "text": base}]
             content[nxt] = [*blocks, *base]
-            notes.note("entry-rewritten", f"messages[{nxt}] now opens with an interrupted result for {ids}.")
+            notes.note("entry-rewritten", f"messages[{nxt}] now opens with an interrupted result for {ids}.{why}")
         else:
             turn = recs[k]
             record: dict[str, Any] = {"role": "user", "content": blocks}
@@ -145,7 +213,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> TaskFile:
                 if key in turn:
                     record[key] = turn[key]
             inserted.setdefault(k, []).append(record)
-            notes.note("entry-added", f"A new user message after messages[{k}] answers {ids} as interrupted.")
+            notes.note("entry-added", f"A new user message after messages[{k}] answers {ids} as interrupted.{why}")
     pieces: list[bytes] = []
     out: list[Any] = []
     raw = [task.data[a:b] for a, b in task.spans] if task.spans else None
