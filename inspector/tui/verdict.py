@@ -74,7 +74,7 @@ class ProviderCheck:
         when = WHEN[self.stage]
         if self.failure is not None:
             return f"{self.who}: not checked {when} ({self.failure})"
-        own = f"; the agent repairs it itself: {'; '.join(self.agent_repairs)}" if self.agent_repairs else ""
+        own = f"; the agent's own repairs on resume: {'; '.join(self.agent_repairs)}" if self.agent_repairs else ""
         if self.errors:
             more = f" and {_count(self.warnings, 'warning')}" if self.warnings else ""
             rules = ", ".join(dict.fromkeys(p.rule for p in self.problems if p.severity == targets.ERROR))
