@@ -153,6 +153,18 @@ async def text_when(app, pilot, selector: str, ready, seconds: float = 5.0) -> s
     return text
 
 
+async def settled(pilot, check, seconds: float = 5.0) -> None:
+    """Run ``check`` (a function that asserts) until it passes: what follows a key press on the
+    screen can take a few frames under a loaded machine. The last failure is raised as is."""
+    for _ in range(int(seconds / 0.02)):
+        try:
+            check()
+            return
+        except AssertionError:
+            await pilot.pause(0.02)
+    check()
+
+
 async def finish_export(app, pilot) -> None:
     """Let the export dialog's thread worker finish and its result reach the screen."""
     for worker in [w for w in app.workers if w.group == "export"]:

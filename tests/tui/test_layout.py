@@ -16,7 +16,7 @@ from inspector.tui.rows import call_ids, role_of, tag_text
 from inspector.tui.styles import component_style
 from inspector.tui.widgets.diff_table import DiffTable, Lines, shorten
 
-from .helpers import BROKEN, opened, row_lines, widget_text
+from .helpers import BROKEN, opened, row_lines, settled, widget_text
 from inspector.tui.screenshots import app_for, settle
 
 SAMPLE = "17-long-parallel-call-ids.json"
@@ -198,6 +198,10 @@ async def test_selected_drop_row_uses_the_theme_cursor_colours():
             assert {seg.style.bgcolor for seg in strip if seg.style is not None} == {cursor.bgcolor}, theme
 
 
+def _less(low, high) -> None:
+    assert low < high, (low, high)
+
+
 async def test_table_scrollbar_follows_the_view_the_end_key_and_the_terminal():
     """The table's scrollbar is updated only when the table's size or length changes (not on
     every layout of the screen): it must still follow each of those."""
@@ -217,20 +221,19 @@ async def test_table_scrollbar_follows_the_view_the_end_key_and_the_terminal():
             assert bar.window_size == table.scrollable_content_region.height
             assert bar.position == table.scroll_y
 
-        consistent()
+        await settled(pilot, consistent)
         whole = table.virtual_size.height
         await pilot.press("3")  # repair drops the 50 stray results: a shorter view after d
         await pilot.press("d")
-        assert table.virtual_size.height < whole
-        consistent()
+        await settled(pilot, lambda: _less(table.virtual_size.height, whole))
+        await settled(pilot, consistent)
         await pilot.press("d", "end")
-        assert table.scroll_y > 0
-        consistent()
+        await settled(pilot, lambda: _less(0, table.scroll_y))
+        await settled(pilot, consistent)
         small = table.scrollable_content_region.height
         await pilot.resize_terminal(160, 50)
-        await pilot.pause()
-        assert table.scrollable_content_region.height > small
-        consistent()
+        await settled(pilot, lambda: _less(small, table.scrollable_content_region.height))
+        await settled(pilot, consistent)
         first = table.lines.line_of(table.cursor)
         assert table.scroll_y <= first < table.scroll_y + table.scrollable_content_region.height
 
