@@ -16,7 +16,7 @@ from inspector.tui.styles import component_style
 from inspector.tui.rows import GHOST, MOVE_KINDS, Row, tag_text
 from inspector.tui.widgets.diff_table import DiffTable, tag_headers
 
-from .helpers import opened, row_lines, widget_text
+from .helpers import opened, row_lines, settled, widget_text
 
 SAMPLE = "17-long-parallel-call-ids.json"
 MOVED = "06-system-mid-conversation.json"  # hoist moves a system message from #3 to the front
@@ -185,21 +185,33 @@ async def test_z_gives_the_table_the_whole_screen_and_back():
         before = table.scrollable_content_region.height
         assert "Zoom" in _footer(app) and {"Help", "Quit"} <= _footer(app)
         await pilot.press("z")
-        await pilot.pause()
-        assert not main.query_one("#side").display or main.query_one("#side").region.height == 0
-        assert table.scrollable_content_region.height >= 2 * before
+
+        def zoomed() -> None:
+            assert not main.query_one("#side").display or main.query_one("#side").region.height == 0
+            assert table.scrollable_content_region.height >= 2 * before
+
+        await settled(pilot, zoomed)
         await pilot.press("enter")
-        await pilot.pause()
-        assert main.maximized is main.query_one("#side") and main.query_one("#side").region.height > 10
-        assert "Back" in _footer(app)  # the way back is on screen
+
+        def pane_maximized() -> None:
+            assert main.maximized is main.query_one("#side") and main.query_one("#side").region.height > 10
+            assert "Back" in _footer(app)  # the way back is on screen
+
+        await settled(pilot, pane_maximized)
         await pilot.press("escape")
-        await pilot.pause()
-        assert main.maximized is None and main.focused is table
-        assert table.scrollable_content_region.height >= 2 * before  # still zoomed
+
+        def back_zoomed() -> None:
+            assert main.maximized is None and main.focused is table
+            assert table.scrollable_content_region.height >= 2 * before  # still zoomed
+
+        await settled(pilot, back_zoomed)
         await pilot.press("z")
-        await pilot.pause()
-        assert table.scrollable_content_region.height == before
-        assert main.query_one("#side").region.height > 0
+
+        def unzoomed() -> None:
+            assert table.scrollable_content_region.height == before
+            assert main.query_one("#side").region.height > 0
+
+        await settled(pilot, unzoomed)
 
 
 async def test_z_is_in_the_help():
