@@ -76,7 +76,7 @@ async def test_doctor_json_and_doctor_tui_give_the_same_rows_missing_threads_inc
             else:
                 assert s["verdict"].removeprefix("unreadable: ") in screen.verdicts[s["path"]].detail
         title = await text_when(app, pilot, "#browser-title", lambda t: "unreadable 2" in t)
-        assert "unreadable 2" in title
+        assert "unreadable 2" in title and "2 session files and 2 rows with no file to open" in title
         # the cursor on C: the line under the table says what the CLI says, markup as data
         table.move_cursor(row=table.get_row_index(missing[C]["path"]))
         detail = screen.query_one("#browser-detail")
@@ -114,3 +114,26 @@ async def test_enter_on_a_missing_thread_opens_nothing_and_says_why(codex_machin
         assert app.screen is screen and app.main.doc is None
         detail = await text_when(app, pilot, "#browser-detail", lambda t: "archived_sessions" in t)
         assert "archived_sessions" in detail
+
+
+async def test_an_unreadable_index_is_the_clis_row_and_enter_does_not_open_the_database(
+        tmp_path, monkeypatch, capsys):
+    home, cwd = tmp_path / "home", tmp_path / "work"
+    cwd.mkdir()
+    codex = home_with(home)
+    (codex / "state_5.sqlite").write_bytes(b"not a database at all, just text" * 8)
+    [row] = _doctor_json(home, cwd, monkeypatch, capsys)
+    app = make_doctor_app(env={"HOME": str(home)}, cwd=cwd)
+    seen = watch_notifications(app)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await _browser(app, pilot)
+        assert screen.files == [row["path"]]
+        shown = await text_when(app, pilot, "#browser-detail", lambda t: "state_5.sqlite" in t)
+        assert shown.strip().startswith(f"{row['label']} · {LABELS[row['status']]}: ")
+        assert screen.verdicts[row["path"]].detail == row["verdict"].removeprefix("unreadable: ")
+        await pilot.press("enter")
+
+        def told() -> None:
+            assert any(row["verdict"] in str(n.message) for n in seen), [n.message for n in seen]
+        await settled(pilot, told)
+        assert app.screen is screen and app.main.doc is None
