@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from inspector.doctor import UNREADABLE, fix, known_homes, scan
+from inspector.doctor import UNREADABLE, fix, found, known_homes, rows_of, scan
 from inspector.pipeline import run
 
 from sessions import codex_builder
@@ -127,6 +127,25 @@ def test_threads_whose_rollout_is_gone_each_get_a_row(tmp_path):
     assert str(codex / DAY / name(C)) in missing[C].verdict.sentence
     assert "archived_sessions" in missing[B].verdict.sentence and "stale" in missing[B].verdict.sentence
     assert "archived_sessions" not in missing[C].verdict.sentence
+    assert missing[B].moved_to == str(moved) and missing[C].moved_to is None
+
+
+def test_the_browsers_steps_give_the_rows_the_command_line_gives_missing_threads_included(tmp_path):
+    """``found`` then ``rows_of`` (the TUI's folder browser, one file at a time) and ``scan``
+    (the command line) list the same rows: the missing threads come out of ``found`` with
+    their row made, so no view can leave them out. A folder given lists no index rows."""
+    codex = home_with(tmp_path)
+    (codex / DAY / name(A)).write_bytes(clean())
+    threads_db(codex, [(A, str(codex / DAY / name(A)), ""), (C, str(codex / DAY / name(C)), "")])
+    env = {"HOME": str(tmp_path)}
+    items, _, _ = found(env=env, cwd=tmp_path)
+    stepwise = [row for item in items for row in rows_of(item)]
+    whole = scan(env=env, cwd=tmp_path).rows
+    key = lambda r: (r.path, r.session or "", r.status, r.verdict.sentence, r.label, r.mtime)  # noqa: E731
+    assert sorted(map(key, stepwise)) == sorted(map(key, whole))
+    [gone] = [item for item in found(env=env, cwd=tmp_path)[0] if item.row is not None]
+    assert gone.row.session == C and gone.label == gone.row.label and not gone.path.exists()
+    assert not [r for r in scan([str(codex)]).rows if r.verdict.sentence.startswith("missing:")]
 
 
 def test_codex_sqlite_home_is_where_the_index_is_read(tmp_path):

@@ -2,13 +2,17 @@
 row each with its verdict, newest first. :func:`scan` is the function the command line calls;
 the TUI's folder browser takes the same two steps one file at a time in the background:
 :func:`found` (the files, where and under which agent's home) then :func:`rows_of` (each
-file's rows, with the verdict, from bytes read once; in served mode, through the confinement)."""
+file's rows, with the verdict, from bytes read once; in served mode, through the confinement).
+A row no session file stands for (a thread Codex's index lists whose rollout is gone:
+:func:`codex_missing`) comes out of :func:`found` too, its row already made, so the command
+line and the browser list the same rows."""
 
 from __future__ import annotations
 
 import os
 import time
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -20,7 +24,7 @@ from .agents import AGENTS, agent_for_format
 from .homes import Home, codex_home, known_homes
 from .verdict import UNREADABLE, RowVerdict, judge
 
-__all__ = ["Found", "Row", "Scan", "found", "rows_of", "scan"]
+__all__ = ["Found", "Row", "Scan", "codex_missing", "found", "rows_of", "scan"]
 
 
 @dataclass(slots=True)
@@ -37,6 +41,8 @@ class Row:
     rel: str
     format: str | None
     verdict: RowVerdict
+    # A missing thread's rollout found under the home under another path (the index's is stale).
+    moved_to: str | None = None
 
     @property
     def status(self) -> str:
@@ -89,18 +95,23 @@ def _relative(path: Path, root: Path, home_dir: Path | None) -> str:
 @dataclass(frozen=True, slots=True)
 class Found:
     """A file a scan reads: the home or folder it was found under, the agent whose home that
-    is (None for a folder given), and its label (``~/.claude/projects/…``)."""
+    is (None for a folder given), and its label (``~/.claude/projects/…``). ``row``: a row
+    with no session file to read (a thread Codex lists without its rollout), made by the scan;
+    there is nothing to open at ``path``."""
 
     path: Path
     root: Path
     agent: str | None
     label: str
     home_dir: Path | None = None
+    row: Row | None = field(default=None, compare=False)
 
 
 def rows_of(item: Found, read: Callable[[str], bytes] = read_bytes) -> list[Row]:
     """The rows of one file (one per session of a file that holds several), each with its
-    verdict; ``read`` gives its bytes (read once)."""
+    verdict; ``read`` gives its bytes (read once). A row the scan already made is itself."""
+    if item.row is not None:
+        return [item.row]
     return list(_rows_of(item.path, item.root, item.agent, item.label, item.home_dir, read))
 
 
@@ -164,8 +175,9 @@ def _home_files(homes: Iterable[Home], home_dir: Path) -> Iterator[Found]:
 
 def found(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
           cwd: str | os.PathLike | None = None) -> tuple[Iterator[Found], list[dict[str, Any]], list[str]]:
-    """The files a scan reads (lazily, as the homes are walked), the homes looked at (found or
-    not) and the folders scanned: see :func:`scan`."""
+    """The files a scan reads (lazily, as the homes are walked), then the rows no file stands
+    for (:func:`codex_missing`, only when the homes are scanned), the homes looked at (found
+    or not) and the folders scanned: see :func:`scan`."""
     env = os.environ if env is None else env
     home_dir = Path(env.get("HOME") or os.path.expanduser("~"))
     if paths:
@@ -184,7 +196,12 @@ def found(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
     roots = sorted({str(h.root.resolve()) for h in homes if h.root.is_dir()})
     homes_seen = [{"agent": h.agent, "path": str(h.root), "via": h.via, "note": h.note, "exists": h.exists}
                   for h in homes]
-    return _home_files(homes, home_dir), homes_seen, roots
+    return chain(_home_files(homes, home_dir), _unfiled(env, home_dir)), homes_seen, roots
+
+
+def _unfiled(env: Mapping[str, str], home_dir: Path) -> Iterator[Found]:
+    for row in codex_missing(env):
+        yield Found(Path(row.path), Path(row.root), row.agent, row.label, home_dir, row)
 
 
 def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
@@ -199,11 +216,6 @@ def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
     rows: list[Row] = []
     for item in files:
         for row in rows_of(item):
-            rows.append(row)
-            if progress is not None:
-                progress(row)
-    if not paths:
-        for row in codex_missing(os.environ if env is None else env):
             rows.append(row)
             if progress is not None:
                 progress(row)
@@ -242,5 +254,5 @@ def codex_missing(env: Mapping[str, str]) -> list[Row]:
             sentence += f"; a rollout with this id is at {_short(elsewhere[0], home_dir)} (the row's path is stale)"
         rows.append(Row("codex", thread.rollout_path, thread.id, f"{label} thread {thread.id}", mtime, str(root),
                         _relative(Path(thread.rollout_path), root, home_dir), None,
-                        RowVerdict(UNREADABLE, sentence)))
+                        RowVerdict(UNREADABLE, sentence), str(elsewhere[0]) if elsewhere else None))
     return rows

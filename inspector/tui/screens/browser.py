@@ -3,6 +3,10 @@ folder (or in every agent's home), with the verdict ``inspector doctor`` gives e
 out in the background one file at a time. The verdict is the doctor's own
 (:func:`inspector.doctor.rows_of`, the step its scan takes per file); this screen renders it.
 
+Under ``inspector doctor --tui`` the list also holds the doctor's rows that no session file
+stands for (a thread Codex's index lists whose rollout is gone): enter on one opens nothing,
+it says the doctor's sentence, or moves to the rollout found under another path.
+
 Enter opens the selected file (a file that holds several sessions then offers them), escape
 goes back; ``v`` sorts by verdict, ``m`` by time, ``n`` by name. The verdicts outlive the
 screen (the caller keeps the cache), so coming back to the folder does not check it again.
@@ -56,15 +60,16 @@ def check_file(path: str, read: Callable[[str], bytes] = read_bytes, item: Found
     name = os.path.basename(path)
     item = item or Found(Path(path), Path(path).parent, None, name)
     try:
-        return verdict_of(doctor.rows_of(item, read))
+        return verdict_of(doctor.rows_of(item, read), whole=item.row is not None)
     except Exception as exc:  # noqa: BLE001 - one bad file is a row that says so, not a crash
         return FileVerdict(UNREADABLE, describe_error(exc, name).removeprefix(f"{name}: "))
 
 
-def verdict_of(rows: list[doctor.Row]) -> FileVerdict:
+def verdict_of(rows: list[doctor.Row], whole: bool = False) -> FileVerdict:
     """The doctor's rows of one file as one line: its verdict and sentence; a file holding
-    several sessions, the worst of them and each session's."""
-    if len(rows) == 1 and rows[0].session is None:
+    several sessions, the worst of them and each session's. ``whole``: one row that stands on
+    its own (no file behind it, so no sessions to list), said as the doctor says it."""
+    if len(rows) == 1 and (rows[0].session is None or whole):
         row = rows[0]
         sentence = row.verdict.sentence.removeprefix("unreadable: ")
         return FileVerdict(LABELS[row.status], f"{row.format} · {sentence}" if row.format else sentence,
@@ -126,8 +131,9 @@ class BrowserScreen(Screen[str | None]):
         found = list(self.items)  # served mode: nothing that leads out
         self.files = found
         for p in found:
+            row = self.items[p].row
             try:
-                self.mtimes[p] = os.stat(p).st_mtime
+                self.mtimes[p] = row.mtime if row is not None else os.stat(p).st_mtime
             except OSError:
                 self.mtimes[p] = 0.0
             cached = self.cache.get((p, self.mtimes[p]))
@@ -157,7 +163,9 @@ class BrowserScreen(Screen[str | None]):
         title = Text()
         if self.heading is not None:
             title.append(inert(self.heading), "bold")
-            title.append(f"  {len(self.files)} session files")
+            unfiled = sum(i.row is not None for i in self.items.values())
+            title.append(f"  {len(self.files) - unfiled} session files"
+                         + (f" and {unfiled} rows with no file to open" if unfiled else ""))
         else:
             title.append(f"{inert(confine.shown(self.app, self.root))}/", "bold")
             title.append(f"  {len(self.files)} history and session files (recursively)")
@@ -234,7 +242,20 @@ class BrowserScreen(Screen[str | None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.dismiss(str(event.row_key.value))
+        path = str(event.row_key.value)
+        row = self.items[path].row if path in self.items else None
+        if row is None:
+            self.dismiss(path)
+            return
+        # The doctor's row with no session file: nothing to open at its path. The rollout found
+        # under another path is a row of its own here; else the doctor's sentence says why.
+        if row.moved_to is not None and row.moved_to in self.items:
+            table = self.query_one(DataTable)
+            table.move_cursor(row=table.get_row_index(row.moved_to))
+            self.notify(f"Thread {row.session}: the index's path is stale; this is its rollout "
+                        "(enter opens it).", title="Nothing to open", markup=False)
+            return
+        self.notify(row.verdict.sentence, title="Nothing to open", severity="warning", markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)
