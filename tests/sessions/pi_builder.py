@@ -220,7 +220,8 @@ class OmpSession(Session):
 def omp_scenario(name: str) -> OmpSession:
     """``clean``: a title slot, the model as oh-my-pi records it, a TTSR injection, an ``@file``
     mention and one call answered; ``cleared``: a result written for a call the turn never made
-    (the provider refuses it), then ``/clear`` and a new exchange after it."""
+    (the provider refuses it), then ``/clear`` and a new exchange after it;
+    ``cleared_then_broken``: the same with another such result after ``/clear``."""
     s = OmpSession()
     s.model()
     s.append("model_change", model="anthropic/claude-haiku-4-5", role="smol")
@@ -240,5 +241,7 @@ def omp_scenario(name: str) -> OmpSession:
     s.user("Start over: list the tests")
     s.assistant([call("toolu_02", "bash", {"command": "pytest --co -q"})], stop="toolUse")
     s.result("toolu_02", "bash", "test_a\ntest_b")
+    if name == "cleared_then_broken":          # the same orphan, after /clear this time
+        s.result("toolu_08", "bash", "stale output")
     s.assistant([{"type": "text", "text": "Two tests."}])
     return s

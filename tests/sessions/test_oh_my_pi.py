@@ -70,3 +70,18 @@ def test_after_a_clear_only_what_follows_it_is_sent_and_judged(tmp_path):
         == [("call", "toolu_02"), ("result", "toolu_02")]
     assert out.imported.state.walk.reset is not None
     assert "toolu_09" in text                                          # still in the file, byte for byte
+
+
+def test_a_break_after_a_clear_is_repaired_as_a_branch_oh_my_pi_resumes(tmp_path):
+    path, _ = write(tmp_path, "cleared_then_broken")
+    out = run_file(path)
+    assert out.changed and "result-orphan" in [e.kind for e in out.events]
+    written = out.data.decode()
+    original = path.read_text("utf-8")
+    assert written.startswith(original)                                 # every line kept, the slot first
+    sent = sim.sent(written)
+    calls = {b["id"] for m in sent if m["role"] == "assistant" for b in m["content"] if b.get("type") == "toolCall"}
+    assert [m["toolCallId"] for m in sent if m["role"] == "toolResult"] == ["toolu_02"] and calls == {"toolu_02"}
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(out.data)
+    assert not run_file(again).changed                                  # a fixed point
