@@ -222,19 +222,25 @@ def _aside(original: str) -> str:
     return aside
 
 
-def resume_steps(path: str, dest: Path, fmt: str, sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def resume_steps(path: str, dest: Path, fmt: str, sessions: list[dict[str, Any]],
+                 records: Iterable[Any] = ()) -> list[dict[str, Any]]:
     """The steps that put the repaired copy ``dest`` in the place of ``path`` and resume each
-    session, as data: ``stop`` (quit the agent), ``move-aside`` (the original, kept under a new
-    name; a database's -wal and -shm ``if_present``), ``put`` (the copy in its place), then per
-    session ``run`` (the agent's own command) or ``reopen`` (no command: how to reopen it). The
-    agent's facts decide them (``Format.agent``); :func:`steps_sentence` words them."""
+    session, as data: ``stop`` (quit the agent, and ``also`` what else holds the store open),
+    ``move-aside`` (the original, kept under a new name; a database's -wal and -shm
+    ``if_present``), ``put`` (the copy in its place), then per session ``run`` (the agent's own
+    command) or ``reopen`` (no command: how to reopen it). The agent's facts decide them
+    (``Format.agent``, and ``records``: the record of each session's version, ``formats.agent_of``);
+    :func:`steps_sentence` words them."""
     agent = formats.REGISTRY[fmt].agent if fmt in formats.REGISTRY else None
     title = agent.title if agent is not None else "the agent"
     original, copy = (str(Path(path).parent), str(dest.parent)) if agent is not None and agent.folder \
         else (path, str(dest))
     aside = _aside(original)
-    steps: list[dict[str, Any]] = [{"op": "stop", "agent": title},
-                                   {"op": "move-aside", "path": original, "to": aside}]
+    stop: dict[str, Any] = {"op": "stop", "agent": title}
+    also = list(dict.fromkeys(r.stop for r in (agent, *records) if r is not None and r.stop))
+    if also:
+        stop["also"] = also
+    steps: list[dict[str, Any]] = [stop, {"op": "move-aside", "path": original, "to": aside}]
     if agent is not None and agent.database:
         steps += [{"op": "move-aside", "path": original + side, "to": aside + side, "if_present": True}
                   for side in ("-wal", "-shm")]
@@ -253,7 +259,7 @@ def steps_sentence(steps: list[dict[str, Any]]) -> str:
     for step in steps:
         op = step["op"]
         if op == "stop":
-            words.append(f"quit {step['agent']}")
+            words.append(" and ".join([f"quit {step['agent']}", *step.get("also", ())]))
         elif op == "move-aside":
             words.append(f"move {step['path']} aside to {step['to']}"
                          + (" if it is there" if step.get("if_present") else " (keep it: it is the original)"))
@@ -298,7 +304,7 @@ def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, .
         original = read_bytes(path)
         first = session_rows[0]
         agent = AGENTS.get(first.agent) if first.agent else None
-        data, changes, sessions = original, [], []
+        data, changes, sessions, records = original, [], [], []
         for row in session_rows:
             outcome = run(data, path, session=row.session)
             changes += [_change(e, outcome.imported, row.session) for e in outcome.events]
@@ -306,6 +312,7 @@ def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, .
             sessions.append({"session": row.session, "status": row.status, "verdict": row.verdict.sentence,
                              "session_id": formats.resume_session_id(outcome.imported, path, row.session),
                              "command": verdict.command if verdict is not None else None})
+            records.append(formats.agent_of(outcome.imported))    # the version that wrote it resumes it
             if outcome.changed:
                 data = outcome.data
         if data == original:
@@ -332,9 +339,8 @@ def _copies(by_path: dict[str, list[Row]], tree: Tree, written: set[tuple[str, .
             "carried": carried, "sessions": sessions, "changes": changes,
             "side_effects_unknown": sum(c.get("side_effects") == "unknown" for c in changes),
         })
-        steps = resume_steps(path, Path(out), first.format or "", sessions)
-        for one in sessions:        # where the agent can run the copy where it lies (OPENCODE_DB)
-            fact = formats.REGISTRY[first.format].agent if first.format in formats.REGISTRY else None
+        steps = resume_steps(path, Path(out), first.format or "", sessions, records)
+        for one, fact in zip(sessions, records):   # where the agent can run the copy where it lies (OPENCODE_DB)
             on_copy = fact.command_for(one["session_id"], text(out), on_copy=True) if fact is not None else None
             if on_copy:
                 one["command_on_copy"] = on_copy

@@ -41,7 +41,7 @@ EXPORT_CHOICES: tuple[str, ...] = ("same", *FORMATS)
 
 __all__ = ["GONE", "LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS", "REASONING_POLICIES", "REGISTRY", "Agent", "Exported", "Format", "Imported", "Loc",
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo", "Source",
-           "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
+           "agent_of", "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
            "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "plain_bytes", "codex_state_database", "codex_threads",
            "whole_file_suffixes", "writes_whole_file"]
@@ -146,12 +146,22 @@ def written_name(path: str) -> str:
     return codex_zst.plain_path(path)
 
 
+def agent_of(imported: Imported) -> Agent | None:
+    """The agent record that resumes this imported session: its format's, or the one of the
+    version that wrote it where that version resumes another way (``Agent.by_version``:
+    OpenCode 2's background server); None for a request body or a flat history."""
+    fmt = getattr(imported, "format", None)
+    agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
+    if agent is not None and agent.by_version is not None:
+        return agent.by_version(imported) or agent
+    return agent
+
+
 def resume_session_id(imported: Imported, name: str, session: str | None = None) -> str | None:
     """The id the agent's resume command takes for this imported session: ``session`` when one
     was chosen (``--session``), else what the format reads from the session and its file name,
     else the session chosen in a store (None: no agent, or no id)."""
-    fmt = getattr(imported, "format", None)
-    agent = REGISTRY[fmt].agent if fmt in REGISTRY else None
+    agent = agent_of(imported)
     if agent is None:
         return None
     if session:
@@ -169,7 +179,7 @@ def resume_command(imported: Imported, name: str, session: str | None = None, on
     ``name``), the one place it is rendered; None where the agent has no such command or no id
     is known. ``on_copy``: the command that runs the copy ``name`` where it lies, when the
     agent has one (OpenCode's ``OPENCODE_DB``)."""
-    agent = REGISTRY[imported.format].agent if imported.format in REGISTRY else None
+    agent = agent_of(imported)
     if agent is None:
         return None
     return agent.command_for(resume_session_id(imported, name, session), name, on_copy)

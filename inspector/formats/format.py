@@ -222,6 +222,12 @@ class Agent:
     # (:class:`Source`): the README's table of agents, versions and commits.
     versions: str = ""
     built_from: tuple[Source, ...] = ()
+    # What else must stop before the store is put in place, beyond quitting the agent ("" :
+    # nothing; OpenCode 2's background server outlives its TUI and holds the database open).
+    stop: str = ""
+    # The record of the version that wrote an imported session, where that version resumes it
+    # another way (None, or no hook: this record stands); rendered through ``formats.agent_of``.
+    by_version: Callable[[Any], "Agent | None"] | None = None
 
     def command_for(self, session: str | None, path: str = "", on_copy: bool = False) -> str | None:
         """The command that resumes ``session`` (None: no command, or no id to give it). The

@@ -151,3 +151,97 @@ def sample() -> Session:
     s.user("Leave the file alone for now.")
     s.assistant([{"type": "text", "text": "Understood."}], **resp)
     return s
+
+
+# -- oh-my-pi -----------------------------------------------------------------------------------
+# can1357/oh-my-pi writes pi's tree with its own ids and entries (session-manager.ts @ adad196fd3ba:
+# ``generateId`` = ``nanoid(8)``, a session id ``nanoid()``, files ``<iso time, [:.] as ->_<id>.jsonl``
+# under ``~/.omp/agent/sessions/--<cwd>--/``; ``model_change`` as ``{model: "provider/id", role}``;
+# ``ttsr_injection``; ``fileMention`` messages), and since then (session-entries.ts @ 01d016cac40f) a
+# first line that is a 256-byte title slot (``serializeTitleSlot``), ``mode_change`` and
+# ``reset_boundary`` (``/clear``) entries.
+
+NANOID = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict"   # nanoid's url alphabet
+
+
+def nanoid(seed: int, size: int) -> str:
+    """A fixed id in nanoid's alphabet (its ``-`` and ``_`` included), one per seed."""
+    out, n = [], seed
+    for _ in range(size):
+        n = (n * 6364136223846793005 + 1442695040888963407) % 2 ** 64
+        out.append(NANOID[n >> 58])
+    return "".join(out)
+
+
+def title_slot(title: str, updated: str, source: str = "auto") -> str:
+    """``serializeTitleSlot``: the slot's JSON padded with spaces to exactly 256 UTF-8 bytes."""
+    slot = {"type": "title", "v": 1, "title": title, "source": source, "updatedAt": updated, "pad": ""}
+    slot["pad"] = " " * (255 - len(stringify(slot).encode()))
+    line = stringify(slot) + "\n"
+    assert len(line.encode()) == 256
+    return line
+
+
+class OmpSession(Session):
+    """A session as oh-my-pi's SessionManager writes it."""
+
+    def __init__(self, title: str | None = "Fix the failing tests", cwd: str = "/home/dev/app") -> None:
+        super().__init__(nanoid(1, 21), cwd)
+        self.entries[0]["title"] = title
+        self.title = title
+
+    def append(self, kind: str, **fields: Any) -> str:
+        eid = super().append(kind, **fields)
+        fresh = nanoid(self.n + 100, 8)
+        self.entries[-1]["id"] = fresh
+        for e in self.entries:
+            if e.get("parentId") == eid:
+                e["parentId"] = fresh
+        self.leaf = fresh
+        return fresh
+
+    def model(self, model: str = "anthropic/claude-sonnet-4-5", role: str | None = "default") -> str:
+        return self.append("model_change", model=model, **({"role": role} if role else {}))
+
+    def mention(self, path: str, content: str) -> str:
+        return self.append("message", message={"role": "fileMention", "files": [
+            {"path": path, "content": content, "lineCount": content.count("\n") + 1}],
+            "timestamp": 1762160400000 + self.n})
+
+    def name(self) -> str:
+        stamp = self.entries[0]["timestamp"].replace(":", "-").replace(".", "-")
+        return f"{stamp}_{self.entries[0]['id']}.jsonl"
+
+    def text(self) -> str:
+        slot = title_slot(self.title, "2026-11-03T09:00:30.000Z") if self.title else ""
+        return slot + super().text()
+
+
+def omp_scenario(name: str) -> OmpSession:
+    """``clean``: a title slot, the model as oh-my-pi records it, a TTSR injection, an ``@file``
+    mention and one call answered; ``cleared``: a result written for a call the turn never made
+    (the provider refuses it), then ``/clear`` and a new exchange after it;
+    ``cleared_then_broken``: the same with another such result after ``/clear``."""
+    s = OmpSession()
+    s.model()
+    s.append("model_change", model="anthropic/claude-haiku-4-5", role="smol")
+    s.append("ttsr_injection", injectedRules=["no-force-push"])
+    s.user("Why does test_a fail?")
+    s.mention("tests/test_a.py", "def test_a():\n    assert total([0.1, 0.2]) == 0.3")
+    s.assistant([call("toolu_01", "bash", {"command": "pytest tests/test_a.py -q"})], stop="toolUse")
+    s.result("toolu_01", "bash", "1 failed")
+    s.assistant([{"type": "text", "text": "Float rounding: compare with pytest.approx."}])
+    if name == "clean":
+        return s
+    s.user("And test_b?")
+    s.assistant([{"type": "text", "text": "Running it."}])
+    s.result("toolu_09", "bash", "1 passed")
+    s.assistant([{"type": "text", "text": "test_b passes."}])
+    s.append("reset_boundary")
+    s.user("Start over: list the tests")
+    s.assistant([call("toolu_02", "bash", {"command": "pytest --co -q"})], stop="toolUse")
+    s.result("toolu_02", "bash", "test_a\ntest_b")
+    if name == "cleared_then_broken":          # the same orphan, after /clear this time
+        s.result("toolu_08", "bash", "stale output")
+    s.assistant([{"type": "text", "text": "Two tests."}])
+    return s

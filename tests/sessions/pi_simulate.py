@@ -8,6 +8,13 @@
   assistant messages skipped; "No result provided" for a call with no result).
 
 Returns pi's own messages (``role`` ``user``/``assistant``/``toolResult``) in the order sent.
+
+oh-my-pi's additions to the file, as its loader and ``buildSessionContext`` read them
+(can1357/oh-my-pi ``packages/coding-agent/src/session/session-entries.ts`` @ 01d016cac40f,
+``session-context.ts`` @ 081fb4699e4a; ``core/messages.ts`` @ adad196fd3ba for ``fileMention``): a
+first-line title slot (``parseTitleSlotFromContent``) folded away before the header; the emission
+starting after the latest ``reset_boundary`` when it comes after the latest compaction; a
+``fileMention`` message sent as user text.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ def load(text: str) -> list[dict[str, Any]]:
             entries.append(json.loads(line))
         except ValueError:
             continue
+    if entries and entries[0].get("type") == "title" and entries[0].get("v") == 1:
+        entries = entries[1:]                 # oh-my-pi's title slot: not an entry
     if not entries or entries[0].get("type") != "session":
         return []
     return entries
@@ -73,6 +82,11 @@ def context(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif e["type"] == "branch_summary" and e.get("summary"):
             out.append({"role": "branchSummary", "summary": e["summary"]})
 
+    resets = [k for k, e in enumerate(path) if e["type"] == "reset_boundary"]
+    if resets and resets[-1] > (next(k for k, e in enumerate(path) if e is comp) if comp else -1):
+        for e in path[resets[-1] + 1:]:       # oh-my-pi's /clear: only what follows it
+            append(e)
+        return out
     if comp is None:
         for e in path:
             append(e)
@@ -102,6 +116,10 @@ def to_llm(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": [{"type": "text", "text": c}] if isinstance(c, str) else c})
         elif role in ("branchSummary", "compactionSummary"):
             out.append({"role": "user", "content": [{"type": "text", "text": m["summary"]}]})
+        elif role == "fileMention":
+            files = "\n\n".join(f'<file path="{f["path"]}">\n{f["content"]}\n</file>' for f in m["files"])
+            out.append({"role": "user", "content": [{"type": "text",
+                                                     "text": f"<system-reminder>\n{files}\n</system-reminder>"}]})
         elif role in ("user", "assistant", "toolResult"):
             out.append(m)
     return out

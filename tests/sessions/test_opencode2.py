@@ -330,6 +330,52 @@ def test_doctor_fix_repairs_a_v1_and_a_2x_session_of_one_database_into_one_copy(
     assert sim.problems(sim.resume_db(copy, two.id)) == []
 
 
+def test_a_2x_session_resumes_as_opencode_2s_command_line_says_and_a_v1_one_as_v1s(tmp_path, monkeypatch, capsys):
+    """OpenCode 2's TUI reuses a background server that outlives it and holds the database:
+    the copy runs where it lies only with ``--standalone`` (a private server that inherits
+    ``OPENCODE_DB``), and the copy is put in place only after ``opencode service stop``
+    (anomalyco/opencode@0720c006ffd3:packages/cli/src/commands/commands.ts,
+    @665f64395a75:packages/cli/src/services/standalone.ts; ``formats/opencode/v2cli.py``).
+    V1 has no such server: its session keeps V1's command."""
+    from inspector.cli import main
+    from inspector.doctor.copies import MANIFEST
+
+    home = tmp_path / "home"
+    data = home / ".local/share/opencode"
+    data.mkdir(parents=True)
+    two, old = b.duplicate_in_turn(), v1.duplicate_call()
+    b.write_db(data / "opencode.db", two, v1_sessions=(old,), wal=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    main(["doctor", "--fix", str(tmp_path / "fix")])
+    capsys.readouterr()
+    [source] = json.loads((tmp_path / "fix" / MANIFEST).read_bytes())["sources"]
+    copy = source["output"]["path"]
+    by_id = {s["session_id"]: s for s in source["sessions"]}
+    assert by_id[two.id]["command"] == f"opencode --session {two.id}"
+    assert by_id[two.id]["command_on_copy"] == f"OPENCODE_DB={copy} opencode --standalone --session {two.id}"
+    assert by_id[old.id]["command_on_copy"] == f"OPENCODE_DB={copy} opencode --session {old.id}"
+    assert source["steps"][0] == {"op": "stop", "agent": "OpenCode",
+                                  "also": ["stop its background server with `opencode service stop`"]}
+    assert source["resume"].startswith("quit OpenCode and stop its background server with `opencode service stop`; ")
+
+
+def test_the_bundled_2x_sample_resumes_with_opencode_2s_command_line(tmp_path):
+    from inspector.bundled import samples_dir
+    from inspector.formats import agent_of, resume_command
+
+    sample = str(samples_dir() / "34-opencode2-session.db")
+    im = run_file(sample).imported
+    assert agent_of(im) is oc.AGENT_V2
+    assert resume_command(im, sample) == "opencode --session ses_2b7f4c1e9ffeQk2XcWm0n7Rr1a"
+    assert resume_command(im, "/tmp/c.db", on_copy=True) == \
+        "OPENCODE_DB=/tmp/c.db opencode --standalone --session ses_2b7f4c1e9ffeQk2XcWm0n7Rr1a"
+    v1_sample = str(samples_dir() / "26-opencode-session.db")
+    assert agent_of(run_file(v1_sample).imported) is oc.AGENT
+
+
 def test_unsigned_reasoning_is_sent_as_opencode_2_sends_it_and_named(tmp_path):
     db = b.write_db(tmp_path / "opencode.db", b.unsigned_reasoning())
     out = run_file(db)

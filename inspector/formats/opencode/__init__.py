@@ -62,6 +62,7 @@ from .store import (EXPORT, HEADER, NAME, OpenCodeDB, OpenCodeExport, Row, chose
                     parse_export, pretty, replace, select, sniff, sniff_export, _is_export, _is_tree_session)
 from .resume import CLAUDE_ID, DEFAULT_MODEL, INTERRUPTED, request, resumed_model
 from .importer import SIGNED_KEYS, OpenCodeState, import_
+from . import v2cli
 from .export import NEW_SCHEMA, NO_RESULT, export_new, export_new_document, export_same, strip_reasoning
 
 # What OpenCode repairs itself on resume: a tool part still pending or running is sent with an
@@ -131,16 +132,20 @@ def describe_part(block: Any) -> str:
 
 # -- registration --------------------------------------------------------------------------------
 
-# The agent whose store this is (the doctor's table of agents reads it here).
+def _by_version(im: Imported) -> Agent | None:
+    """A session OpenCode 2 wrote resumes through its background server (``v2cli``)."""
+    return AGENT_V2 if v2cli.is_v2(im) else None
+
+
+# The agent whose store this is (the doctor's table of agents reads it here): V1's command line
+# (``tui/thread.ts``, see ``v2cli``), and 2.x's where a session is OpenCode 2's (``AGENT_V2``).
 AGENT = Agent("opencode", "OpenCode",
               "`OPENCODE_DB=<repaired .db> opencode -s <session id>`; or quit OpenCode, move opencode.db and "
               "its -wal and -shm aside (keep them: they are the original), put the repaired database in its "
               "place with no -wal or -shm beside it (the copy already holds the -wal's commits; a stale one "
               "would undo the repair), then `opencode -s <session id>`",
-              # `opencode --session/-s <id>` opens that session and OPENCODE_DB points it at another
-              # database: this record's own steps above; the source file was not re-read for issue 34.
               command="opencode --session {session}", command_on_copy="OPENCODE_DB={path} opencode --session {session}",
-              database=True,
+              database=True, by_version=_by_version,
               # Read from the stored index, which mixes versions and forks: each file at the commit
               # whose code agrees with the others (docs/stores/opencode.md).
               versions="V1 (database, storage/ tree, export) and 2.x (session_message); no release pinned",
@@ -174,12 +179,15 @@ AGENT = Agent("opencode", "OpenCode",
                          "2.x: the model resumed"),
                   Source("anomalyco/opencode", "0456edfee95f", ("packages/core/src/session/context.ts",),
                          "2.x: the model resumed"),
+                  *v2cli.SOURCES,
                   Source("vercel/ai", "004d06cd58a9", ("packages/ai/src/ui/convert-to-model-messages.ts",),
                          "V1: the AI SDK's conversion"),
                   Source("vercel/ai", "01ab106e549d",
                          ("packages/anthropic/src/convert-to-anthropic-messages-prompt.ts",),
                          "V1: @ai-sdk/anthropic"),
               ))
+
+AGENT_V2 = v2cli.record(AGENT)
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:

@@ -6,8 +6,17 @@ rows of ``transcript_events`` in ``~/.openclaw/agents/<agent>/agent/openclaw-age
 
 Read from badlogic/pi-mono at 83378aad7e74a0e2bb8f37c007a9685fb4609d8a (pi 0.58.3): the tree and
 the walk (:mod:`.tree`), what a resume sends and what pi repairs on the way (:mod:`.importer`),
-a repair as a new branch appended (:mod:`.branch`). OpenClaw and oh-my-pi run pi's agent and
-session code; they write the same file.
+a repair as a new branch appended (:mod:`.branch`). OpenClaw runs pi's agent and session code
+and writes the same file. oh-my-pi (can1357/oh-my-pi, a fork of pi) writes the same tree with
+ids of ``nanoid`` (8 characters, ``-`` and ``_`` among them; the session id 21), ``model_change`` as
+``{model: "provider/id", role}``, entries pi has not (``ttsr_injection``, ``mode_change``,
+``model_usage``, ``session_init``, …: none of them sent) and ``fileMention`` messages
+(``packages/coding-agent/src/core/session-manager.ts``, ``messages.ts`` @
+adad196fd3bad10d06e57eda4c01ad7ae787c7ec, 5.7.67); later builds add a first-line title slot and
+``/clear``'s ``reset_boundary`` (:mod:`.tree`). Its own repairs on resume are not pi's
+(``packages/ai/src/providers/transform-messages.ts`` @ 0ab2fcbd0f3f73dc2b03688a31d3dbada41a2aa7 renames
+a call id declared twice, drops malformed calls; ``session-context.ts`` @ 081fb4699e4a strips calls
+left without a result and drops failed turns with their results): not modelled, pi's claims stand.
 """
 
 from __future__ import annotations
@@ -160,15 +169,23 @@ AGENT = Agent("pi", "pi",
               # the sessions folders (packages/coding-agent/src/main.ts @ 83378aad, resolveSessionPath).
               command="pi --session {session}", command_on_copy="pi --session {path}",
               session_id=lambda imported, name: _session_id(imported),
-              versions="pi 0.58.3 (format 3; 1 and 2 as pi migrates them); oh-my-pi; OpenClaw before 2026.9.2",
+              versions="pi 0.58.3 (format 3; 1 and 2 as pi migrates them); oh-my-pi 5.7.67 and its later title "
+                       "slot and /clear; OpenClaw before 2026.9.2",
               built_from=(
                   Source("badlogic/pi-mono", "83378aad7e74",
                          ("packages/coding-agent/src/core/session-manager.ts",
                           "packages/coding-agent/src/core/messages.ts", "packages/coding-agent/src/config.ts",
                           "packages/coding-agent/src/main.ts", "packages/ai/src/providers/transform-messages.ts",
                           "packages/ai/src/providers/openai-responses-shared.ts"), "pi 0.58.3"),
-                  Source("can1357/oh-my-pi", "", (),
-                         "no commit read: its home follows pi's configDir rule"),
+                  Source("can1357/oh-my-pi", "adad196fd3ba",
+                         ("packages/coding-agent/src/core/session-manager.ts",
+                          "packages/coding-agent/src/core/messages.ts", "packages/coding-agent/src/config.ts",
+                          "packages/coding-agent/src/main.ts", "packages/coding-agent/src/cli/args.ts"),
+                         "oh-my-pi 5.7.67: the file, its ids and entries, ~/.omp/agent/sessions, --session"),
+                  Source("can1357/oh-my-pi", "01d016cac40f", ("packages/coding-agent/src/session/session-entries.ts",),
+                         "oh-my-pi later: the title slot line, reset_boundary and the other entries"),
+                  Source("can1357/oh-my-pi", "081fb4699e4a", ("packages/coding-agent/src/session/session-context.ts",),
+                         "oh-my-pi later: what a resume sends after /clear"),
               ))
 
 FORMAT = Format(

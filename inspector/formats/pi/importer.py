@@ -176,6 +176,10 @@ def build(entries: list[Any], w: tree.Walk, word: str = "line") -> tuple[Request
             rows[i].parts = [message]
             flush(i)
             req.add("user", [Block(_text(_bash(message)), i, 0, "text")])
+        elif r == "fileMention":
+            rows[i].parts = [message]
+            flush(i)
+            req.add("user", [Block(_text(_mentions(message)), i, 0, "text")])
         elif r in ("branchSummary", "compactionSummary"):
             rows[i].parts = [message.get("summary")]
             flush(i)
@@ -196,6 +200,16 @@ def _bash(m: Mapping) -> str:
     elif m.get("exitCode") not in (None, 0):
         text += f"\n\nCommand exited with code {m.get('exitCode')}"
     return text
+
+
+def _mentions(m: Mapping) -> str:
+    """What oh-my-pi's ``convertToLlm`` sends for an ``@file`` mention (can1357/oh-my-pi
+    ``packages/coding-agent/src/core/messages.ts`` @ adad196fd3bad10d06e57eda4c01ad7ae787c7ec):
+    each file as ``<file path="P">`` around its content, all in one ``<system-reminder>``."""
+    files = m.get("files") if isinstance(m.get("files"), list) else []
+    body = "\n\n".join(f'<file path="{f.get("path")}">\n{f.get("content")}\n</file>'
+                        for f in files if isinstance(f, Mapping))
+    return f"<system-reminder>\n{body}\n</system-reminder>"
 
 
 def _name(entries: list[Any], i: int, word: str) -> str:
@@ -284,9 +298,11 @@ def read(fmt: str, document: Any, raw: list[Any], entries: list[Any], name: str,
         im.note(row, kind, sentence, tool_call_id=cid)
     for n in w.notes:
         im.notes.append(n)
-    off = sum(1 for e in entries if isinstance(e, Mapping)) - len(w.path) - (w.header is not None)
+    off = (sum(1 for e in entries if isinstance(e, Mapping)) - len(w.path) - (w.header is not None)
+           - (w.slot is not None))
     im.notes.append(f"{len(w.sent)} entries make up what a resume sends (the path from the last entry to the root"
                     + (", from the latest compaction" if w.compaction is not None else "")
+                    + (", after the latest /clear (oh-my-pi's reset_boundary)" if w.reset is not None else "")
                     + f"); {off} entries off that path carried unchanged")
     im.state = PiState(raw, entries, w, req, inner, rows)
     return im
@@ -330,6 +346,12 @@ def ran_on(entries: list[Any], w: tree.Walk) -> list[tuple[str | None, str | Non
         e = entries[i]
         if e.get("type") == "model_change":
             p, m = e.get("provider"), e.get("modelId")
+            if p is None and isinstance(e.get("model"), str) and "/" in e["model"]:
+                # oh-my-pi: ``model`` "provider/modelId" per ``role``; a role other than the default
+                # (or a retry fallback) names a side model, not the one the conversation runs on.
+                if e.get("role") not in (None, "default", "fallback"):
+                    continue
+                p, m = e["model"].split("/", 1)
         elif tree.role(e) == "assistant":
             msg = e["message"]
             p, m = msg.get("provider"), msg.get("model")
