@@ -23,7 +23,8 @@ mistaken for an interrupted call.
 
 Export writes the same file with only what the events change: a dropped block leaves its
 line; a line left with nothing is removed and whatever named it as parent is re-linked to
-its own parent; an interrupted result is a new ``user`` line after its call's turn; the
+its own parent, and so are the earlier lines under its uuid, which Claude Code never read
+and would read in its place (``remove_uncovered``); an interrupted result is a new ``user`` line after its call's turn; the
 chain is re-linked through recovered and new lines, never through a line no parent can name
 (one without a uuid, or whose uuid a later, different line holds), which keeps its own
 parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
@@ -706,6 +707,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
         notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+    remove_uncovered(entries, chain.by_uuid, removed, notes)
     # A user line whose rows the engine put in two places (results of two turns, each moved
     # by --strict right after its call) is split: each run of its rows is a line of its own.
     parts = _runs(im, result, position, removed)
@@ -818,6 +820,33 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     return session.rewrite_lines(doc, NAME, removed, rewrite, after)
 
 
+def remove_uncovered(entries: list[Any], by_uuid: dict[str, int], removed: set[int], notes: Exported) -> None:
+    """Remove, each by its own event, the earlier lines under the uuid of a removed line.
+
+    Claude Code never read them: its loader keeps one line per uuid, the last (2.1.88,
+    src/utils/sessionStorage.ts, loadTranscriptFile: ``messages.set(entry.uuid, entry)``),
+    before any walk, leaf choice or recovery runs. Removing the last holder uncovers them,
+    and the next resume would read one as that line (a call sent again, a result of no call),
+    so a repair would not be the fixed point it must be. Keeping such a line under a fresh
+    uuid still exposes it: a line no parent names is a terminal, so the resume may start
+    from it (the newest leaf wins) and the session's branch listing shows it
+    (loadAllLogsFromSessionFile, a log per leaf); an assistant line rejoins the lines of its
+    message.id and a result line the call it hangs off (recoverOrphanedParallelToolResults).
+    Removed, the file reads as Claude Code already read it: nothing any resume of it sent,
+    or showed, is lost, and the event names the line (the original holds it)."""
+    holders = {i: _str(entries[i].get("uuid")) for i in removed if isinstance(entries[i], dict)}
+    gone = {u: i for i, u in holders.items() if u is not None and by_uuid.get(u) == i}
+    if not gone:
+        return
+    for k, e in enumerate(entries):
+        u = _str(e.get("uuid")) if isinstance(e, dict) and k not in removed else None
+        if u in gone and gone[u] > k:
+            removed.add(k)
+            notes.note("entry-removed", f"Line {k + 1} is removed too: line {gone[u] + 1}, which is removed, held "
+                        f"its uuid after it, so Claude Code never read line {k + 1} (it keeps the last line of a "
+                        f"uuid); left in, it would be read in line {gone[u] + 1}'s place.")
+
+
 def _start_parent(entries: list[Any], chain: Chain) -> Any:
     """What the first sent line hangs from: the first sent line's own parent (a boundary's is null)."""
     sent = chain.sent
@@ -909,7 +938,9 @@ def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str,
     out: dict[str, Any] = {}
     for i in removed:
         u = _str(entries[i].get("uuid"))
-        if u is not None and u not in out:
+        if u is not None and chain.by_uuid.get(u) == i:
+            # A uuid names the last line that holds it: an earlier holder removed with it
+            # (or alone, while that line stays) says nothing about where its children go.
             out[u] = memo[i]
     return out
 
@@ -991,6 +1022,7 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
         u = _str(e.get("uuid")) if isinstance(e, dict) else None
         if u is not None:
             by_uuid[u] = i                # the later of two lines under one uuid, as in walk()
+    remove_uncovered(entries, by_uuid, removed, notes)
     chain = Chain(by_uuid)
     survivor = _survivors(entries, chain, removed)
     for i, e in enumerate(entries):
