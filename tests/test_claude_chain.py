@@ -149,6 +149,19 @@ def test_stripping_a_thinking_line_removes_the_earlier_line_under_its_uuid():
     assert again.data == once.data and not again.export_events
 
 
+def test_stripping_a_hidden_thinking_line_leaves_its_uuid_naming_the_line_that_holds_it():
+    lines = lines_of(SAMPLE.read_bytes())
+    text = orjson.loads(lines[2])
+    thought = {**text, "message": {**text["message"], "content": [
+        {"type": "thinking", "thinking": "Check the log first.", "signature": "c2ln"}]}}
+    damaged = file_of(lines[:2] + [orjson.dumps(thought)] + lines[2:])   # line 3 hidden by line 4
+    out = run(damaged, NAME, reasoning="strip")
+    assert lines_of(damaged)[2] not in lines_of(out.data)
+    # Line 5 names the uuid, which is line 4's: it keeps its parent and its bytes.
+    assert not [e.message for e in out.export_events if e.message.startswith("Line 5:")]
+    assert lines_of(damaged)[4] in lines_of(out.data)
+
+
 # -- random damage to the chain ------------------------------------------------------------
 
 BASES = {"sample": SAMPLE.read_bytes(), "parallel": scenarios.parallel_one_lost(),
