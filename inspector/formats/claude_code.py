@@ -22,12 +22,12 @@ event (``result-recovered``) before the engine runs, so a lost parallel result i
 mistaken for an interrupted call.
 
 Export writes the same file with only what the events change: a dropped block leaves its
-line; a line left with nothing is removed and whatever named it as parent is re-linked to
-its own parent, and so are the earlier lines under its uuid, which Claude Code never read
-and would read in its place (``remove_uncovered``); an interrupted result is a new ``user``
-line after its call's turn; the chain is re-linked through recovered and new lines, never through a line no parent can name
-(one without a uuid, or whose uuid a later, different line holds), which keeps its own
-parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
+line; a line left with nothing is removed, with the earlier lines under its uuid (Claude
+Code never read them, and would read one in its place: ``remove_uncovered``), and whatever
+named it as parent is re-linked to its own parent; an interrupted result is a new ``user``
+line after its call's turn; the chain is re-linked through recovered and new lines, never
+through a line no parent can name (one without a uuid, or whose uuid a later, different
+line holds), which keeps its own parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
 and non-conversation lines are never touched.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
