@@ -27,8 +27,8 @@ Code never read them, and would read one in its place: ``remove_uncovered``), an
 named it as parent is re-linked to its own parent; an interrupted result is a new ``user``
 line after its call's turn; the chain is re-linked through recovered and new lines, never
 through a line no parent can name (one without a uuid, or whose uuid a later, different
-line holds), which keeps its own parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
-and non-conversation lines are never touched.
+line holds), which keeps its own parent. Every other line is byte-identical and in its
+place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
 sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
