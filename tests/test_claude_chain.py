@@ -19,7 +19,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.formats import anthropic
+from inspector.formats import anthropic, claude_code
 from inspector.pipeline import run
 
 from sessions import scenarios, simulate
@@ -160,6 +160,22 @@ def test_stripping_a_hidden_thinking_line_leaves_its_uuid_naming_the_line_that_h
     # Line 5 names the uuid, which is line 4's: it keeps its parent and its bytes.
     assert not [e.message for e in out.export_events if e.message.startswith("Line 5:")]
     assert lines_of(damaged)[4] in lines_of(out.data)
+
+
+def test_a_hidden_line_names_no_parent_so_the_leaf_is_the_one_claude_code_picks():
+    lines = lines_of(SAMPLE.read_bytes())
+    first, prompt = orjson.loads(lines[1]), orjson.loads(lines[10])
+    # Line 13: the first prompt again, under the uuid of the last prompt (line 11), which it hides.
+    damaged = file_of(lines + [orjson.dumps({**first, "uuid": prompt["uuid"]})])
+    # Line 11 names line 10 as parent, but Claude Code's map no longer holds line 11: line 10 is
+    # a leaf, and the newest one, so the resume ends at its call and the hidden prompt is not sent.
+    chain = claude_code.walk([orjson.loads(x) for x in lines_of(damaged)])
+    assert chain.lines[-1] == 9
+    assert "Sorry" not in orjson.dumps(simulate.request(damaged)).decode()
+    out = run(damaged, NAME)
+    recovered = {e.origin for e in out.imported.events if e.kind == "result-recovered"}
+    assert [m for o, m in enumerate(out.imported.messages) if o not in recovered] == sent(damaged)
+    assert run(out.data, NAME).data == out.data
 
 
 # -- random damage to the chain ------------------------------------------------------------

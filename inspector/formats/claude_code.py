@@ -28,7 +28,8 @@ named it as parent is re-linked to its own parent; an interrupted result is a ne
 line after its call's turn; the chain is re-linked through recovered and new lines, never
 through a line no parent can name (one without a uuid, or whose uuid a later, different
 line holds), which keeps its own parent. Every other line is byte-identical and in its
-place. Sidechains (sub-agent lines) and non-conversation lines are never touched.
+place. Sidechains (sub-agent lines) and non-conversation lines are never touched, unless
+a removed line's uuid hid them.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
 sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
@@ -233,8 +234,11 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
     ``timestamp``; a line without one never beats one with it, and among equals the later
     line wins. In a file without any timestamp the last conversation line is the leaf."""
     parents: set[str] = set()
-    for e in entries:
-        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
+    for i, e in enumerate(entries):
+        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED \
+                and not shadowed(entries, by_uuid, i):
+            # A line a later one hides is not in Claude Code's map, so it makes no child
+            # (2.1.88, sessionStorage.ts, loadTranscriptFile: parentUuids of messages.values()).
             p = _str(e.get("parentUuid"))
             if p is not None:
                 parents.add(p)
@@ -249,7 +253,8 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
         # No line says when it was written: the last conversation line is the leaf, as a
         # resume read such files before timestamps picked it (and as written, it is the last).
         for i in range(len(entries) - 1, -1, -1):
-            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None:
+            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None \
+                    and not shadowed(entries, by_uuid, i):
                 return i
         return None
     for i, e in enumerate(entries):
@@ -840,7 +845,8 @@ def remove_uncovered(entries: list[Any], by_uuid: dict[str, int], removed: set[i
         return
     for k, e in enumerate(entries):
         u = _str(e.get("uuid")) if isinstance(e, dict) and k not in removed else None
-        if u in gone and gone[u] > k:
+        # A sub-agent's line under the uuid stays: the chain read here never takes it in.
+        if u in gone and gone[u] > k and bool(e.get("isSidechain")) == bool(entries[gone[u]].get("isSidechain")):
             removed.add(k)
             notes.note("entry-removed", f"Line {k + 1} is removed too: line {gone[u] + 1}, which is removed, held "
                         f"its uuid after it, so Claude Code never read line {k + 1} (it keeps the last line of a "
