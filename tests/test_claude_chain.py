@@ -178,6 +178,18 @@ def test_a_hidden_line_names_no_parent_so_the_leaf_is_the_one_claude_code_picks(
     assert run(out.data, NAME).data == out.data
 
 
+def test_a_hidden_line_after_the_leaf_is_not_on_the_chain():
+    lines = lines_of(SAMPLE.read_bytes())
+    prompt, text = orjson.loads(lines[10]), orjson.loads(lines[2])
+    took = {k: prompt[k] for k in ("isSidechain", "sessionId", "version")}
+    hidden = {"parentUuid": prompt["uuid"], **took, "type": "system", "subtype": "turn_duration", "durationMs": 5,
+              "uuid": "9a0e7c1d-2b3f-4e5a-8c6d-7f8091a2b3c4", "timestamp": "2025-10-12T09:10:12.000Z"}
+    later = {**hidden, "parentUuid": text["uuid"], "durationMs": 7, "timestamp": "2025-10-12T09:10:03.500Z"}
+    entries = [orjson.loads(x) for x in lines] + [hidden, later]
+    chain = claude_code.walk(entries)
+    assert chain.lines[-1] == 10 and 12 not in chain.lines
+
+
 # -- random damage to the chain ------------------------------------------------------------
 
 BASES = {"sample": SAMPLE.read_bytes(), "parallel": scenarios.parallel_one_lost(),

@@ -345,7 +345,8 @@ def walk(entries: list[Any]) -> Chain:
         for i in range(leaf + 1, len(entries)):
             e = entries[i]
             if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
-                    and bool(e.get("isSidechain")) == side and not is_conversation(e, side) and _str(e.get("uuid")):
+                    and bool(e.get("isSidechain")) == side and not is_conversation(e, side) and _str(e.get("uuid")) \
+                    and not shadowed(entries, by_uuid, i):
                 chain.lines.append(i)
                 tail = e["uuid"]
     for k in range(len(chain.lines) - 1, -1, -1):
