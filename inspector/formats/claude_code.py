@@ -22,12 +22,14 @@ event (``result-recovered``) before the engine runs, so a lost parallel result i
 mistaken for an interrupted call.
 
 Export writes the same file with only what the events change: a dropped block leaves its
-line; a line left with nothing is removed and whatever named it as parent is re-linked to
-its own parent; an interrupted result is a new ``user`` line after its call's turn; the
-chain is re-linked through recovered and new lines, never through a line no parent can name
-(one without a uuid, or whose uuid a later, different line holds), which keeps its own
-parent. Every other line is byte-identical and in its place. Sidechains (sub-agent lines)
-and non-conversation lines are never touched.
+line; a line left with nothing is removed, with the earlier lines under its uuid (Claude
+Code never read them, and would read one in its place: ``remove_uncovered``), and whatever
+named it as parent is re-linked to its own parent; an interrupted result is a new ``user``
+line after its call's turn; the chain is re-linked through recovered and new lines, never
+through a line no parent can name (one without a uuid, or whose uuid a later, different
+line holds), which keeps its own parent. Every other line is byte-identical and in its
+place. Sidechains (sub-agent lines) and non-conversation lines are never touched, unless
+a removed line's uuid hid them.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
 sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
@@ -232,8 +234,11 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
     ``timestamp``; a line without one never beats one with it, and among equals the later
     line wins. In a file without any timestamp the last conversation line is the leaf."""
     parents: set[str] = set()
-    for e in entries:
-        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
+    for i, e in enumerate(entries):
+        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED \
+                and not shadowed(entries, by_uuid, i):
+            # A line a later one hides is not in Claude Code's map, so it makes no child
+            # (2.1.88, sessionStorage.ts, loadTranscriptFile: parentUuids of messages.values()).
             p = _str(e.get("parentUuid"))
             if p is not None:
                 parents.add(p)
@@ -248,7 +253,8 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
         # No line says when it was written: the last conversation line is the leaf, as a
         # resume read such files before timestamps picked it (and as written, it is the last).
         for i in range(len(entries) - 1, -1, -1):
-            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None:
+            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None \
+                    and not shadowed(entries, by_uuid, i):
                 return i
         return None
     for i, e in enumerate(entries):
@@ -339,7 +345,8 @@ def walk(entries: list[Any]) -> Chain:
         for i in range(leaf + 1, len(entries)):
             e = entries[i]
             if isinstance(e, dict) and tail is not None and e.get("parentUuid") == tail \
-                    and bool(e.get("isSidechain")) == side and not is_conversation(e, side) and _str(e.get("uuid")):
+                    and bool(e.get("isSidechain")) == side and not is_conversation(e, side) and _str(e.get("uuid")) \
+                    and not shadowed(entries, by_uuid, i):
                 chain.lines.append(i)
                 tail = e["uuid"]
     for k in range(len(chain.lines) - 1, -1, -1):
@@ -706,6 +713,7 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
         notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+    remove_uncovered(entries, chain.by_uuid, removed, notes)
     # A user line whose rows the engine put in two places (results of two turns, each moved
     # by --strict right after its call) is split: each run of its rows is a line of its own.
     parts = _runs(im, result, position, removed)
@@ -818,6 +826,34 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     return session.rewrite_lines(doc, NAME, removed, rewrite, after)
 
 
+def remove_uncovered(entries: list[Any], by_uuid: dict[str, int], removed: set[int], notes: Exported) -> None:
+    """Remove, each by its own event, the earlier lines under the uuid of a removed line.
+
+    Claude Code never read them: its loader keeps one line per uuid, the last (2.1.88,
+    src/utils/sessionStorage.ts, loadTranscriptFile: ``messages.set(entry.uuid, entry)``),
+    before any walk, leaf choice or recovery runs. Removing the last holder uncovers them,
+    and the next resume would read one as that line (a call sent again, a result of no call),
+    so a repair would not be the fixed point it must be. Keeping such a line under a fresh
+    uuid still exposes it: a line no parent names is a terminal, so the resume may start
+    from it (the newest leaf wins) and the session's branch listing shows it
+    (loadAllLogsFromSessionFile, a log per leaf); an assistant line rejoins the lines of its
+    message.id and a result line the call it hangs off (recoverOrphanedParallelToolResults).
+    Removed, the file reads as Claude Code already read it: nothing any resume of it sent,
+    or showed, is lost, and the event names the line (the original holds it)."""
+    holders = {i: _str(entries[i].get("uuid")) for i in removed if isinstance(entries[i], dict)}
+    gone = {u: i for i, u in holders.items() if u is not None and by_uuid.get(u) == i}
+    if not gone:
+        return
+    for k, e in enumerate(entries):
+        u = _str(e.get("uuid")) if isinstance(e, dict) and k not in removed else None
+        # A sub-agent's line under the uuid stays: the chain read here never takes it in.
+        if u in gone and gone[u] > k and bool(e.get("isSidechain")) == bool(entries[gone[u]].get("isSidechain")):
+            removed.add(k)
+            notes.note("entry-removed", f"Line {k + 1} is removed too: line {gone[u] + 1}, which is removed, held "
+                        f"its uuid after it, so Claude Code never read line {k + 1} (it keeps the last line of a "
+                        f"uuid); left in, it would be read in line {gone[u] + 1}'s place.")
+
+
 def _start_parent(entries: list[Any], chain: Chain) -> Any:
     """What the first sent line hangs from: the first sent line's own parent (a boundary's is null)."""
     sent = chain.sent
@@ -909,7 +945,9 @@ def _survivors(entries: list[Any], chain: Chain, removed: set[int]) -> dict[str,
     out: dict[str, Any] = {}
     for i in removed:
         u = _str(entries[i].get("uuid"))
-        if u is not None and u not in out:
+        if u is not None and chain.by_uuid.get(u) == i:
+            # A uuid names the last line that holds it: an earlier holder removed with it
+            # (or alone, while that line stays) says nothing about where its children go.
             out[u] = memo[i]
     return out
 
@@ -991,6 +1029,7 @@ def strip_reasoning(document: Any, notes: Exported) -> Any:
         u = _str(e.get("uuid")) if isinstance(e, dict) else None
         if u is not None:
             by_uuid[u] = i                # the later of two lines under one uuid, as in walk()
+    remove_uncovered(entries, by_uuid, removed, notes)
     chain = Chain(by_uuid)
     survivor = _survivors(entries, chain, removed)
     for i, e in enumerate(entries):

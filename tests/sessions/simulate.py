@@ -67,6 +67,9 @@ def chain(data: bytes, siblings: bool = True) -> list[dict[str, Any]]:
     # Agent tool resumes it as its own conversation.
     convo = [bool(e.get("isSidechain")) for e in rows if e.get("type") in ("user", "assistant")]
     side = bool(convo) and all(convo)
+    # The map is all Claude Code reads: a line a later one hides names no parent and joins no
+    # message (leaves and siblings come from messages.values()).
+    rows = [e for e in rows if not isinstance(e.get("uuid"), str) or not e["uuid"] or by_uuid[e["uuid"]] is e]
     named = set()
     for e in rows:
         if bool(e.get("isSidechain")) == side and e.get("type") in CHAINED:
