@@ -26,7 +26,7 @@ from .engine import (
     STAGE_BY_NAME, Event, Result, gc_paused, kind,
 )
 from .formats import Imported, has_import_step
-from .io import InputError, atomic_write, display_name, dumps
+from .io import InputError, atomic_write, display_name, dumps, printable
 from .pipeline import Outcome, run_file
 from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
@@ -211,7 +211,7 @@ def cmd_normalize(args: argparse.Namespace) -> int:
         verdict = resume_verdict(outcome, session=args.session)
         if verdict.agent_covers:         # the agent repairs every case itself: nothing to write
             if not args.quiet:
-                print(f"{display_name(args.file)}: nothing written: {_printable(verdict.sentence())}; "
+                print(f"{printable(display_name(args.file))}: nothing written: {printable(verdict.sentence())}; "
                       "--even-if-agent-repairs writes Inspector's repair anyway", file=sys.stderr)
             return EXIT_OK
     if args.in_place:
@@ -220,20 +220,20 @@ def cmd_normalize(args: argparse.Namespace) -> int:
             from .formats import written_name    # a compressed Codex rollout's repair is its plain file
             plain = written_name(args.file)
             done = "replaced" if plain == args.file else f"repaired as {display_name(plain)}, the file Codex reads"
-            print(f"{display_name(args.file)}: {done}; the original is kept as {backup}", file=sys.stderr)
+            print(printable(f"{display_name(args.file)}: {done}; the original is kept as {backup}"), file=sys.stderr)
     elif output is not None and output != "-":
         # A name normalize chose is never written through a link; either way the copy of a
         # private session stays private (the input's permission bits).
         atomic_write(output, data, inputs=(args.file,), proposed=args.output is None, mode_of=args.file)
         if not args.quiet and args.output is None:
-            print(f"wrote {output}", file=sys.stderr)
+            print(f"wrote {printable(str(output))}", file=sys.stderr)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     if not args.quiet:
         print(outcome.result.summary(), file=sys.stderr)
         for e in outcome.export_events:
-            print(f"  {_printable(e.message)}", file=sys.stderr)
+            print(f"  {printable(e.message)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -249,12 +249,12 @@ def explain_json(result: Result) -> dict[str, Any]:
 def _event_line(e: Event) -> str:
     where = "new row" if e.origin is None else f"#{e.origin}"
     tag = "drop" if e.drop else kind(e.kind).label
-    return f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {_printable(e.message)}"
+    return f"  {where:>7}  ({e.clause}) {e.kind:<22} [{tag}] {printable(e.message)}"
 
 
 def explain_text(name: str, messages: list[Any], result: Result) -> str:
     lines = [
-        f"{name}: {len(messages)} in, {len(result.messages)} out; {result.summary()}",
+        f"{printable(name)}: {len(messages)} in, {len(result.messages)} out; {result.summary()}",
         f"rule: {RULE_ID} ({RULE_SOURCE})",
     ]
     for stage in result.stages:
@@ -344,7 +344,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                                   "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
         if not args.json:
             # one line per history, ending with the agent's own command that resumes it
-            print(check_line(label, outcome, verdict) + (f"; resume with: {verdict.command}" if verdict.command else ""))
+            print(printable(check_line(label, outcome, verdict)
+                            + (f"; resume with: {verdict.command}" if verdict.command else "")))
         # Where the agent repairs every case MEM-5 would change itself, the resume works: exit 0.
         if outcome.changed and not verdict.agent_covers:
             worst = max(worst, EXIT_CHANGED)
@@ -415,7 +416,7 @@ def import_report(imported: Imported) -> str:
     lines += _mapping_lines(imported)
     for e in imported.events:
         row = "no row" if e.origin is None else f"#{e.origin}"   # a line no message came from
-        lines.append(f"  {row}  ({e.clause}) {e.kind} {_printable(e.message)}")
+        lines.append(f"  {row}  ({e.clause}) {e.kind} {printable(e.message)}")
     return "\n".join(lines) + "\n\n"
 
 
@@ -462,18 +463,13 @@ def _span(first: str, last: str) -> str:
     return f"{first} .. {last}"
 
 
-def _printable(text: str) -> str:
-    """Ids inside provider error texts are data: escape control characters for the terminal."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def target_text(name: str, target: str, problems: list) -> str:
     errors = sum(p.severity == "error" for p in problems)
     warnings = len(problems) - errors
     if not errors:
         head = f"{name}: {target} would accept it after normalizing"
         if not warnings:
-            return head + "\n"
+            return printable(head) + "\n"
         head += f" ({warnings} warning{'s' if warnings != 1 else ''}; warnings do not fail the check):"
     else:
         head = f"{name}: {target} would still reject {errors} thing{'s' if errors != 1 else ''}"
@@ -482,10 +478,10 @@ def target_text(name: str, target: str, problems: list) -> str:
     for p in problems:
         where = f"from {p.where}" if p.where else "a synthesized row"
         lines.append(f"  #{p.index} ({where}) {p.severity} [{p.rule}]{' (--strict repairs)' if p.strict else ''}")
-        lines.append(f"    error: {_printable(p.error)}")
+        lines.append(f"    error: {p.error}")
         lines.append(f"    fix: {p.fix}")
         lines.append(f"    source: {p.source}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(printable, lines)) + "\n"     # names, ids and provider texts are data
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import sys
 from typing import IO
 
 from .formats import EXPORT_CHOICES, REASONING_POLICIES, REGISTRY
-from .io import EXIT_ERROR, InputError, JSONWriteError, describe_error, display_name
+from .io import EXIT_ERROR, InputError, JSONWriteError, describe_error, display_name, printable
 
 EXIT_OK, EXIT_CHANGED, EXIT_INTERRUPTED = 0, 1, 130  # EXIT_ERROR (2) is io's
 
@@ -70,10 +70,10 @@ def print_error(error: BaseException, name: str = "-", stream: IO[str] | None = 
     return the exit code the CLI ends with. Anything else is a bug: it is re-raised."""
     stream = sys.stderr if stream is None else stream
     if isinstance(error, InputError):
-        print(error, file=stream)
+        print(printable(str(error)), file=stream)      # a file's name is data: never raw escapes
     elif isinstance(error, (JSONWriteError, OSError, RecursionError, MemoryError)):
         # Too deep to write, a full disk, a closed output: what the user can act on.
-        print(describe_error(error, display_name(name)), file=stream)
+        print(printable(describe_error(error, display_name(name))), file=stream)
     elif isinstance(error, KeyboardInterrupt):
         return EXIT_INTERRUPTED
     else:

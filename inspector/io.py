@@ -72,6 +72,13 @@ class InputError(Exception):
         super().__init__(f"{loc}: {reason}")
 
 
+def printable(text: str) -> str:
+    """Text bound for a terminal line, with every control or escape character written as its
+    escape (``\\x1b``, ``\\n``): file names, ids and provider texts are data, and a raw one
+    could move the cursor, clear the screen or break the line apart."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def display_name(path: str | os.PathLike) -> str:
     return "<stdin>" if str(path) == "-" else str(path)
 

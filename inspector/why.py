@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import formats, pipeline
-from .io import atomic_write, display_name, read_bytes
+from .io import atomic_write, display_name, printable, read_bytes
 from .targets import ANY_TARGET, KNOWN_ERRORS, REGISTRY, KnownError, Problem, Rule, check
 
 MATCH = 0.7         # a score from here on is a match
@@ -293,9 +293,6 @@ def to_dict(reading: Reading, case: Case | None = None) -> dict[str, Any]:
     return out
 
 
-def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
-                   for c in text)
 
 
 def report(reading: Reading, case: Case | None = None, wrote: str | None = None, fixing: bool = False) -> str:
@@ -327,28 +324,28 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
         lines.append("")
         if case.entries:
             found = sorted({f"{e.target}/{e.rule}" for e in case.entries})
-            lines.append(f"In {_printable(case.name)} ({case.format}), the file shows "
+            lines.append(f"In {printable(case.name)} ({case.format}), the file shows "
                          + ("" if reading.known else "(of the closest rules) ") + f"{' and '.join(found)}; "
                          + ("the entries the error names:" if case.entries[0].named
                             else "the error names no entry, so every entry of it:"))
             for e in case.entries:
                 at = e.where or f"row {e.row}"
                 cid = f" {e.tool_call_id}" if e.tool_call_id else ""
-                lines.append(f"  {_printable(at)}{_printable(cid)}: {e.target}/{e.rule}")
-                lines.append(f"    {_printable(e.error)}")
+                lines.append(f"  {printable(at)}{printable(cid)}: {e.target}/{e.rule}")
+                lines.append(f"    {printable(e.error)}")
                 for r in e.repair:
-                    lines.append(f"    repair: {_printable(r)}")
+                    lines.append(f"    repair: {printable(r)}")
         else:
-            lines.append(f"In {_printable(case.name)} ({case.format}): none of these rules finds anything; the "
+            lines.append(f"In {printable(case.name)} ({case.format}): none of these rules finds anything; the "
                          "agent may have sent a history other than this file (a later state, or another session).")
         if case.entries:
             if case.cleared:
                 lines.append(f"The repaired copy clears it{' (with --strict)' if case.strict else ''}:")
             else:
                 lines.append("Normalizing alone does not clear it (see the fix above); the repaired copy is still:")
-            lines.append(f"  {_printable(case.command)}")
+            lines.append(f"  {printable(case.command)}")
             if wrote:
-                lines.append(f"wrote {_printable(wrote)}")
+                lines.append(f"wrote {printable(wrote)}")
         elif wrote is None and case.data and fixing:
             lines.append("Nothing written: the file shows nothing to fix for these rules.")
     return "\n".join(lines) + "\n"

@@ -321,6 +321,27 @@ def test_explain_text_keeps_control_characters_out_of_the_terminal(tmp_path, cap
     assert code == 0 and "\x1b" not in out
 
 
+@pytest.mark.parametrize("command", [("check",), ("check", "--target", "anthropic"), ("explain",),
+                                     ("normalize",)])
+def test_a_file_name_with_escapes_reaches_the_terminal_escaped(tmp_path, capsys, command):
+    """check printed the name raw (doctor and the TUI escaped it): a name holding an escape
+    sequence cleared the user's screen. Every line names it as \\x1b text instead."""
+    history = [{"role": "user", "content": "x"},
+               {"role": "assistant", "content": None,
+                "tool_calls": [{"id": "c\x1b[31m", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]
+    path = write(tmp_path / "evil\x1b[2J.json", history)
+    code, out, err = run(capsys, *command[:1], str(path), *command[1:])
+    assert code in (0, 1) and "\x1b" not in out + err
+    assert command == ("normalize",) or "evil\\x1b[2J.json" in out + err     # normalize names no file
+
+
+def test_an_unreadable_file_name_with_escapes_is_escaped_in_the_error(tmp_path, capsys):
+    path = tmp_path / "bad\x1b]0;title\x07.json"
+    path.write_text("[{")
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 2 and "\x1b" not in err and "\x07" not in err and "bad\\x1b]0;title\\x07.json" in err
+
+
 def test_explain_reads_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(orjson.dumps(CLEAN))))
     code, out, _ = run(capsys, "explain", "-", "--json")

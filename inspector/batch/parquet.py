@@ -22,7 +22,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..io import InputError, JSONWriteError, OutputError, atomic_stream, describe_os_error, write_failure
+from ..io import InputError, JSONWriteError, OutputError, atomic_stream, describe_os_error, printable, write_failure
 from .arrow_values import fitter, is_text, json_values, misfit
 from .cells import CELL, Columns, excerpt, repair
 from .changes import change_line, tally
@@ -175,7 +175,7 @@ def unreadable_group(empty: Any, group: Group, exc: BaseException) -> GroupResul
     (R3-34); no output row."""
     said = " ".join(str(describe_os_error(exc) if isinstance(exc, OSError) else exc).split())
     # The codec's text can quote the damaged bytes: one line, control characters escaped.
-    said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)
+    said = printable(said)
     reason = (f"row group {group.index} of {group.name} cannot be read (rows {group.first} to "
               f"{group.first + group.rows - 1}): {said}")
     result = GroupResult(group, Health(), table=empty)

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from ..cli_options import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, Parser
-from ..io import json_safe
+from ..io import json_safe, printable
 from ..verdict import STATUS_WORDS   # the one vocabulary: the folder browser and the session picker say the same
 from .agents import AGENTS
 from .copies import MANIFEST, fix
@@ -55,17 +55,14 @@ def _when(mtime: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime)) if mtime else "????-??-?? ??:??"
 
 
-def _printable(text: str) -> str:
-    """File names and provider texts are data: control characters never reach the terminal raw."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def row_line(row: Row) -> str:
     agent = row.agent or row.format or "?"
     line = (f"{_when(row.mtime)}  {STATUS_WORDS[row.status]:<13} {agent:<11} "
-            f"{_printable(row.label)}: {_printable(row.verdict.sentence)}")
+            f"{printable(row.label)}: {printable(row.verdict.sentence)}")
     how = resume_how(row)
-    return line + (f"\n{'':<18}resume: {_printable(how)}" if how else "")
+    return line + (f"\n{'':<18}resume: {printable(how)}" if how else "")
 
 
 def resume_how(row: Row) -> str:
@@ -90,7 +87,7 @@ def text_report(result: Scan, show_all: bool = False) -> str:
         name = h["agent"] or "given"
         via = f" ({h['via']})" if h["via"] not in ("default", "given") else ""
         state = "" if h["exists"] else "  (not found)"
-        lines.append(f"home: {name:<11} {_printable(h['path'])}{via}{state}")
+        lines.append(f"home: {name:<11} {printable(h['path'])}{via}{state}")
     if not found:
         lines.append("no agent home found" + ("" if show_all else " (--all lists where doctor looked)"))
     if lines:
