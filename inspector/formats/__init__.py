@@ -87,7 +87,8 @@ def export_history(imported: Imported, result: Result, to: str = "same", reasoni
         if to in ("same", imported.format):
             target = imported.format
             out.document = REGISTRY[target].export_same(imported, result, out)
-            thoughts.note_signed(imported, result, out)
+            if reasoning != thoughts.STRIP_POLICY:   # stripped, no signed block is sent to be checked
+                thoughts.note_signed(imported, result, out)
         else:
             target = to
             out.document = REGISTRY[to].export_new(imported, result, out)

@@ -171,6 +171,17 @@ def agents_items(orphan: bool) -> list:
     return items
 
 
+def test_a_repair_under_reasoning_strip_warns_of_no_signed_turn():
+    """--reasoning strip removes the signed block the warning is about: the warning said to use
+    --reasoning strip when it already was, and its event named a block that is not sent."""
+    from inspector.targets import check
+
+    out = run(claude_session(duplicate=True, words=True), "s.jsonl", reasoning="strip")
+    assert not [e for e in out.export_events if e.clause == "reasoning:signed"]
+    assert not [p for p in check(out, "anthropic") if p.rule == "signed-turn-repaired"]
+    assert [e for e in out.export_events if e.kind == "reasoning-stripped"]
+
+
 @pytest.mark.parametrize("orphan", [False, True], ids=["clean", "repaired"])
 def test_agents_sdk_records_reasoning_rows_and_strip_deletes_only_them(tmp_path, orphan):
     from . import agents_builder
