@@ -385,7 +385,9 @@ def check_line(label: str, outcome: Any, verdict: Any) -> str:
     changes = len(result.events) + len(outcome.export_events)
     words = [said] if verdict.agent is not None or verdict.ran_on or verdict.status != "resumes" else []
     if verdict.agent is None and verdict.provider is None:
-        words = []          # a flat history MEM-5 changes: its line says what changes (explain: why)
+        # A flat history MEM-5 changes: its line says what changes (explain: why) and which
+        # providers refuse it as given, as the TUI and doctor say.
+        words = [said.removeprefix("MEM-5 changes it; ")] if verdict.providers else []
     kinds = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in verdict.repair.items())
     if kinds and words:
         words.append("repair: " + kinds)

@@ -258,7 +258,7 @@ def test_check_exit_codes(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0] == f"{clean}: ok, nothing to change"
     # every provider refuses the broken flat history as given: its line opens with the verdict's word
-    assert lines[1] == f"{broken}: fails: dropped 1, synthesized 1, moved 1, 3 events"
+    assert lines[1].startswith(f"{broken}: fails: dropped 1, synthesized 1, moved 1, 3 events (every provider refuses it: ")
     code, out, err = run(capsys, "check", str(clean), str(tmp_path / "missing.json"), str(broken))
     assert code == 2
     assert len(out.splitlines()) == 2  # the readable files are still reported
@@ -271,6 +271,19 @@ def test_check_counts_shape_changes_without_events(tmp_path, capsys):
             {"role": "tool", "content": "r", "tool_call_id": "c1"}]
     code, out, _ = run(capsys, "check", str(write(tmp_path / "o.json", body)))
     assert code == 1 and "would change" in out
+
+
+@pytest.mark.parametrize("sample", ["01-falsy-id.json", "02-result-before-call.json"])
+def test_check_names_the_providers_that_refuse_a_flat_history_it_changes(capsys, sample):
+    """The text line said what MEM-5 changes and dropped which providers refuse the history,
+    which --json, doctor and the TUI say: both forms carry the verdict's provider note."""
+    path = str(samples_dir() / sample)
+    _, out, _ = run(capsys, "check", path, "--json")
+    verdict = json.loads(out)["verdict"]
+    assert verdict["providers"]
+    note = verdict["sentence"].removeprefix("MEM-5 changes it; ")
+    _, text, _ = run(capsys, "check", path)
+    assert note in text and text.startswith(path + ": ")
 
 
 def test_check_on_its_own_output_is_clean(tmp_path, capsys):
