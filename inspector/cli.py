@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="exit 1 if normalizing would change any file, 0 if none",
                        parents=[from_option(), strict_option(), reasoning_option()])
-    p.add_argument("files", metavar="FILE", nargs="+", help="files, or folders searched for session files")
+    p.add_argument("files", metavar="FILE", nargs="+", help="files, or folders searched for history and session files (a file there that holds no history is passed over and named)")
     session_option(p)
     p.add_argument("--target", choices=CHECK_TARGETS,
                    help="also list what this provider would still reject after normalizing; exit 1 on an "
@@ -327,7 +327,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .sessions import each_session, expand
+    from .sessions import PASSED_OVER, each_session, expand, passed_over
     from .verdict import judged_model, resume_verdict
 
     worst = EXIT_OK
@@ -338,10 +338,18 @@ def cmd_check(args: argparse.Namespace) -> int:
             outcome = session.run(strict=args.strict, reasoning=args.reasoning)
             verdict = resume_verdict(outcome, args.target, args.model, session.id)
         except Exception as exc:       # one bad file is reported and the others still checked
+            if passed_over(path, exc):  # a folder's JSON that is no history (an index, a config)
+                if args.json:
+                    sys.stdout.buffer.write(orjson.dumps({"file": label, "passed_over": PASSED_OVER},
+                                                         option=orjson.OPT_APPEND_NEWLINE))
+                else:
+                    print(printable(f"{label}: passed over, {PASSED_OVER}"))
+                continue
             worst = max(worst, print_error(exc, path))
             continue
         report: dict[str, Any] = {"file": label, "format": outcome.format, "changed": outcome.changed,
-                                  "summary": outcome.result.summary(), "verdict": verdict.to_dict()}
+                                  "summary": outcome.result.summary(), "status": verdict.row_status,
+                                  "verdict": verdict.to_dict()}
         if not args.json:
             # one line per history, ending with the agent's own command that resumes it
             print(printable(check_line(label, outcome, verdict)

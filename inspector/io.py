@@ -72,6 +72,12 @@ class InputError(Exception):
         super().__init__(f"{loc}: {reason}")
 
 
+class NotAHistory(InputError):
+    """A document read whole that holds no conversation history (another tool's JSON, an
+    index, one message): named alone, an error like any other; met while walking a folder,
+    a file passed over and named as such, so a folder's answer is the same everywhere."""
+
+
 def printable(text: str) -> str:
     """Text bound for a terminal line, with every control or escape character written as its
     escape (``\\x1b``, ``\\n``): file names, ids and provider texts are data, and a raw one

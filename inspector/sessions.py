@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import formats
-from .io import (InputError, OutputError, atomic_stream, atomic_write, describe_os_error, display_name, read_bytes,
-                 write_new)
+from .io import (InputError, NotAHistory, OutputError, atomic_stream, atomic_write, describe_os_error, display_name,
+                 read_bytes, write_new)
 from .pipeline import Session, parse as parse_bytes, select_session, sessions as pipeline_sessions
 
 
@@ -108,16 +108,31 @@ def _backup(p: Path, data: bytes, mode: int) -> str:
             n += 1
 
 
+# What ``check``, ``doctor`` and the folder browser say of a folder's file that holds no history.
+PASSED_OVER = "not a conversation history (named alone, the file is an error that says why)"
+
+
+class Walked(str):
+    """A path found by walking a folder, not named by the user: one that holds no history
+    (``io.NotAHistory``) is passed over and named, where a file named alone is an error."""
+
+
 def expand(paths: list[str]) -> Iterator[str]:
-    """Files as given; a folder gives the session files under it (recursively, sorted)."""
+    """Files as given; a folder gives its history and session files (``formats.folder_files``,
+    the TUI browser's list: recursively, sorted), each a :class:`Walked` path."""
     for path in paths:
         if path != "-" and Path(path).is_dir():
-            found = list(formats.session_files(path))
+            found = [Walked(f) for f in formats.folder_files(path)]
             if not found:
                 yield path              # read as a file: "is a directory", exit 2
             yield from found
         else:
             yield path
+
+
+def passed_over(path: str, error: BaseException) -> bool:
+    """Whether a file met while walking a folder is passed over: it holds no history."""
+    return isinstance(path, Walked) and isinstance(error, NotAHistory)
 
 
 def each_session(paths: Iterator[str], session: str | None, fmt: str = "auto") -> Iterator[tuple[str, Session]]:

@@ -12,18 +12,26 @@ import orjson
 
 from ..cli_options import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, Parser
 from ..io import json_safe, printable
+from ..sessions import PASSED_OVER
 from ..verdict import STATUS_WORDS   # the one vocabulary: the folder browser and the session picker say the same
 from .agents import AGENTS
 from .copies import MANIFEST, fix
+from .homes import known_homes
 from .scan import Row, Scan, scan
 from .verdict import AGENT_REPAIRS, CHANGES, FAILS, OK, STATUSES, UNREADABLE
 
 __all__ = ["add_parser", "build_parser", "exit_code", "main", "run", "text_report"]
 
-DESCRIPTION = ("Find every session of every coding agent on this machine (Claude Code, Codex, Gemini CLI, "
-               "OpenCode, Cline / Roo Code / Kilo Code, Crush, Goose), or in the folders given, and say for each "
-               "whether a resume works: one line per session, newest first. Nothing is written unless --fix "
-               "DIR is given, and then only into DIR.")
+def _description() -> str:
+    """The help's first line, naming every agent whose home the doctor knows (``known_homes``)."""
+    with_home = {h.agent for h in known_homes({"HOME": "/"}, "/")}
+    titles = ", ".join(a.title for a in AGENTS.values() if a.name in with_home)
+    return (f"Find every session of every coding agent on this machine ({titles}), or in the folders given, "
+            "and say for each whether a resume works: one line per session, newest first. Nothing is written "
+            "unless --fix DIR is given, and then only into DIR.")
+
+
+DESCRIPTION = _description()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -83,16 +91,18 @@ def text_report(result: Scan, show_all: bool = False) -> str:
     lines = []
     per_agent = Counter(r.agent for r in result.rows)
     found = [h for h in result.homes if h["exists"]]
-    for h in (result.homes if show_all else found):
+    given = bool(result.homes) and all(h["via"] == "given" for h in result.homes)
+    for h in (result.homes if show_all or given else found):   # a path given is named, found or not
         name = h["agent"] or "given"
         via = f" ({h['via']})" if h["via"] not in ("default", "given") else ""
         state = "" if h["exists"] else "  (not found)"
         lines.append(f"home: {name:<11} {printable(h['path'])}{via}{state}")
-    if not found:
+    if not found and not given:
         lines.append("no agent home found" + ("" if show_all else " (--all lists where doctor looked)"))
     if lines:
         lines.append("")
     lines += [row_line(r) for r in result.rows]
+    lines += [printable(f"{'':<18}{label}: passed over, {PASSED_OVER}") for label in result.passed_over]
     total = len(result.rows)
     c = counts(result.rows)
     agents = ", ".join(f"{AGENTS[a].title if a in AGENTS else a} {n}" for a, n in per_agent.items() if a)
@@ -137,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
         manifest = fix(result.rows, args.fix, result.roots)
     if args.json:
         report = {"homes": result.homes, "sessions": [r.to_dict() for r in result.rows],
-                  "counts": counts(result.rows)}
+                  "counts": counts(result.rows), "passed_over": [{"file": f, "reason": PASSED_OVER}
+                                                                 for f in result.passed_over]}
         if manifest is not None:
             report["fix"] = {"output": manifest["output"], "manifest": f"{manifest['output']}/{MANIFEST}",
                              "untouched": manifest["untouched"], "copies": len(manifest["sources"])}

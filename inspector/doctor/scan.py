@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from .. import formats, pipeline
 from ..formats import REGISTRY
 from ..io import InputError, display_name, read_bytes
-from ..sessions import expand
+from ..sessions import Walked, expand, passed_over
 from .agents import AGENTS, agent_for_format
 from .homes import Home, codex_home, known_homes
 from .verdict import UNREADABLE, RowVerdict, judge
@@ -64,6 +64,7 @@ class Scan:
     rows: list[Row]
     homes: list[dict[str, Any]] = field(default_factory=list)   # what was looked at, found or not
     roots: list[str] = field(default_factory=list)              # every folder scanned (existing ones)
+    passed_over: list[str] = field(default_factory=list)        # a given folder's files that hold no history
 
 
 def _short(path: Path, home: Path) -> str:
@@ -105,6 +106,7 @@ class Found:
     label: str
     home_dir: Path | None = None
     row: Row | None = field(default=None, compare=False)
+    walked: bool = False        # found by walking a folder given: passed over if it holds no history
 
 
 def rows_of(item: Found, read: Callable[[str], bytes] = read_bytes) -> list[Row]:
@@ -112,7 +114,7 @@ def rows_of(item: Found, read: Callable[[str], bytes] = read_bytes) -> list[Row]
     verdict; ``read`` gives its bytes (read once). A row the scan already made is itself."""
     if item.row is not None:
         return [item.row]
-    return list(_rows_of(item.path, item.root, item.agent, item.label, item.home_dir, read))
+    return list(_rows_of(item.path, item.root, item.agent, item.label, item.home_dir, read, item.walked))
 
 
 def _sessions(document: Any) -> list[str | None]:
@@ -121,7 +123,10 @@ def _sessions(document: Any) -> list[str | None]:
 
 
 def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
-             home_dir: Path | None = None, read: Callable[[str], bytes] = read_bytes) -> Iterator[Row]:
+             home_dir: Path | None = None, read: Callable[[str], bytes] = read_bytes,
+             walked: bool = False) -> Iterator[Row]:
+    """``walked``: found by walking a folder, so a file that holds no history gives no row
+    (``sessions.passed_over``), as ``check FOLDER`` passes over it."""
     agent = AGENTS.get(agent_name) if agent_name else None
     try:
         mtime = path.stat().st_mtime
@@ -138,6 +143,8 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
         document = pipeline.parse(read(str(path)), name)
         sessions = _sessions(document)
     except (InputError, OSError, RecursionError, MemoryError) as exc:
+        if walked and passed_over(Walked(path), exc):
+            return
         document, sessions = None, [None]
         failed: BaseException | None = exc
     else:
@@ -150,6 +157,8 @@ def _rows_of(path: Path, root: Path, agent_name: str | None, label: str,
             outcome = pipeline.outcome(pipeline.read(document, name, session=session), name,
                                        owned=len(sessions) == 1)
         except (InputError, OSError, RecursionError, MemoryError) as exc:
+            if walked and passed_over(Walked(path), exc):
+                return
             verdict = _unreadable(exc, path)
             if agent is not None and agent.unreadable_note:
                 verdict.sentence += f"; {agent.unreadable_note}"
@@ -190,7 +199,7 @@ def found(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
                 root = Path(p)
                 base = root if root.is_dir() else root.parent
                 for f in expand([p]):
-                    yield Found(Path(f), base, None, display_name(f))
+                    yield Found(Path(f), base, None, display_name(f), walked=isinstance(f, Walked))
         return given(), homes_seen, roots
     homes = known_homes(env, cwd)
     roots = sorted({str(h.root.resolve()) for h in homes if h.root.is_dir()})
@@ -214,13 +223,17 @@ def scan(paths: list[str] | None = None, env: Mapping[str, str] | None = None,
     ``env`` and ``cwd`` standing for the process's environment and current folder."""
     files, homes_seen, roots = found(paths, env, cwd)
     rows: list[Row] = []
+    skipped: list[str] = []
     for item in files:
-        for row in rows_of(item):
+        got = rows_of(item)
+        if not got and item.walked:
+            skipped.append(item.label)
+        for row in got:
             rows.append(row)
             if progress is not None:
                 progress(row)
     rows.sort(key=lambda r: (-r.mtime, r.path, r.session or ""))
-    return Scan(rows, homes_seen, roots)
+    return Scan(rows, homes_seen, roots, skipped)
 
 
 def codex_missing(env: Mapping[str, str]) -> list[Row]:

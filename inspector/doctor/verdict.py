@@ -45,7 +45,8 @@ def render(v: resume.ResumeVerdict) -> RowVerdict:
     if status == OK:
         sentence = "ok: nothing to do" + (f" ({v.sentence()})" if v.claims or v.ran_on or v.providers else "")
     elif status == CHANGES:
-        sentence = v.sentence() + "; MEM-5 would change it"
+        said = v.sentence()      # a history judged per provider already opens with what MEM-5 does
+        sentence = said if v.agent is None and v.provider is None else said + "; MEM-5 would change it"
     else:
         sentence = v.sentence()
     if v.repair and status != OK:

@@ -9,7 +9,7 @@ through it the CLI, the TUI and batch):
 - ``export_history(imported, result, to="same") -> Exported`` (document and its own events)
 and, for views that need a format's facts: :func:`provider`, :func:`is_session_format`,
 :func:`writes_whole_file`, :func:`on_resume`, :func:`self_repairs`, :func:`sessions`, :func:`select_session`, :func:`chosen_session`,
-``suffixes``, ``claims``, ``is_session_file``, ``session_files``.
+``suffixes``, ``claims``, ``is_session_file``, ``session_files``, ``folder_files``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .detect import detect, evidence
 from . import codex_zst
 from .codex_state import database as codex_state_database, threads as codex_threads
 from .files import (
-    claims, is_session_file, may_hold_sessions, session_files, shadowed, skip_file, skip_folder, suffixes, whole_file_suffixes,
+    claims, folder_files, is_session_file, may_hold_sessions, session_files, shadowed, skip_file, skip_folder, suffixes, whole_file_suffixes,
 )
 from .format import Agent, Format, OnResume, SelfRepair, SessionInfo, Source
 from .jsonl import GONE
@@ -43,7 +43,7 @@ __all__ = ["GONE", "LocalFiles", "reading_through", "EXPORT_CHOICES", "FORMATS",
            "OnResume", "Reasoning", "SelfRepair", "SessionInfo", "Source",
            "agent_of", "agent_title", "chosen_session", "claims", "detect", "evidence", "export_history", "get", "has_import_step", "import_history",
            "is_session_file", "is_session_format", "kind_of", "known", "may_hold_sessions", "on_resume", "provider", "ran_on",
-           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "plain_bytes", "codex_state_database", "codex_threads",
+           "resume_command", "resume_session_id", "select_session", "self_repairs", "session_files", "folder_files", "sessions", "shadowed", "skip_file", "skip_folder", "suffixes", "whole_database", "written_name", "plain_bytes", "codex_state_database", "codex_threads",
            "whole_file_suffixes", "writes_whole_file"]
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..io import InputError
+from ..io import InputError, NotAHistory
 from .base import kind_of
 from .registry import REGISTRY
 from .shape import forget, shape_of
@@ -83,16 +83,16 @@ def _detect(document: Any, name: str) -> str:
     tried = ", ".join(REGISTRY)
     if isinstance(document, Mapping) and isinstance(document.get("role"), str):
         # A record of `inspector batch` that is one message: the file holds a message per line.
-        raise InputError(name, 'one message, not a history: expected a JSON array of messages or an object with a '
+        raise NotAHistory(name, 'one message, not a history: expected a JSON array of messages or an object with a '
                                '"messages" array; a file with one message per line is one history, which '
                                "'inspector FILE' and 'inspector normalize FILE' read whole")
     if isinstance(document, Mapping):
         keys = ", ".join(sorted(map(str, document))[:8]) or "no keys"
-        raise InputError(name, f'unrecognized format: expected a JSON array of messages or an object with a '
+        raise NotAHistory(name, f'unrecognized format: expected a JSON array of messages or an object with a '
                                f'"messages" array (flat, openai-chat, anthropic, bedrock), "input" '
                                f'(openai-responses) or "contents" (gemini); the top-level object has {keys}; '
                                f"tried {tried}")
-    raise InputError(name, f'expected a JSON array of messages or an object with a "messages" array, '
+    raise NotAHistory(name, f'expected a JSON array of messages or an object with a "messages" array, '
                            f"got {kind_of(document)}; tried {tried}")
 
 
@@ -100,7 +100,7 @@ def _entries(document: Any) -> list[Any]:
     return document if isinstance(document, list) else document["messages"]
 
 
-def not_a_history(document: Any, name: str) -> InputError:
+def not_a_history(document: Any, name: str) -> NotAHistory:
     """The error for a document whose entries have no role: it is no conversation history."""
     entries = _entries(document)
     first = next((e for e in entries if isinstance(e, Mapping)), None)
@@ -108,6 +108,6 @@ def not_a_history(document: Any, name: str) -> InputError:
             if first is not None else f"its entries are {kind_of(entries[0])}")
     where = "the array" if isinstance(document, list) else 'the "messages" array'
     known = "; ".join(f"{n} ({f.label})" for n, f in REGISTRY.items())
-    return InputError(name, f"not a conversation history: no entry of {where} has a role ({len(entries)} entries; "
+    return NotAHistory(name, f"not a conversation history: no entry of {where} has a role ({len(entries)} entries; "
                             f"{seen}); tried {', '.join(REGISTRY)}. Inspector reads: {known}. "
                             "Pass --from NAME if it is one of them")

@@ -1,7 +1,8 @@
 """Which files a format reads: the suffixes every format declares, and whether a file on
 disk is an agent session some session format claims. ``inspector check FOLDER`` and
 ``inspector batch FOLDER`` both walk folders by :func:`skip_folder` and :func:`skip_file` and
-ask :func:`is_session_file`, so they find the same files.
+ask :func:`is_session_file`, so they find the same files; ``check FOLDER``, ``doctor FOLDER``
+and the TUI's folder browser list :func:`folder_files`.
 """
 
 from __future__ import annotations
@@ -100,3 +101,16 @@ def session_files(root: str | os.PathLike) -> Iterator[str]:
     for path in sorted(found + unreadable):
         if path in unreadable or is_session_file(path):
             yield path
+
+
+def folder_files(root: str | os.PathLike) -> Iterator[str]:
+    """Every history and session file under ``root``, recursively, sorted: the session files a
+    session format claims (:func:`session_files`) and the files with a history format's
+    suffix outside hidden folders. Whether one of the latter holds a history is known once it
+    is read (``io.NotAHistory``): every view that walks a folder passes over those the same way."""
+    found = set(session_files(root))
+    history = suffixes("history")
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not skip_folder(d) and not d.startswith("."))
+        found.update(os.path.join(folder, f) for f in files if f.endswith(history) and not skip_file(f))
+    yield from sorted(found)

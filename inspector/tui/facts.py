@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from .. import formats, pipeline
 from ..formats import SessionInfo
-
-SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 
 __all__ = ["SessionInfo", "chosen_session", "files_under", "is_session_format", "openable_suffixes", "resume_command",
            "provider_of", "session_entries", "written_suffix"]
@@ -50,19 +47,8 @@ def chosen_session(document: Any) -> str | None:
 
 
 def files_under(root: str | os.PathLike) -> Iterator[str]:
-    """Every history and session file under ``root``, recursively, sorted: the session files a
-    session format claims (as ``inspector check DIR`` finds them), and the files with a
-    history format's suffix (whether one is a history is known once it is read, which the
-    folder browser does in the background)."""
-    root = Path(root)
-    found = set(formats.session_files(root))
-    history = formats.suffixes("history")
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        for f in files:
-            if f.endswith(history) and not f.startswith(".") and ".repaired." not in f:
-                found.add(os.path.join(folder, f))
-    yield from sorted(found)
+    """Every history and session file under ``root``, as ``check`` and ``doctor`` walk it."""
+    return formats.folder_files(root)
 
 
 def resume_command(imported: Any, name: str, session: str | None = None) -> str | None:

@@ -409,3 +409,30 @@ def test_an_ok_session_says_how_the_agents_reader_took_it(tmp_path):
     out.imported.events.append(Event("import", "import", "chain-broken", False, 0, None, None, "a note"))
     v = judge(out)
     assert v.status == "ok" and v.sentence == "ok: nothing to do"
+
+
+def test_the_help_names_every_agent_whose_home_the_doctor_knows(capsys):
+    """The help listed seven agents while the doctor read the homes of ten."""
+    with pytest.raises(SystemExit):
+        inspector(["doctor", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    homes = {h.agent for h in known_homes({"HOME": "/nowhere"}, "/nowhere")}
+    assert len(homes) >= 10
+    assert [AGENTS[a].title for a in sorted(homes) if AGENTS[a].title not in said] == []
+
+
+def test_a_path_given_that_is_missing_is_named_not_no_agent_home(tmp_path, capsys):
+    """`doctor nope.json` said "no agent home found", as if it had looked in the homes."""
+    assert inspector(["doctor", str(tmp_path / "nope.json")]) == 2
+    out = capsys.readouterr().out
+    assert "no agent home found" not in out
+    assert f"home: given       {tmp_path / 'nope.json'}  (not found)" in out
+
+
+def test_a_flat_history_the_doctor_would_change_says_mem5_once(tmp_path, capsys):
+    from inspector.bundled import samples_dir
+
+    (tmp_path / "h.json").write_bytes((samples_dir() / "01-falsy-id.json").read_bytes())
+    inspector(["doctor", str(tmp_path / "h.json")])
+    line = next(l for l in capsys.readouterr().out.splitlines() if "h.json:" in l)
+    assert line.count("MEM-5") == 1 and "would change" in line

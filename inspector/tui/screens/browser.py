@@ -31,6 +31,7 @@ from textual.worker import get_current_worker
 from ... import doctor
 from ...doctor import Found
 from ...io import describe_error, read_bytes
+from ...sessions import PASSED_OVER
 from ...verdict import STATUS_WORDS
 from .. import confine, facts
 from ..text import inert
@@ -42,7 +43,9 @@ from .why import copy_resume   # the one wording of the copy, shared with the ma
 LABELS = {s: STATUS_WORDS[s] for s in doctor.STATUSES}
 OK, CHANGE, UNREADABLE, FAILS = (LABELS[s] for s in (doctor.OK, doctor.CHANGES, doctor.UNREADABLE, doctor.FAILS))
 PENDING = "…"
-ORDER = {**{LABELS[s]: i for i, s in enumerate(doctor.STATUSES)}, PENDING: len(doctor.STATUSES)}
+PASSED = "passed over"      # a file under the folder that holds no history, as check and doctor pass over it
+ORDER = {**{LABELS[s]: i for i, s in enumerate(doctor.STATUSES)}, PASSED: len(doctor.STATUSES),
+         PENDING: len(doctor.STATUSES) + 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,10 @@ def check_file(path: str, read: Callable[[str], bytes] = read_bytes, item: Found
     name = os.path.basename(path)
     item = item or Found(Path(path), Path(path).parent, None, name)
     try:
-        return verdict_of(doctor.rows_of(item, read), whole=item.row is not None)
+        rows = doctor.rows_of(item, read)
+        if not rows:            # walked, and no history: passed over (sessions.passed_over)
+            return FileVerdict(PASSED, PASSED_OVER)
+        return verdict_of(rows, whole=item.row is not None)
     except Exception as exc:  # noqa: BLE001 - one bad file is a row that says so, not a crash
         return FileVerdict(UNREADABLE, describe_error(exc, name).removeprefix(f"{name}: "))
 
@@ -124,7 +130,8 @@ class BrowserScreen(Screen[str | None]):
 
     def on_mount(self) -> None:
         if self.found is None:
-            items = [Found(Path(p), self.root, None, os.path.relpath(p, self.root)) for p in facts.files_under(self.root)]
+            items = [Found(Path(p), self.root, None, os.path.relpath(p, self.root), walked=True)
+                     for p in facts.files_under(self.root)]
         else:
             items = list(self.found)
         self.items = {str(i.path): i for i in items if confine.refusal(self.app, str(i.path)) is None}
@@ -173,6 +180,9 @@ class BrowserScreen(Screen[str | None]):
             title.append(f" · checking {done} of {len(self.files)}…", "dim")
         title.append(" · " + " · ".join(f"{label} {counts[label]}" for label in LABELS.values()
                                         if counts[label] or label in (OK, UNREADABLE)))
+        passed = sum(v.status == PASSED for v in self.verdicts.values())
+        if passed:
+            title.append(f" · {PASSED} {passed}", "dim")
         title.append(f"\nenter opens · v/m/n sort by verdict, time, name (now: {self.sorted_by}) · esc back",
                      "dim")
         if not self.files:
