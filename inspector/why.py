@@ -39,6 +39,9 @@ _STOP = frozenset("""a an the to in of and or is are be been must for with at by
     api error errors type invalid_request_error request_id req http status code message_id""".split())
 _PATH = re.compile(r"(?:[a-z]+://|[a-z]:\\|~?/)[^\s\"'`]*[/\\][^\s\"'`]*")     # URLs and file paths
 _POSITION = re.compile(r"\b(messages|contents|input|items)(?:\.(\d+)|\[(\d+)\])")
+# An id as providers print them (toolu_01…, call_Gt5…, fc_…): a prefix, then a token with a
+# digit or a capital, so the rule's own words (tool_use, tool_result) are never taken for one.
+_ID = re.compile(r"\b[A-Za-z]+_(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{4,}\b")
 
 
 def tokens(text: str) -> list[str]:
@@ -196,10 +199,12 @@ class Case:
     output: str
     command: str
     data: bytes = b""
+    absent: list[str] = field(default_factory=list)    # ids the error names that the file does not hold
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.name, "format": self.format, "entries": [e.to_dict() for e in self.entries],
-                "strict": self.strict, "cleared": self.cleared, "output": self.output, "command": self.command}
+                "strict": self.strict, "cleared": self.cleared, "output": self.output, "command": self.command,
+                "absent": self.absent}
 
 
 def positions(text: str) -> set[str]:
@@ -269,7 +274,10 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
         words += ["--from", fmt]
     if session is not None:
         words += ["--session", session]
-    return Case(name, imported.format, entries, strict, cleared, out, shlex.join(words), chosen.data)
+    # An error whose ids the file never holds came from another file or another state of it.
+    absent = [] if any(e.named for e in entries) else \
+        [i for i in dict.fromkeys(_ID.findall(reading.text)) if i.encode() not in data]
+    return Case(name, imported.format, entries, strict, cleared, out, shlex.join(words), chosen.data, absent)
 
 
 def _left(outcome: pipeline.Outcome, targets: list[str], wanted: set[tuple[str, str]]) -> bool:
@@ -327,7 +335,9 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
             lines.append(f"In {printable(case.name)} ({case.format}), the file shows "
                          + ("" if reading.known else "(of the closest rules) ") + f"{' and '.join(found)}; "
                          + ("the entries the error names:" if case.entries[0].named
-                            else "the error names no entry, so every entry of it:"))
+                            else f"the error names {', '.join(case.absent)}, which this file does not hold (an error "
+                                 "from another session, or from the file as it was before?), so every entry of it:"
+                            if case.absent else "the error names no entry, so every entry of it:"))
             for e in case.entries:
                 at = e.where or f"row {e.row}"
                 cid = f" {e.tool_call_id}" if e.tool_call_id else ""

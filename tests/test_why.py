@@ -334,3 +334,19 @@ def test_message_text_is_printed_inert(tmp_path, capsys):
     path.write_bytes(orjson.dumps(doc))
     main(["why", "tool_use ids were found without tool_result blocks", str(path)])
     assert "\x1b" not in capsys.readouterr().out
+
+
+def test_an_error_naming_an_id_the_file_lacks_says_so(capsys):
+    """The report said "the error names no entry" of an error that names one, only not in this
+    file (an error pasted from another session, or from before a repair)."""
+    from inspector.bundled import samples_dir
+    from inspector.cli import main
+
+    sample = str(samples_dir() / "21-claude-code-session.jsonl")
+    text = "messages.1: tool_use ids were found without tool_result blocks immediately after: toolu_NOPE123"
+    assert main(["why", text, sample]) == 0
+    out = capsys.readouterr().out
+    assert "the error names toolu_NOPE123, which this file does not hold" in out
+    assert "names no entry" not in out
+    assert main(["why", text.replace("toolu_NOPE123", "toolu_01GitLog"), sample, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["file"]["absent"] == []
