@@ -86,3 +86,31 @@ def test_the_chosen_target_is_reported_before_the_others():
     (early, done_early), (late, done) = seen
     assert early == {INPUT: ["anthropic"], MEM5: ["anthropic"]} and not done_early
     assert done and all(sorted(late[s]) == sorted(TARGETS) for s in (INPUT, MEM5))
+
+
+async def test_the_picker_names_the_provider_the_verdict_line_judges():
+    """The picker's last line read "every provider's verdict, none chosen" while the verdict
+    line judged the file's own provider: it now says what is chosen and what the line does."""
+    from textual.widgets import OptionList
+
+    from .helpers import settled
+
+    async with opened(SAMPLES / "13-anthropic-retry-and-parallel-call.json") as (app, pilot):
+        await settle(app, pilot)
+
+        def checked():
+            assert app.main.verdict_bar.settled
+
+        await settled(pilot, checked)
+        assert "anthropic" in widget_text(app, "#verdict")
+        await pilot.press("v")
+
+        def shown():
+            assert isinstance(app.screen, ProviderPicker)
+
+        await settled(pilot, shown)
+        assert "now checking against anthropic" in widget_text(app, "#dialog-title")
+        options = app.screen.query_one(OptionList)
+        last = str(options.get_option_at_index(options.option_count - 1).prompt)
+        assert "none chosen" not in last and "instead of anthropic's" in last
+        assert options.highlighted == [o.id for o in options._options].index("anthropic")

@@ -39,10 +39,14 @@ class ProviderPicker(ModalScreen[str | None]):
             if v.problems:
                 line.append("  " + ", ".join(dict.fromkeys(p.rule for p in v.problems)), "$text-muted")
             options.append(Option(line.content(), id=v.target))
-        options.append(Option(Text().append("every provider's verdict, none chosen", "$text-muted").content(),
-                              id="-none-"))
+        # The last option is an action (show the matrix instead); the title says what is chosen now,
+        # so the picker never reads "none chosen" while the verdict line judges a provider.
+        none = (f"none: every provider's verdict at a glance instead of {self.chosen}'s" if self.chosen
+                else "none: every provider's verdict at a glance (shown now)")
+        options.append(Option(Text().append(none, "$text-muted").content(), id="-none-"))
+        now = f"now checking against {self.chosen}" if self.chosen else "none chosen now"
         with Vertical(id="dialog", classes="dialog wide providers"):
-            yield Static(f"Which provider? Their verdicts {WHEN[self.stage]}", id="dialog-title")
+            yield Static(f"Which provider? Their verdicts {WHEN[self.stage]} · {now}", id="dialog-title", markup=False)
             yield OptionList(*options, id="providers-list")
             yield Static("enter checks against it · esc closes", classes="dialog-hint")
         yield Footer()
