@@ -12,6 +12,7 @@ from inspector.pipeline import run_file
 
 from . import pi_builder as pb
 from . import pi_simulate as sim
+from .test_pi import flat_pairs as pairs    # the flat pairs of an import, as for pi
 
 
 def write(tmp_path: Path, name: str) -> tuple[Path, pb.OmpSession]:
@@ -21,17 +22,6 @@ def write(tmp_path: Path, name: str) -> tuple[Path, pb.OmpSession]:
     path = folder / s.name()
     path.write_text(s.text(), encoding="utf-8")
     return path, s
-
-
-def pairs(im) -> list[tuple[str, str]]:
-    out = []
-    for m in im.messages:
-        if m.get("role") == "tool":
-            out.append(("result", im.identity.get(m.get("tool_call_id"), m.get("tool_call_id"))))
-        elif m.get("role") == "assistant":
-            out += [("call", im.identity.get(c.get("tool_call_id"), c.get("tool_call_id")))
-                    for c in m.get("tool_calls") or []]
-    return out
 
 
 def test_the_title_slot_is_not_the_header_and_the_session_resumes_by_its_id(tmp_path):

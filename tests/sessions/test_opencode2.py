@@ -308,19 +308,25 @@ def test_a_tool_item_without_a_state_gets_the_error_state_opencode_2_writes(tmp_
     assert sim.problems(sim.resume_db(repaired)) == [] and not run_file(repaired).changed
 
 
-def test_doctor_fix_repairs_a_v1_and_a_2x_session_of_one_database_into_one_copy(tmp_path, monkeypatch, capsys):
-    from inspector.cli import main
-
+def _opencode_home(tmp_path, monkeypatch) -> Path:
+    """A home of its own with OpenCode's data folder (made), the process in ``tmp_path``."""
     home = tmp_path / "home"
     data = home / ".local/share/opencode"
     data.mkdir(parents=True)
-    two, old = b.duplicate_in_turn(), v1.duplicate_call()
-    db = b.write_db(data / "opencode.db", two, v1_sessions=(old,), wal=True)
-    before = db.read_bytes()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("OPENCODE_DB", raising=False)
     monkeypatch.chdir(tmp_path)
+    return data
+
+
+def test_doctor_fix_repairs_a_v1_and_a_2x_session_of_one_database_into_one_copy(tmp_path, monkeypatch, capsys):
+    from inspector.cli import main
+
+    data = _opencode_home(tmp_path, monkeypatch)
+    two, old = b.duplicate_in_turn(), v1.duplicate_call()
+    db = b.write_db(data / "opencode.db", two, v1_sessions=(old,), wal=True)
+    before = db.read_bytes()
     main(["doctor", "--fix", str(tmp_path / "fix")])
     capsys.readouterr()
     copy = tmp_path / "fix/opencode/.local/share/opencode/opencode.db"
@@ -340,15 +346,9 @@ def test_a_2x_session_resumes_as_opencode_2s_command_line_says_and_a_v1_one_as_v
     from inspector.cli import main
     from inspector.doctor.copies import MANIFEST
 
-    home = tmp_path / "home"
-    data = home / ".local/share/opencode"
-    data.mkdir(parents=True)
+    data = _opencode_home(tmp_path, monkeypatch)
     two, old = b.duplicate_in_turn(), v1.duplicate_call()
     b.write_db(data / "opencode.db", two, v1_sessions=(old,), wal=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.delenv("OPENCODE_DB", raising=False)
-    monkeypatch.chdir(tmp_path)
     main(["doctor", "--fix", str(tmp_path / "fix")])
     capsys.readouterr()
     [source] = json.loads((tmp_path / "fix" / MANIFEST).read_bytes())["sources"]
