@@ -165,6 +165,20 @@ async def settled(pilot, check, seconds: float = 5.0) -> None:
     check()
 
 
+async def steady(pilot, read, frames: int = 5, seconds: float = 5.0):
+    """``read()`` once it has given the same value ``frames`` times in a row (a layout still
+    settling under load changes between frames): the value to compare later ones with."""
+    last, same = read(), 0
+    for _ in range(int(seconds / 0.02)):
+        await pilot.pause(0.02)
+        now = read()
+        same = same + 1 if now == last else 0
+        last = now
+        if same >= frames:
+            break
+    return last
+
+
 async def finish_export(app, pilot) -> None:
     """Let the export dialog's thread worker finish and its result reach the screen."""
     for worker in [w for w in app.workers if w.group == "export"]:

@@ -16,7 +16,7 @@ from inspector.tui.styles import component_style
 from inspector.tui.rows import GHOST, MOVE_KINDS, Row, tag_text
 from inspector.tui.widgets.diff_table import DiffTable, tag_headers
 
-from .helpers import opened, row_lines, settled, widget_text
+from .helpers import opened, row_lines, settled, steady, widget_text
 
 SAMPLE = "17-long-parallel-call-ids.json"
 MOVED = "06-system-mid-conversation.json"  # hoist moves a system message from #3 to the front
@@ -181,8 +181,7 @@ async def test_z_gives_the_table_the_whole_screen_and_back():
         main = app.main
         table = main.query_one(DiffTable)
         await pilot.press("3")
-        await pilot.pause()
-        before = table.scrollable_content_region.height
+        before = await steady(pilot, lambda: table.scrollable_content_region.height)
         assert "Zoom" in _footer(app) and {"Help", "Quit"} <= _footer(app)
         await pilot.press("z")
 
