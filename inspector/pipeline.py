@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import EXTENSIONS, Event, Result, kind, normalize
+from .engine import EXTENSIONS, Event, Result, Stage, kind, normalize
 from . import formats
-from .formats import REGISTRY, Imported, export_history, import_history, known
+from .formats import REGISTRY, Exported, Imported, export_history, import_history, known
 from .io import JSONWriteError, display_name, parse_json, read_bytes
 
 __all__ = ["Exported", "Outcome", "Session", "chosen_session", "export", "held_sessions", "load", "load_file",
@@ -270,6 +270,16 @@ def outcome(imported: Imported, name: str = "<input>", to: str = "same", strict:
     """Repair and export an import: the steps after :func:`load`."""
     result = repair(imported, EXTENSIONS if strict else (), owned)
     return Outcome(name, imported, result, export(imported, result, to, compact, reasoning), to, reasoning, compact)
+
+
+def as_given(imported: Imported, name: str = "<input>") -> Outcome:
+    """The history as given, as an outcome that changes nothing: its rows as read and its own
+    document as the one sent. The provider checks read a body's native blocks and settings
+    (an empty text block, a trailing space, ``thinking``) through it as they read a repair's,
+    so the as-given moment judges what the provider receives, not only the flat rows."""
+    rows = list(imported.messages)
+    same = Result(rows, 0, [], [Stage("given", rows, list(range(len(rows))), [])])
+    return Outcome(name, imported, same, Exported(imported.document))
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import formats, targets
+from . import formats, pipeline, targets
 from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
@@ -349,7 +349,10 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
     repairs cover (the rows its import marked, and the claims found by a rule), with those
     claims: the "as given" moment of every view. Warnings are kept."""
     rows, marked, told = as_sent(imported)
-    problems = targets.check(rows, provider, model, imported.identity, given=imported)
+    if formats.is_session_format(imported.format):
+        problems = targets.check(rows, provider, model, imported.identity, given=imported)
+    else:      # a body is sent as it is: its native blocks and settings are judged too
+        problems = targets.check(pipeline.as_given(imported), provider, model)
     if told is None:
         return problems, ()
     first = _first_sent(rows)
