@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from inspector.io import InputError
@@ -235,12 +235,19 @@ def damage(data: bytes, kind: str, at: float, size: int) -> bytes:
 
 
 KINDS = ("newline", "separator", "nul", "cut", "glue")
+# Two the property found, each about once in several thousand examples: a Claude Code line the
+# resume puts back (by message.id, or as its call's result) with the rest of the session under it.
+LEAF_LOST = [("newline", 0.98046875, 1), ("nul", 0.25, 1)]
+BRANCH_CARRIED = [("newline", 0.4839866836545631, 29), ("newline", 0.9796115264434178, 34),
+                  ("cut", 2.225073858507e-311, 23)]
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.sampled_from(CASES),
        hits=st.lists(st.tuples(st.sampled_from(KINDS), st.floats(0, 1), st.integers(1, 40)), min_size=1,
                      max_size=3))
+@example(case=CASES[0], hits=LEAF_LOST)
+@example(case=CASES[0], hits=BRANCH_CARRIED)
 def test_random_damage_is_mended_or_named_never_skipped_silently(case, hits):
     sample, _, name = case
     data = (SAMPLES / sample).read_bytes()
@@ -264,6 +271,29 @@ def test_random_damage_is_mended_or_named_never_skipped_silently(case, hits):
     again = run(outcome.data, name)
     assert not [e for e in again.events if e.kind in ("line-mended", "line-repaired")]    # no damage is left
     assert again.data == outcome.data                  # a fixed point, the Claude Code chain included
+
+
+@pytest.mark.parametrize("hits", [LEAF_LOST, BRANCH_CARRIED], ids=["leaf-lost", "branch-carried"])
+def test_a_claude_code_line_put_back_with_the_rest_of_the_session_under_it_is_repaired_in_one_run(hits):
+    """leaf-lost: a NUL in line 4's text (the first call's line) makes it unreadable, and a raw
+    line break in the last prompt's timestamp leaves that prompt without a time, so a resume
+    starts from line 6, the result of line 4's call: the repair drops it, and with its line
+    gone the next resume reads line 3's turn. Line 5 (the same API message) and line 7 (line 5's
+    result) hang off that chain and are put back by Claude Code's own recovery; lines 9 to 11
+    hang from line 7. Re-linked under line 3, they would bring those lines onto the chain, and
+    a resume would start from the last prompt and send a call the repair never read: a second
+    run must find nothing to change. branch-carried: line 4 is read, but a raw line break takes
+    the id of line 6's result (the repair answers line 4's call as interrupted) and the last
+    prompt's time, and lines 5 and 7 are put back in the first run already."""
+    sample, _, name = CASES[0]
+    data = (SAMPLES / sample).read_bytes()
+    for kind, at, size in hits:
+        data = damage(data, kind, at, size)
+    once = run(data, name)
+    again = run(once.data, name)
+    assert {"sibling-recovered", "result-recovered"} <= {e.kind for e in again.events}
+    assert not [e.message for e in again.export_events]
+    assert again.data == once.data
 
 
 def test_a_claude_code_line_without_its_uuid_is_a_fixed_point():
