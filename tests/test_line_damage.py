@@ -80,6 +80,22 @@ def test_a_record_cut_by_raw_line_breaks_is_read_whole_and_written_on_one_line(s
 
 
 @pytest.mark.parametrize("sample,i,name", CASES)
+def test_nul_padding_between_the_lines_of_a_cut_record_is_removed_and_the_record_joined(sample, i, name):
+    """The padding goes wherever it lies; left between the halves it would keep them apart
+    until the next run, which would join them (the property found it)."""
+    lines = lines_of(sample)
+    line = lines[i]
+    k = inside_a_string(line)
+    damaged = file_of(lines[:i] + [line[:k], b"\x00" * 7, line[k:]] + lines[i + 1:])
+    meant = file_of(lines[:i] + [line[:k] + b"\\n" + line[k:]] + lines[i + 1:])
+    outcome = run(damaged, name)
+    assert f"Line {i + 2} is 7 NUL bytes and nothing else" in said(outcome)
+    assert f"Line {i + 1} and line {i + 3} were one record cut by raw line breaks" in said(outcome, ("line-repaired",))
+    assert outcome.data == run(meant, name).data
+    fixed_point(outcome.data, name)
+
+
+@pytest.mark.parametrize("sample,i,name", CASES)
 def test_a_break_between_a_records_tokens_is_left_out(sample, i, name):
     lines = lines_of(sample)
     line = lines[i]
