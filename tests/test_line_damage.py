@@ -143,6 +143,33 @@ def test_a_cut_record_with_a_whole_one_glued_after_it_is_kept_and_the_whole_one_
     fixed_point(outcome.data, name)
 
 
+@pytest.mark.parametrize("case,hits", [
+    (CASES[0], [("cut", 0.24638979992233906, 21), ("glue", 0.24638979992233906, 34),
+                ("glue", 0.24638979992233906, 34)]),
+    (CASES[1], [("cut", 0.038806753281423585, 21), ("glue", 0.038806753281423585, 21),
+                ("glue", 0.038806753281423585, 21)])], ids=["claude-code", "codex"])
+def test_a_cut_record_with_two_whole_ones_glued_after_it_gives_each_whole_one_its_line(case, hits):
+    """The parser runs on over the first whole record before it stops, so the search from
+    there finds only the second; the cut text left is searched again, as the next run would
+    (the property found it: the next run split the cut line once more)."""
+    sample, _, name = case
+    data = (SAMPLES / sample).read_bytes()
+    for kind, at, size in hits:
+        data = damage(data, kind, at, size)
+    outcome = run(data, name)
+    assert "a record cut short, then two whole records written on the same line" in said(outcome)
+    assert sum(1 for line in outcome.data.split(b"\n") if line and not _parses(line)) == 1
+    fixed_point(outcome.data, name)
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("sample,i,name", CASES)
 def test_nul_padding_after_a_crash_is_removed(sample, i, name):
     lines = lines_of(sample)

@@ -136,7 +136,9 @@ def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, byte
     the parser stopped (everything before it is a valid beginning of JSON); its start is the
     last ``{`` before that place after which the rest is whole records, each opening with a
     key some whole line of the file opens with (``firsts``): an object nested in the cut
-    record, closed right where the cut fell, is no record of the file."""
+    record, closed right where the cut fell, is no record of the file. The cut text is
+    searched again, as the next run would read it on its own line: the parser may run on
+    over several glued records before it stops, and then only the last of them is found."""
     err = _error(data)
     if err is None or not firsts:
         return None
@@ -147,7 +149,8 @@ def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, byte
         tried += 1
         found = _records(data[at:])
         if found is not None and all(v and next(iter(v)) in firsts for _, _, v in found):
-            return [(0, data[:at], _MISSING)] + [(at + o, b, v) for o, b, v in found]
+            rest = [(at + o, b, v) for o, b, v in found]
+            return (_cut_then_whole(data[:at], firsts) or [(0, data[:at], _MISSING)]) + rest
         at = data.rfind(b"{", 1, at)
     return None
 
