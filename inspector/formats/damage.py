@@ -138,9 +138,27 @@ def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, byte
     key some whole line of the file opens with (``firsts``): an object nested in the cut
     record, closed right where the cut fell, is no record of the file. The cut text is
     searched again, as the next run would read it on its own line: the parser may run on
-    over several glued records before it stops, and then only the last of them is found."""
+    over several glued records before it stops, and then only the last of them is found
+    (a bounded number of times, for a line built to make it slow)."""
+    if not firsts:
+        return None
+    found: list[tuple[int, bytes, Any]] = []
+    head = data
+    for _ in range(CANDIDATES):
+        split = _whole_after_cut(head, firsts)
+        if split is None:
+            break
+        at, records = split
+        found[:0] = [(at + o, b, v) for o, b, v in records]
+        head = head[:at]
+    return [(0, head, _MISSING)] + found if found else None
+
+
+def _whole_after_cut(data: bytes, firsts: frozenset[str]) -> tuple[int, list[tuple[int, bytes, Any]]] | None:
+    """Where the whole records after a cut one start in ``data``, and those records (see
+    ``_cut_then_whole``)."""
     err = _error(data)
-    if err is None or not firsts:
+    if err is None:
         return None
     stop = err[2]
     tried = 0
@@ -149,8 +167,7 @@ def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, byte
         tried += 1
         found = _records(data[at:])
         if found is not None and all(v and next(iter(v)) in firsts for _, _, v in found):
-            rest = [(at + o, b, v) for o, b, v in found]
-            return (_cut_then_whole(data[:at], firsts) or [(0, data[:at], _MISSING)]) + rest
+            return at, found
         at = data.rfind(b"{", 1, at)
     return None
 
