@@ -109,6 +109,33 @@ def test_untouched_lines_keep_their_bytes_and_their_place():
     assert all(any(x == y for y in it) for x in kept)
 
 
+def with_a_lost_call_and_an_undated_prompt() -> bytes:
+    """The sample without line 4 (the first call's line, which line 5 hangs from) and line 6
+    (that call's result), and with no timestamp on the last prompt: line 3 is then the newest
+    line no line names, so a resume reads lines 2 and 3, and Claude Code's recovery puts back
+    line 5 (the same message.id) and the result hanging from it, which the rest of the
+    session (the next turn and the last prompt) hangs from in turn."""
+    lines = lines_of(SAMPLE.read_bytes())
+    prompt = orjson.loads(lines[10])
+    assert prompt["message"]["content"].startswith("Sorry")
+    del prompt["timestamp"]
+    return file_of(lines[:3] + [lines[4]] + lines[6:10] + [orjson.dumps(prompt)] + lines[11:])
+
+
+def test_a_put_back_line_with_the_rest_of_the_session_under_it_keeps_its_parent():
+    damaged = with_a_lost_call_and_an_undated_prompt()
+    out = run(damaged, NAME)
+    assert [e.kind for e in out.imported.events] == ["sibling-recovered", "result-recovered"]
+    # Re-linked under line 3, line 4 would bring its result and all under it onto the chain: a
+    # resume would start from the last prompt, sending a turn this repair never read and a call
+    # without its result (2.1.88 gives it a placeholder). Left as they are, they are sent as
+    # the repair read them, and the next run reads the same.
+    assert simulate.claude_code_request(out.data) == simulate.claude_code_request(damaged)
+    assert simulate.claude_code_request(out.data)[1] == []
+    assert not out.changed
+    assert run(out.data, NAME).data == out.data
+
+
 def with_stray_result_under_the_prompts_uuid() -> bytes:
     """The sample with a later line written under the uuid of its last prompt (line 11): a
     result for a call no turn declares, so the repair removes it."""

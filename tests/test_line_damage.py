@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from inspector.io import InputError
@@ -80,6 +80,22 @@ def test_a_record_cut_by_raw_line_breaks_is_read_whole_and_written_on_one_line(s
 
 
 @pytest.mark.parametrize("sample,i,name", CASES)
+def test_nul_padding_between_the_lines_of_a_cut_record_is_removed_and_the_record_joined(sample, i, name):
+    """The padding goes wherever it lies; left between the halves it would keep them apart
+    until the next run, which would join them (the property found it)."""
+    lines = lines_of(sample)
+    line = lines[i]
+    k = inside_a_string(line)
+    damaged = file_of(lines[:i] + [line[:k], b"\x00" * 7, line[k:]] + lines[i + 1:])
+    meant = file_of(lines[:i] + [line[:k] + b"\\n" + line[k:]] + lines[i + 1:])
+    outcome = run(damaged, name)
+    assert f"Line {i + 2} is 7 NUL bytes and nothing else" in said(outcome)
+    assert f"Line {i + 1} and line {i + 3} were one record cut by raw line breaks" in said(outcome, ("line-repaired",))
+    assert outcome.data == run(meant, name).data
+    fixed_point(outcome.data, name)
+
+
+@pytest.mark.parametrize("sample,i,name", CASES)
 def test_a_break_between_a_records_tokens_is_left_out(sample, i, name):
     lines = lines_of(sample)
     line = lines[i]
@@ -125,6 +141,33 @@ def test_a_cut_record_with_a_whole_one_glued_after_it_is_kept_and_the_whole_one_
     assert outcome.data == run(meant, name).data
     assert cut in outcome.data.split(b"\n")          # the cut record is kept, on a line of its own
     fixed_point(outcome.data, name)
+
+
+@pytest.mark.parametrize("case,hits", [
+    (CASES[0], [("cut", 0.24638979992233906, 21), ("glue", 0.24638979992233906, 34),
+                ("glue", 0.24638979992233906, 34)]),
+    (CASES[1], [("cut", 0.038806753281423585, 21), ("glue", 0.038806753281423585, 21),
+                ("glue", 0.038806753281423585, 21)])], ids=["claude-code", "codex"])
+def test_a_cut_record_with_two_whole_ones_glued_after_it_gives_each_whole_one_its_line(case, hits):
+    """The parser runs on over the first whole record before it stops, so the search from
+    there finds only the second; the cut text left is searched again, as the next run would
+    (the property found it: the next run split the cut line once more)."""
+    sample, _, name = case
+    data = (SAMPLES / sample).read_bytes()
+    for kind, at, size in hits:
+        data = damage(data, kind, at, size)
+    outcome = run(data, name)
+    assert "a record cut short, then two whole records written on the same line" in said(outcome)
+    assert sum(1 for line in outcome.data.split(b"\n") if line and not _parses(line)) == 1
+    fixed_point(outcome.data, name)
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 @pytest.mark.parametrize("sample,i,name", CASES)
@@ -235,12 +278,19 @@ def damage(data: bytes, kind: str, at: float, size: int) -> bytes:
 
 
 KINDS = ("newline", "separator", "nul", "cut", "glue")
+# Two the property found, each about once in several thousand examples: a Claude Code line the
+# resume puts back (by message.id, or as its call's result) with the rest of the session under it.
+LEAF_LOST = [("newline", 0.98046875, 1), ("nul", 0.25, 1)]
+BRANCH_CARRIED = [("newline", 0.4839866836545631, 29), ("newline", 0.9796115264434178, 34),
+                  ("cut", 2.225073858507e-311, 23)]
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.sampled_from(CASES),
        hits=st.lists(st.tuples(st.sampled_from(KINDS), st.floats(0, 1), st.integers(1, 40)), min_size=1,
                      max_size=3))
+@example(case=CASES[0], hits=LEAF_LOST)
+@example(case=CASES[0], hits=BRANCH_CARRIED)
 def test_random_damage_is_mended_or_named_never_skipped_silently(case, hits):
     sample, _, name = case
     data = (SAMPLES / sample).read_bytes()
@@ -264,6 +314,29 @@ def test_random_damage_is_mended_or_named_never_skipped_silently(case, hits):
     again = run(outcome.data, name)
     assert not [e for e in again.events if e.kind in ("line-mended", "line-repaired")]    # no damage is left
     assert again.data == outcome.data                  # a fixed point, the Claude Code chain included
+
+
+@pytest.mark.parametrize("hits", [LEAF_LOST, BRANCH_CARRIED], ids=["leaf-lost", "branch-carried"])
+def test_a_claude_code_line_put_back_with_the_rest_of_the_session_under_it_is_repaired_in_one_run(hits):
+    """leaf-lost: a NUL in line 4's text (the first call's line) makes it unreadable, and a raw
+    line break in the last prompt's timestamp leaves that prompt without a time, so a resume
+    starts from line 6, the result of line 4's call: the repair drops it, and with its line
+    gone the next resume reads line 3's turn. Line 5 (the same API message) and line 7 (line 5's
+    result) hang off that chain and are put back by Claude Code's own recovery; lines 9 to 11
+    hang from line 7. Re-linked under line 3, they would bring those lines onto the chain, and
+    a resume would start from the last prompt and send a call the repair never read: a second
+    run must find nothing to change. branch-carried: line 4 is read, but a raw line break takes
+    the id of line 6's result (the repair answers line 4's call as interrupted) and the last
+    prompt's time, and lines 5 and 7 are put back in the first run already."""
+    sample, _, name = CASES[0]
+    data = (SAMPLES / sample).read_bytes()
+    for kind, at, size in hits:
+        data = damage(data, kind, at, size)
+    once = run(data, name)
+    again = run(once.data, name)
+    assert {"sibling-recovered", "result-recovered"} <= {e.kind for e in again.events}
+    assert not [e.message for e in again.export_events]
+    assert again.data == once.data
 
 
 def test_a_claude_code_line_without_its_uuid_is_a_fixed_point():

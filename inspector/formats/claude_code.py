@@ -27,9 +27,10 @@ Code never read them, and would read one in its place: ``remove_uncovered``), an
 named it as parent is re-linked to its own parent; an interrupted result is a new ``user``
 line after its call's turn; the chain is re-linked through recovered and new lines, never
 through a line no parent can name (one without a uuid, or whose uuid a later, different
-line holds), which keeps its own parent. Every other line is byte-identical and in its
-place. Sidechains (sub-agent lines) and non-conversation lines are never touched, unless
-a removed line's uuid hid them.
+line holds), nor through a recovered line that lines off the chain hang from (re-linked,
+it would bring them onto the chain: ``_carrying``); each keeps its own parent. Every other
+line is byte-identical and in its place. Sidechains (sub-agent lines) and non-conversation
+lines are never touched, unless a removed line's uuid hid them.
 
 Reasoning: a ``thinking`` block (signed by its ``signature``) or ``redacted_thinking`` block
 sits on an assistant line of its own in 2.1.x streaming (anthropics/claude-code #21726 and
@@ -763,6 +764,8 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
     first_parent = _start_parent(entries, chain)
     prev_uuid: Any = first_parent
     anchor: int | None = None
+    held = _carrying(entries, chain, [i for i in (*recovered, *state.siblings) if i not in removed], order,
+                     removed)
     for node in order:
         if isinstance(node, tuple) and node[0] == "part":
             _, i, g = node
@@ -794,6 +797,11 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
             # twice reads the same either way). A resume sends it (with its API message, or as
             # a recovered result) whatever it names, so it keeps its parent, and the next line
             # hangs from the line before it.
+            continue
+        if node in held:
+            # A put-back line that other lines off the chain hang from keeps its parent too:
+            # re-linked, it would hang them on the chain, and a resume would walk from the
+            # newest of them, sending lines this repair never read (``_carrying``).
             continue
         parent_uuid[node] = prev_uuid
         prev_uuid = own
@@ -852,6 +860,47 @@ def remove_uncovered(entries: list[Any], by_uuid: dict[str, int], removed: set[i
             notes.note("entry-removed", f"Line {k + 1} is removed too: line {gone[u] + 1}, which is removed, held "
                         f"its uuid after it, so Claude Code never read line {k + 1} (it keeps the last line of a "
                         f"uuid); left in, it would be read in line {gone[u] + 1}'s place.")
+
+
+def _carrying(entries: list[Any], chain: Chain, put_back: list[int], order: list[Any],
+              removed: set[int]) -> set[int]:
+    """The put-back lines (recovered results, siblings) that lines outside the chain being
+    written hang from, through any number of parents: each keeps its own parent.
+
+    Re-linked into the chain, such a line would bring every line under it along, and a
+    resume, which starts from the newest line no other line names (``pick_leaf``), could then
+    start in that branch (its last line the newest, or hanging from the chain's new end) and
+    send lines the repair never read; the next run would read another chain. Left as it is,
+    Claude Code's own recovery still sends it where the import put it (``sibling-recovered``;
+    ``result-recovered`` from 2.1.80), and the next run finds it off the chain with the same
+    lines under it, so one run is a fixed point. Keeping it only where the leaf would move
+    is not one: which line ends the chain follows the engine's order of the results, which
+    differs between runs. A removed line's children go to its nearest surviving ancestor, so
+    the walk up from a line goes through removed lines."""
+    if not put_back:
+        return set()
+    written = {n for n in order if isinstance(n, int)}
+
+    def parent(i: int) -> int | None:
+        """The line ``i`` hangs from, as the walk reads it (None: a line no walk follows)."""
+        e = entries[i]
+        if not isinstance(e, dict) or bool(e.get("isSidechain")) != chain.side or e.get("type") not in CHAINED \
+                or shadowed(entries, chain.by_uuid, i):
+            return None
+        p = _str(e.get("parentUuid"))
+        if p is None and is_boundary(e):
+            p = _str(e.get("logicalParentUuid"))
+        return chain.by_uuid.get(p) if p is not None else None
+
+    carrying: set[int] = set()            # lines with a line under them that is not written
+    for i in range(len(entries)):
+        if i in written or i in removed:
+            continue
+        k = parent(i)
+        while k is not None and k not in carrying:   # each line is marked once
+            carrying.add(k)
+            k = parent(k)
+    return {r for r in put_back if r in carrying}
 
 
 def _start_parent(entries: list[Any], chain: Chain) -> Any:

@@ -10,7 +10,8 @@ The damage agents' files show (github/copilot-cli #2649, #2490, #2012, #2658, #2
   a break between tokens (white space to JSON) is left out; a line that is a whole object
   on its own is never taken into a join;
 - NUL bytes: the padding a crash leaves where the file was extended but never written
-  (#2217, #2927). A line of NULs only is removed; NULs around or between records are removed
+  (#2217, #2927). A line of NULs only is removed, wherever it lies (between the lines of a
+  record cut by raw line breaks too); NULs around or between records are removed
   when each run lies outside the records (what remains parses, and no record's text
   changes); NULs anywhere else are reported;
 - two records glued on one line (``}{``): split, one line each; a record cut short and a
@@ -135,9 +136,29 @@ def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, byte
     the parser stopped (everything before it is a valid beginning of JSON); its start is the
     last ``{`` before that place after which the rest is whole records, each opening with a
     key some whole line of the file opens with (``firsts``): an object nested in the cut
-    record, closed right where the cut fell, is no record of the file."""
+    record, closed right where the cut fell, is no record of the file. The cut text is
+    searched again, as the next run would read it on its own line: the parser may run on
+    over several glued records before it stops, and then only the last of them is found
+    (a bounded number of times, for a line built to make it slow)."""
+    if not firsts:
+        return None
+    found: list[tuple[int, bytes, Any]] = []
+    head = data
+    for _ in range(CANDIDATES):
+        split = _whole_after_cut(head, firsts)
+        if split is None:
+            break
+        at, records = split
+        found[:0] = [(at + o, b, v) for o, b, v in records]
+        head = head[:at]
+    return [(0, head, _MISSING)] + found if found else None
+
+
+def _whole_after_cut(data: bytes, firsts: frozenset[str]) -> tuple[int, list[tuple[int, bytes, Any]]] | None:
+    """Where the whole records after a cut one start in ``data``, and those records (see
+    ``_cut_then_whole``)."""
     err = _error(data)
-    if err is None or not firsts:
+    if err is None:
         return None
     stop = err[2]
     tried = 0
@@ -146,7 +167,7 @@ def _cut_then_whole(data: bytes, firsts: frozenset[str]) -> list[tuple[int, byte
         tried += 1
         found = _records(data[at:])
         if found is not None and all(v and next(iter(v)) in firsts for _, _, v in found):
-            return [(0, data[:at], _MISSING)] + [(at + o, b, v) for o, b, v in found]
+            return at, found
         at = data.rfind(b"{", 1, at)
     return None
 
@@ -251,34 +272,54 @@ def _scan(part: bytes, inside: bool, depth: int) -> tuple[bool, int]:
     return inside, depth
 
 
-def _join(raw: list[bytes], i: int, bad: set[int], entries: list[Any]) -> tuple[int, bytes, Any] | None:
+def _padding(line: bytes) -> bool:
+    """A line of NUL bytes and nothing else (white space aside): a crash's padding."""
+    return b"\x00" in line and not line.replace(b"\x00", b"").strip()
+
+
+def _join(raw: list[bytes], i: int, bad: set[int], entries: list[Any]
+          ) -> tuple[int, bytes, Any, list[int]] | None:
     """Lines ``i``..``j`` as the one record they are when raw line breaks cut it: (j, the
-    joined line, its value), or None. The lines are followed, one pass over each, until the
-    record's text closes; only then is the join parsed."""
+    joined line, its value, the lines of NUL padding between them), or None. The lines are
+    followed, one pass over each, until the record's text closes; only then is the join
+    parsed. Padding is removed wherever it lies, so a record it fell inside is joined without
+    it, as the copy, read again, joins it."""
     first = raw[i]
     if not first.lstrip(b" \t").startswith(b"{") or b"\x00" in first:
         return None
     inside, depth = _scan(first, False, 0)
     if not inside and depth <= 0:
         return None                                  # closed on its own line: not cut by a break
+    pads: list[int] = []
     for j in range(i + 1, min(len(raw), i + JOIN_LIMIT)):
         if j not in bad and isinstance(entries[j], Mapping):
             return None                              # a whole record of its own: never taken in
+        if _padding(raw[j]):
+            pads.append(j)
+            continue
         inside, depth = _scan(raw[j], inside, depth)
         if inside or depth > 0:
             n = j - i
             if n <= 8 or not n & (n - 1):            # now and then (O(n) in all): still a beginning of JSON?
-                text = _joined(raw[i:j + 1])
+                text = _joined(_kept(raw, i, j, pads))
                 err = _error(text)
                 if err is not None and "end of data" not in err[0] and err[2] < len(text.rstrip(b"\r")) - 1:
                     return None
             continue
         if depth < 0:
             return None
-        text = _joined(raw[i:j + 1])     # a CRLF file's last \r stays: JSON reads it as white space
+        text = _joined(_kept(raw, i, j, pads))     # a CRLF file's last \r stays: JSON reads it as white space
         value = load(text)
-        return (j, text, value) if isinstance(value, Mapping) else None
+        return (j, text, value, pads) if isinstance(value, Mapping) else None
     return None
+
+
+def _kept(raw: list[bytes], i: int, j: int, pads: list[int]) -> list[bytes]:
+    """Lines ``i``..``j`` but the padding among them."""
+    if not pads:
+        return raw[i:j + 1]
+    gone = set(pads)
+    return [raw[k] for k in range(i, j + 1) if k not in gone]
 
 
 def _escape_separators(line: bytes) -> bytes:
@@ -444,17 +485,21 @@ def mend(raw: list[bytes], entries: list[Any], bad: list[int], final: bool, sepa
             out.unread(i + 1, line)
             i += 1
             continue
-        j, text, value = joined
+        j, text, value, pads = joined
         err = _error(line)
         col = err[1] if err else _column(line, len(line))
         where = _where(i + 1, len(out.raw) + 1)
-        others = [str(k + 1) for k in range(i + 1, j + 1)]
+        others = [str(k + 1) for k in range(i + 1, j + 1) if k not in set(pads)]
         span = f"line {others[0]}" if len(others) == 1 else f"lines {', '.join(others[:-1])} and {others[-1]}"
         at = out.put(i + 1, text, value)
-        for _ in others:
-            out.put(i + 1, GONE, None)
+        taken, gone = [at], set(pads)
+        for k in range(i + 1, j + 1):
+            if k in gone:
+                out.pieces(k + 1, raw[k], [], False)     # removed as padding, with its own note
+            else:
+                taken.append(out.put(i + 1, GONE, None))
         out.found.append(Damage(
-            "joined", i + 1, col, tuple(range(at, at + 1 + len(others))),
+            "joined", i + 1, col, tuple(taken),
             f"{where}, column {col}: a raw line break carried this record on over {span}; read as the one "
             f"record they are",
             (f"{where} and {span} were one record cut by raw line breaks; joined into {where.lower()}, each break "
