@@ -331,3 +331,32 @@ def test_a_codex_rollout_run_on_another_provider_is_not_judged_as_openai():
     routed = data.replace(b'"model_provider":"openai"', b'"model_provider":"openrouter"')
     routed = routed.replace(b'"model":"gpt-5-codex"', b'"model":"anthropic/claude-sonnet-4"')
     assert resume_verdict(run(routed, "r.jsonl")).provider == "anthropic"
+
+
+_TOOL = [{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01A", "name": "ls", "input": {}}]},
+         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "a b"}]}]
+
+
+@pytest.mark.parametrize("body, rule", [
+    ({"messages": [{"role": "user", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "list"}]},
+                   *_TOOL, {"role": "assistant", "content": "done"}, {"role": "user", "content": "thanks"}]},
+     "blank-text"),
+    ({"messages": [{"role": "user", "content": "list"}, *_TOOL, {"role": "assistant", "content": "The files are "}]},
+     "final-assistant-whitespace"),
+])
+def test_a_bodys_native_refusal_as_given_is_one_answer(tmp_path, capsys, body, rule):
+    """An Anthropic body MEM-5 leaves alone, with a block Anthropic refuses: check said "ok",
+    the doctor "ok", the TUI's view 0 "would accept", and its view 4 "would reject ... after
+    MEM-5's repair" (which changed nothing). Every moment and view now names the refusal."""
+    path = tmp_path / "body.json"
+    path.write_bytes(orjson.dumps({"model": "claude-sonnet-4-5", "max_tokens": 64, **body}))
+    outcome = run_file(path)
+    assert outcome.format == "anthropic" and not outcome.changed
+    verdict = resume_verdict(outcome)
+    assert verdict.status == FAILS and [r.rule for r in verdict.refusals] == [rule]
+    main(["check", str(path), "--json"])
+    assert orjson.loads(capsys.readouterr().out)["verdict"]["refusals"][0]["rule"] == rule
+    [row] = scan([str(path)]).rows
+    assert row.status == FAILS and rule in row.verdict.sentence
+    checks = check_all(outcome.imported, outcome.result, False, names=["anthropic"])
+    assert rule in _errors(checks.at(INPUT, "anthropic").problems) == _errors(checks.at(MEM5, "anthropic").problems)
