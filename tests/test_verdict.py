@@ -360,3 +360,20 @@ def test_a_bodys_native_refusal_as_given_is_one_answer(tmp_path, capsys, body, r
     assert row.status == FAILS and rule in row.verdict.sentence
     checks = check_all(outcome.imported, outcome.result, False, names=["anthropic"])
     assert rule in _errors(checks.at(INPUT, "anthropic").problems) == _errors(checks.at(MEM5, "anthropic").problems)
+
+
+@pytest.mark.parametrize("doc, fmt", [
+    ([None], "anthropic"),
+    ([{"args": "x"}, {"content": {"tool_calls": "", "text": " user "}}, {"output": None, "type": {}}], "openai-responses"),
+    ([{"id": ["a", False], "type": "function_call_output", "call_id": ["x"]}, {"type": ["message"]}], "openai-responses"),
+    ([{"role": "0", "call_id": []}], "openai-responses"),
+])
+def test_a_garbled_body_is_judged_as_given_without_a_crash(doc, fmt):
+    """The as-given moment reads a body's native blocks (pipeline.as_given): entries that are
+    no objects, and types or ids that are objects or lists, are garbage to skip, not keys."""
+    from inspector.pipeline import run
+
+    outcome = run(doc, "body.json", fmt=fmt)
+    verdict = resume_verdict(outcome)
+    assert verdict.status in (FAILS, RESUMES)
+    check_all(outcome.imported, outcome.result, False, names=[fmt])

@@ -281,14 +281,14 @@ def client_call_key(item: Mapping) -> Any:
     return item.get("id") if item_type(item) == "mcp_approval_request" else item.get("call_id")
 
 
-def answers(item: Any) -> Any:
+def answers(item: Any) -> str | None:
     """The call id an output item answers (``approval_request_id`` for an MCP approval
     response; a local shell output written with ``id``, as openai-python's type has it)."""
     if not isinstance(item, Mapping):
         return None
-    if item_type(item) == "mcp_approval_response":
-        return item.get("approval_request_id")
-    return item.get("call_id", item.get("id"))
+    said = item.get("approval_request_id") if item_type(item) == "mcp_approval_response" else \
+        item.get("call_id", item.get("id"))
+    return said if isinstance(said, str) else None       # an id that is no string answers nothing
 
 
 def _client_run(item: Any) -> bool:

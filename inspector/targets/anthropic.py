@@ -359,7 +359,7 @@ def _server_result(block) -> bool:
 
 def _client_results_only(message) -> bool:
     content = message.get("content") if is_map(message) else None
-    return message.get("role") == "user" and isinstance(content, list) and bool(content) and \
+    return is_map(message) and message.get("role") == "user" and isinstance(content, list) and bool(content) and \
         all(_kind(b) == "tool_result" for b in content)
 
 

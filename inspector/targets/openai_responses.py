@@ -97,10 +97,13 @@ REASONING = "https://platform.openai.com/docs/guides/reasoning"
 INPUT_ROLES = frozenset({"user", "system", "developer"})
 
 
-def _type(item) -> object:
+def _type(item) -> str | None:
+    """An item's type (a message without one is a message); None for anything else, so a
+    garbled body (a type that is a list or an object) is never used as a key."""
     if not is_map(item):
         return None
-    return item.get("type", "message" if "role" in item else None)
+    kind = item.get("type", "message" if "role" in item else None)
+    return kind if isinstance(kind, str) else None
 
 
 def _model_item(item) -> bool:
@@ -305,9 +308,9 @@ OBSERVED = frozenset({"local_shell_call", "shell_call"})
 def _answered(item) -> object:
     if not is_map(item):
         return None
-    if _type(item) == "mcp_approval_response":
-        return item.get("approval_request_id")
-    return item.get("call_id", item.get("id"))
+    said = item.get("approval_request_id") if _type(item) == "mcp_approval_response" else \
+        item.get("call_id", item.get("id"))
+    return said if isinstance(said, str) else None       # an id that is no string answers nothing
 
 
 def _client_calls(view: View, observed: bool) -> Iterator[Hit]:

@@ -69,6 +69,7 @@ def test_bare_content_list_stays_gemini():
 
 def test_check_finds_gemini_sessions_in_a_folder_and_in_place_keeps_a_backup(tmp_path, capsys):
     from inspector.cli import main
+    from inspector.sessions import PASSED_OVER
 
     chats = tmp_path / "tmp" / "c0ffee" / "chats"
     chats.mkdir(parents=True)
@@ -78,7 +79,8 @@ def test_check_finds_gemini_sessions_in_a_folder_and_in_place_keeps_a_backup(tmp
     (tmp_path / "tmp" / "settings.json").write_bytes(b'{"theme": "dark"}')
     assert main(["check", str(tmp_path)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1 and "session-2025" in lines[0] and "result-synthesized" in lines[0]
+    assert len(lines) == 2 and "session-2025" in lines[0] and "result-synthesized" in lines[0]
+    assert lines[1].endswith("settings.json: passed over, " + PASSED_OVER)      # named, never a session
     assert main(["normalize", "-q", "--in-place", str(path)]) == 0
     assert (chats / (path.name + ".bak")).read_bytes() == data
     assert gemini_builder.problems(orjson.loads(path.read_bytes())) == []
