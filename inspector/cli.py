@@ -384,7 +384,7 @@ def check_line(label: str, outcome: Any, verdict: Any) -> str:
     word = STATUS_WORDS[verdict.row_status]
     said = verdict.sentence()
     if not outcome.changed:
-        if verdict.agent is None and verdict.provider is None:   # no agent: said per provider
+        if verdict.per_provider:   # no agent: said per provider
             rest = said.removeprefix("MEM-5 changes nothing; ")
             return f"{label}: {word}, nothing to change" + (f"; {rest}" if verdict.providers else "")
         plain = verdict.status == "resumes" and not verdict.ran_on
@@ -392,7 +392,7 @@ def check_line(label: str, outcome: Any, verdict: Any) -> str:
     result = outcome.result
     changes = len(result.events) + len(outcome.export_events)
     words = [said] if verdict.agent is not None or verdict.ran_on or verdict.status != "resumes" else []
-    if verdict.agent is None and verdict.provider is None:
+    if verdict.per_provider:
         # A flat history MEM-5 changes: its line says what changes (explain: why) and which
         # providers refuse it as given, as the TUI and doctor say.
         words = [said.removeprefix("MEM-5 changes it; ")] if verdict.providers else []

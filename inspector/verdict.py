@@ -157,6 +157,13 @@ class ResumeVerdict:
     def claimed(self) -> tuple[str, ...]:
         return tuple(c.repair.name for c in self.claims)
 
+    @property
+    def per_provider(self) -> bool:
+        """Judged for every provider: a history with no agent and no provider of its own or
+        recorded (a flat list). A session that records a provider Inspector has no rules for
+        is not: it is not judged, and says so (``ran_on``)."""
+        return self.agent is None and self.provider is None and not self.ran_on
+
     def head(self) -> str:
         """The verdict in a few words: its status, naming the agent."""
         if self.status == AGENT_REPAIRS and self.agent:
@@ -168,7 +175,7 @@ class ResumeVerdict:
         if self.status == UNREADABLE:
             return f"unreadable: {self.reason}"
         parts = []
-        if self.agent is None and self.provider is None:
+        if self.per_provider:
             parts.append(self._per_provider())
         elif self.refusals:
             first = self.refusals[0]
@@ -272,6 +279,15 @@ def session_model(imported: Any) -> str | None:
                 if isinstance(p, str) and p.strip()]
     model = recorded[-1][1] if recorded else None
     return model if isinstance(model, str) and model.strip() else None
+
+
+def unjudged(imported: Any) -> str:
+    """What a session records it ran on when that is a provider Inspector has no rules for
+    (the verdict's "provider unknown, not judged: …"), else "": every view says it alike."""
+    if not formats.is_session_format(imported.format):
+        return ""
+    provider, ran_on = _provider(imported, None)
+    return ran_on if provider is None else ""
 
 
 def judged_model(imported: Any, target: str | None, model: str | None = None) -> str | None:

@@ -377,3 +377,25 @@ def test_a_garbled_body_is_judged_as_given_without_a_crash(doc, fmt):
     verdict = resume_verdict(outcome)
     assert verdict.status in (FAILS, RESUMES)
     check_all(outcome.imported, outcome.result, False, names=[fmt])
+
+
+def _ran_on_ollama(tmp_path: Path) -> Path:
+    path = tmp_path / "oc-ollama.json"
+    text = (SAMPLES / "27-opencode-export.json").read_text(encoding="utf-8")
+    path.write_text(text.replace('"providerID": "anthropic"', '"providerID": "ollama"'), encoding="utf-8")
+    return path
+
+
+def test_a_session_that_ran_on_an_unknown_provider_is_not_judged_in_any_view(tmp_path, capsys):
+    """It ran on ollama, a provider Inspector has no rules for: check's line said only what
+    MEM-5 changes, check --json and the doctor "no provider refuses it" (a per-provider
+    verdict never computed), the TUI every provider's verdict. Each now says it is not judged."""
+    path = _ran_on_ollama(tmp_path)
+    verdict = resume_verdict(run_file(path))
+    assert verdict.provider is None and not verdict.per_provider and "ollama" in verdict.ran_on
+    assert "provider unknown, not judged: ran on ollama" in verdict.sentence()
+    main(["check", str(path)])
+    assert "provider unknown, not judged: ran on ollama" in capsys.readouterr().out
+    [row] = scan([str(path)]).rows
+    assert "provider unknown, not judged: ran on ollama" in row.verdict.sentence
+    assert "no provider refuses it" not in row.verdict.sentence

@@ -46,7 +46,7 @@ def render(v: resume.ResumeVerdict) -> RowVerdict:
         sentence = "ok: nothing to do" + (f" ({v.sentence()})" if v.claims or v.ran_on or v.providers else "")
     elif status == CHANGES:
         said = v.sentence()      # a history judged per provider already opens with what MEM-5 does
-        sentence = said if v.agent is None and v.provider is None else said + "; MEM-5 would change it"
+        sentence = said if v.per_provider else said + "; MEM-5 would change it"
     else:
         sentence = v.sentence()
     if v.repair and status != OK:

@@ -114,3 +114,21 @@ async def test_the_picker_names_the_provider_the_verdict_line_judges():
         last = str(options.get_option_at_index(options.option_count - 1).prompt)
         assert "none chosen" not in last and "instead of anthropic's" in last
         assert options.highlighted == [o.id for o in options._options].index("anthropic")
+
+
+async def test_a_session_that_ran_on_an_unknown_provider_says_so_on_the_verdict_line(tmp_path):
+    """check and the doctor say "provider unknown, not judged: ran on ollama"; the TUI showed
+    every provider's verdict instead. Picking "none" still shows them, on request."""
+    from .helpers import settled
+
+    path = tmp_path / "oc-ollama.json"
+    text = (SAMPLES / "27-opencode-export.json").read_text(encoding="utf-8")
+    path.write_text(text.replace('"providerID": "anthropic"', '"providerID": "ollama"'), encoding="utf-8")
+    async with opened(path, size=(160, 50)) as (app, pilot):
+        await settle(app, pilot)
+
+        def said() -> None:
+            line = " ".join(widget_text(app, "#verdict").split())
+            assert "provider unknown, not judged: ran on ollama" in line and "openai-chat" not in line
+
+        await settled(pilot, said)

@@ -79,6 +79,8 @@ def pick_provider(screen: Any, opened: Callable[[str], object]) -> None:
         if name is None:
             return
         bar.target = name or None
+        if not name:
+            bar.unjudged = ""      # every provider's verdict, asked for over "provider unknown"
         screen.show_verdict()
         if name:
             opened(name)

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ...targets import ERROR
-from ...verdict import judged_provider
+from ...verdict import judged_provider, unjudged
 from ..text import inert
 from .. import verdict as verdicts_of
 from ..verdict import WHEN, ProviderCheck, ProviderChecks, check_all
@@ -93,6 +93,7 @@ class VerdictBar(Static):
         self.target: str | None = None  # the provider the verdict shows (None: every provider's, at a glance)
         self.verdicts: ProviderChecks | None = None  # what is known so far (None: nothing checked yet)
         self.model: str | None = None  # --model: the model the checks judge it as sent to (None: the session's)
+        self.unjudged = ""  # what a session ran on that Inspector has no rules for (the verdict's "not judged")
 
     # -- the state -------------------------------------------------------------------------
     def reset(self, document: Any, target: str | None) -> None:
@@ -109,6 +110,7 @@ class VerdictBar(Static):
             target = judged_provider(document.imported) if option == "auto" else option
         self.reset(document, target)
         self.model = model
+        self.unjudged = unjudged(document.imported) if option == "auto" else ""
 
     def receive(self, message: Ready) -> bool:
         """Keep what a worker found, if it is for the document shown; whether it is."""
@@ -207,6 +209,11 @@ class VerdictBar(Static):
         text = Text()
         if verdicts is None:
             text.append("Checking what each provider would accept…", "$text-muted")
+        elif target is None and self.unjudged:
+            # As check and doctor say it: the provider it ran on is one Inspector has no rules for.
+            text.append("? provider unknown, not judged: ", "bold")
+            text.append(inert(self.unjudged))
+            text.append("  (v judges it for a provider you pick)", "$text-muted")
         elif target is None:
             when = "once all four MEM-5 stages have run" if partial and stage == verdicts_of.MEM5 else WHEN[stage]
             text.append(f"{when[:1].upper()}{when[1:]}: ", "bold")  # not capitalize(): MEM-5 keeps its capitals
