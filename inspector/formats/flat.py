@@ -73,8 +73,34 @@ def _import_lines(document: Lines, name: str) -> Imported:
     im.state = (lines, inner)
     spelled = " (OpenAI's chat spelling)" if inner is not None else ""
     im.notes.append(f"one message per line{spelled}: {len(history)} messages on {len(document.raw)} lines")
+    _refuse_unreadable_lines(document, name)
     session.skipped_lines(im, document, "it holds no message")
     return im
+
+
+def _refuse_unreadable_lines(document: Lines, name: str) -> None:
+    """A line that is not JSON, in a history of one message per line, is bad input: no agent
+    reads this file and skips the line as its loader would, so its message would be lost
+    without a word. The error names the first such line and column (and how many more), as a
+    broken JSON document's does; a line the damage reader mended is read, with its note. The
+    last line alone may be cut short (a writer stopped mid-line): it is kept, and the copy
+    ends it, so that the next line appended is not glued to it (``line-ended``)."""
+    last = max((i for i, line in enumerate(document.raw) if line.strip()), default=-1)
+    bad = [i for i in document.bad if i != last]
+    if not bad:
+        return
+    first = bad[0]
+    try:
+        parse_json(document.raw[first], name)
+        reason, column = "not one JSON record", None
+    except InputError as exc:
+        reason, column = exc.reason, exc.column
+    more = len(bad) - 1
+    also = f" (and {more} more line{'s' if more != 1 else ''}: " + \
+        ", ".join(str(i + 1) for i in bad[1:6]) + (", ..." if more > 5 else "") + ")" if more else ""
+    raise InputError(name, f"line {first + 1} is not JSON: {reason}{also}; a history of one message per line "
+                           "is read whole, so mend the line (or remove it) and read it again",
+                     first + 1, column if column is not None else 1)
 
 
 def _export_lines(im: Imported, result: Result, notes: Exported) -> Lines:

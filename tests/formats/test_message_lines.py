@@ -82,3 +82,16 @@ def test_batch_on_such_a_file_says_what_reads_it(tmp_path, capsys):
     capsys.readouterr()
     said = [json.loads(line) for line in errors.read_text().splitlines()]
     assert len(said) == 5 and all("'inspector normalize FILE' read" in json.dumps(e) for e in said), said[0]
+
+
+def test_a_line_in_the_middle_that_is_not_json_is_an_error_at_its_line_and_column(tmp_path, capsys):
+    """check said "ok, nothing to change" and explain and the TUI showed the other messages,
+    the line's message lost without a word (only --json's repair counts named it): no agent
+    reads this file and skips the line, so it is bad input, as a broken JSON document is."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"role":"user","content":"a"}\n{"role":"assistant","content":"b"\n{"role":"user","content":"c"}\n')
+    assert cli.main(["check", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"{path}:2:34: line 2 is not JSON")
+    assert cli.main(["normalize", str(path), "-o", str(tmp_path / "out.jsonl")]) == 2
+    assert not (tmp_path / "out.jsonl").exists()
