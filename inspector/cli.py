@@ -27,7 +27,7 @@ from .engine import (
 )
 from .formats import Imported, has_import_step
 from .io import InputError, atomic_write, display_name, dumps, printable
-from .pipeline import Outcome, run_file
+from .pipeline import Outcome, as_written_for, run_file
 from .process import mend_closed_streams, silence_stdout, terminated_cleanly
 from .targets import TARGETS as CHECK_TARGETS, check as check_target, check_template, failed as target_failed
 from .targets import load_template
@@ -358,7 +358,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         if outcome.changed and not verdict.agent_covers:
             worst = max(worst, EXIT_CHANGED)
         if args.target:
-            problems = check_target(outcome, args.target, judged_model(outcome.imported, args.target, args.model))
+            problems = check_target(as_written_for(outcome, args.target), args.target,
+                                    judged_model(outcome.imported, args.target, args.model))
             # Warnings are printed but do not fail: only an error (documented and observed) does.
             worst = max(worst, EXIT_CHANGED if target_failed(problems) else EXIT_OK)
             report["after_normalizing"] = [p.to_dict() for p in problems]

@@ -282,6 +282,22 @@ def as_given(imported: Imported, name: str = "<input>") -> Outcome:
     return Outcome(name, imported, same, Exported(imported.document))
 
 
+def as_written_for(out: Outcome, target: str) -> Outcome:
+    """What ``check --target`` judges: the document ``normalize --to`` writes for ``target``.
+    A history in another request format (a flat list, OpenAI's body checked for Anthropic)
+    is converted to the target's own format, as normalize writes it, and read back: the
+    rules on its native blocks (Anthropic's empty content...) then judge what is sent, so
+    ``check FILE --target T`` and ``check`` of ``normalize FILE --to T``'s output agree. A
+    history already in that format, a session store (judged as the agent sends it) and a
+    target with no format of its own (Mistral, xAI...) are judged as they are."""
+    fmt = REGISTRY.get(target)
+    if fmt is None or fmt.provider != target or fmt.is_session or out.imported.format == target \
+            or formats.is_session_format(out.imported.format):
+        return out
+    written = export(out.imported, out.result, target, out.compact, out.reasoning)
+    return run(written.document, out.name, target, reasoning=out.reasoning)
+
+
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
         strict: bool = False, compact: bool = False, session: str | None = None,
         owned: bool = False, reasoning: str = "keep") -> Outcome:

@@ -69,6 +69,10 @@ def _errors(problems) -> set[str]:
     return {p.rule for p in problems if p.severity == targets.ERROR}
 
 
+def _warnings(problems) -> set[str]:
+    return {p.rule for p in problems if p.severity == targets.WARNING}
+
+
 def test_every_view_names_the_same_verdict(files, capsys, tmp_path):
     for path, session in files:
         outcome = run_file(path, session=session)
@@ -319,6 +323,32 @@ def test_a_session_is_judged_for_the_model_it_ran_on(tmp_path, capsys):
     assert told.at(INPUT, "anthropic").accepts and "anthropic (claude-sonnet-4-5)" in told.at(INPUT, "anthropic").sentence()
     # another provider than the one it ran on is not judged for that model
     assert check_all(outcome.imported, outcome.result, False, names=["gemini"]).at(INPUT, "gemini").model is None
+
+
+def test_a_codex_rollout_is_judged_for_the_model_its_last_turn_ran(tmp_path, capsys):
+    """A default (openai) rollout is judged for its last turn_context's model and still for
+    the Responses API: encrypted reasoning gpt-5 wrote, resumed on gpt-5-codex, is named."""
+    v = resume_verdict(run_file(SAMPLES / "22-codex-rollout.jsonl"))
+    assert (v.provider, v.model) == ("openai-responses", "gpt-5-codex")
+    r = codex_builder.Rollout()
+    r.user("Run the tests.")
+    r.lines[-3]["payload"]["model"] = "gpt-5"                      # the first turn ran on gpt-5
+    r.reasoning("**Running the tests**")
+    r.say("They pass.")
+    r.user("Thanks, now the lint.")                                # the last turn, on gpt-5-codex
+    path = tmp_path / "rollout-2025-10-12T10-00-00-switch.jsonl"
+    path.write_bytes(r.data())
+    outcome = run_file(path)
+    switched = resume_verdict(outcome)
+    assert (switched.provider, switched.model) == ("openai-responses", "gpt-5-codex")
+    given = check_all(outcome.imported, outcome.result, False, names=["openai-responses"]).at(INPUT, "openai-responses")
+    assert given.model == "gpt-5-codex" and _warnings(given.problems) == {"encrypted-other-model"}
+    told = check_all(outcome.imported, outcome.result, False, names=["openai-responses"], model="gpt-5")
+    assert not _warnings(told.at(INPUT, "openai-responses").problems)      # --model: the one that wrote it
+    main(["check", "--target", "openai-responses", str(path)])
+    assert "written by gpt-5, sent to gpt-5-codex" in capsys.readouterr().out
+    main(["check", "--json", str(path)])
+    assert orjson.loads(capsys.readouterr().out)["verdict"]["model"] == "gpt-5-codex"
 
 
 def test_a_codex_rollout_run_on_another_provider_is_not_judged_as_openai():

@@ -29,6 +29,9 @@ EMITS = declare(
     Kind("export-developer-system", EXPORT_CLAUSE, False, "developer into system",
          "An OpenAI developer message was written into the target's top-level system field: the target has "
          "no developer role.", "change"),
+    Kind("empty-turn-omitted", EXPORT_CLAUSE, False, "empty turn left out",
+         "An assistant turn with no text and no call was not written: the target refuses a message with empty "
+         "content, and the turn held nothing to keep.", "change"),
 )
 
 
@@ -240,6 +243,17 @@ class BlockSpec:
             elif role == "assistant":
                 blocks = [self.text_block(msg["content"])] if msg["content"].strip() else []
                 blocks += [self.call_block(c["tool_call_id"], c, im) for c in msg.get("tool_calls") or ()]
+                if not blocks:
+                    # Anthropic, Bedrock and Gemini refuse a message with no content; the turn
+                    # holds nothing, so it is left out, as LiteLLM (BerriAI/litellm@00814e43
+                    # factory.py anthropic_messages_pt: no assistant message without content) and
+                    # pydantic-ai (pydantic/pydantic-ai@00031cf2 models/anthropic.py _map_message:
+                    # an empty response adds no message) convert one. The rows around it, both
+                    # the user's, then go in one user message (``export-merged``).
+                    notes.note("empty-turn-omitted", f"row {o} is an assistant turn with no text and no call; "
+                               f"{self.name} refuses a message with empty content, so it is not written.",
+                               origin=o)
+                    continue
                 pieces.append(Piece("assistant", None, None, blocks, origin=o))
             elif role == "tool":
                 cid = msg["tool_call_id"]

@@ -74,6 +74,8 @@ SELF_REPAIRS = (
     SelfRepair("orphan-dropped-on-resume", None, "leaves out an output that answers no call", "", SOURCE,
                rule="output-without-call"),
 )
+# What Codex's built-in ``openai`` provider speaks: the Responses API (see :func:`ran_on`).
+OPENAI_WIRE = "openai-responses"
 CALLS = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
          "custom_tool_call": "custom_tool_call_output"}
 
@@ -308,16 +310,25 @@ def _what_codex_does(im: Imported, items: list[Any], inner: Imported) -> None:
 
 
 def ran_on(im: Imported) -> list[tuple[str | None, str | None]]:
-    """The provider a rollout ran on when it is not OpenAI's own Responses API (session_meta's
-    ``model_provider``: ``ollama``, ``openrouter``, an ``[model_providers]`` entry of the user's
-    config; openai/codex ``codex-rs/protocol`` ``SessionMeta``), with the last turn's model;
-    nothing for ``openai``, whose API the format's provider already is."""
+    """The provider a rollout ran on and the model of its last turn (the ``model`` of the
+    last ``turn_context``, the model that turn was sent to: openai/codex
+    ``codex-rs/protocol/src/protocol.rs`` ``TurnContextItem`` at edb4efee), so the rules on
+    reasoning another model wrote judge the model a resume sends to.
+
+    The provider is session_meta's ``model_provider``, the id of an entry of Codex's
+    provider table (``SessionMeta`` there): a user's ``[model_providers]`` entry (``ollama``,
+    ``openrouter``...) is given as recorded. The built-in ``openai`` entry speaks the
+    Responses API (``codex-rs/core/src/model_provider_info.rs`` at 001cb8e2,
+    ``create_openai_provider``: ``wire_api: WireApi::Responses``), so it is given as
+    ``openai-responses``, the format's own provider, never ``openai`` (Chat Completions to
+    ``provider_ids``); with no model recorded, nothing (the format's provider stands)."""
     provider = next((e["payload"].get("model_provider") for e in im.history if isinstance(e, Mapping)
                      and e.get("type") == "session_meta" and isinstance(e.get("payload"), Mapping)), None)
-    if not isinstance(provider, str) or provider in ("", "openai"):
-        return []
     models = _models(im.history)
-    return [(provider, models[max(models)] if models else None)]
+    model = models[max(models)] if models else None
+    if not isinstance(provider, str) or provider in ("", "openai"):
+        return [(OPENAI_WIRE, model)] if model is not None else []
+    return [(provider, model)]
 
 
 def on_resume(im: Imported) -> OnResume:
