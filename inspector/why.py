@@ -11,7 +11,8 @@ matched rules are run over it: over the history as its agent sends it on resume 
 verdict's :func:`~inspector.verdict.as_sent_problems`, so a case the agent repairs itself
 is shown as the agent's, with its claim, never as an entry that breaks the rule), and over
 the repair. The entries shown are the problems of those rules, and of them the ones the
-error names (a call id it quotes, the ``messages.N`` it points at). The repaired copy is the one ``inspector normalize``
+error names (a call id it quotes, the position it points at: ``messages.5``,
+``messages.[2]``, ``input[3]``). The repaired copy is the one ``inspector normalize``
 writes; ``--fix`` writes it.
 
 Nothing here decides a rule: the rule tables do. This module compares texts only to pick
@@ -40,7 +41,10 @@ _KEYWORDS = frozenset({"call_id", "call_ids", "tool_call_id", "tool_call_ids", "
 _STOP = frozenset("""a an the to in of and or is are be been must for with at by on that this your it its as
     api error errors type invalid_request_error request_id req http status code message_id""".split())
 _PATH = re.compile(r"(?:[a-z]+://|[a-z]:\\|~?/)[^\s\"'`]*[/\\][^\s\"'`]*")     # URLs and file paths
-_POSITION = re.compile(r"\b(messages|contents|input|items)(?:\.(\d+)|\[(\d+)\])")
+# A position as providers print it: ``messages.5`` (Anthropic, Bedrock, Groq), ``messages[2]``
+# and ``input[3]`` (OpenAI's texts), and OpenAI Chat's ``param`` ``messages.[3].role``
+# (simonw/llm issue 937, miurla/morphic issue 136).
+_POSITION = re.compile(r"\b(messages|contents|input|items)(?:\.(\d+)|\.?\[(\d+)\])")
 # An id as providers print them (toolu_01…, call_Gt5…, fc_…): a prefix, then a token with a
 # digit or a capital, so the rule's own words (tool_use, tool_result) are never taken for one.
 _ID = re.compile(r"\b[A-Za-z]+_(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{4,}\b")
@@ -232,8 +236,17 @@ class Case:
 
 
 def positions(text: str) -> set[str]:
-    """``messages.3``, ``input.2``: the positions a provider text points at, spelled one way."""
+    """``messages.3``, ``messages.[3]``, ``input[2]``: the positions a provider text points at,
+    spelled one way (``messages.3``, ``input.2``)."""
     return {f"{m.group(1)}.{m.group(2) or m.group(3)}" for m in _POSITION.finditer(text)}
+
+
+def _at(p: Problem, where: str | None, native: bool) -> set[str]:
+    """The request positions of a problem: the ones its provider text names (``messages.5``,
+    in the provider's own numbering); a text naming none (OpenAI Chat's) is at its native
+    location when the file is that provider's own document (``messages[2]`` of a Chat body is
+    the ``messages.[2]`` sent)."""
+    return positions(p.error) or (positions(where) if native and where else set())
 
 
 def repaired_name(path: str) -> str:
@@ -258,12 +271,16 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
     entries: list[Entry] = []
     covered: list[Entry] = []
     keys: set[tuple[str, str, int]] = set()
+    # A request body of the provider judged: its native locations are the positions sent.
+    native = {t for t in targets if not formats.is_session_format(imported.format)
+              and formats.provider(imported.format) == t}
 
     def add(p: Problem, row: int | None, where: str | None, claim: verdict.Claim | None = None) -> None:
         if row is None or (p.target, p.rule, row) in keys:
             return
         keys.add((p.target, p.rule, row))
-        named = bool((p.tool_call_id and p.tool_call_id in reading.text) or (positions(p.error) & named_pos))
+        at = _at(p, where, p.target in native)
+        named = bool((p.tool_call_id and p.tool_call_id in reading.text) or (at & named_pos))
         entry = Entry(p.target, p.rule, row, where, p.error, p.tool_call_id, named)
         if claim is not None:
             entry.agent, entry.claim = agent, claim

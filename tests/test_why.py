@@ -406,3 +406,32 @@ def test_a_history_with_no_agent_keeps_its_entries(capsys):
     found = orjson.loads(capsys.readouterr().out)["file"]
     assert found["agent"] is None and found["agent_repairs"] == [] and found["entries"]
 
+
+# -- positions as providers print them ---------------------------------------------------------
+
+def test_positions_in_the_forms_providers_print():
+    # OpenAI Chat's param (simonw/llm issue 937), OpenAI's own texts and Anthropic's / Bedrock's paths.
+    assert why.positions('"param":"messages.[3].role"') == {"messages.3"}
+    assert why.positions("Invalid 'messages[2].tool_calls': empty array.") == {"messages.2"}
+    assert why.positions("Missing required parameter: 'input[3].encrypted_content'.") == {"input.3"}
+    assert why.positions("messages.12.content.4: unexpected") == {"messages.12"}
+    assert why.positions("at 'messages.2.member.role'") == {"messages.2"}
+    assert why.positions("contents[1].parts[0]") == {"contents.1"}
+
+
+SAMPLE17 = SAMPLES / "17-long-parallel-call-ids.json"
+UNANSWERED = next(k.text for k in KNOWN_ERRORS if k.rules == ("tool-calls-unanswered",) and k.target == "openai-chat")
+
+
+@pytest.mark.parametrize("param", ["messages.[2].role", "messages.2", "messages[2]"])
+def test_an_openai_chat_error_is_narrowed_to_the_message_it_names(param, capsys):
+    """OpenAI Chat's texts name no position and its ``param`` reads ``messages.[2].role``:
+    ``why`` showed every entry of the rule (messages[2] and messages[7])."""
+    text = orjson.dumps({"error": {"message": UNANSWERED.replace("call_abc", "call_x"), "param": param}}).decode()
+    assert main(["why", "--json", text, str(SAMPLE17)]) == 0
+    entries = orjson.loads(capsys.readouterr().out)["file"]["entries"]
+    assert [(e["where"], e["named"]) for e in entries] == [("messages[2]", True)]
+    text = text.replace("2", "7")
+    assert main(["why", "--json", text, str(SAMPLE17)]) == 0
+    assert [e["where"] for e in orjson.loads(capsys.readouterr().out)["file"]["entries"]] == ["messages[7]"]
+
