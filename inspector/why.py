@@ -398,7 +398,7 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
                             if case.absent else "the error names no entry, so every entry of it:"))
             _entries(lines, case.entries)
         if case.covered:
-            _covered(lines, reading, case)
+            _covered(lines, reading, case, wrote)
         if not case.entries and not case.covered:
             lines.append(f"In {printable(case.name)} ({case.format}): none of these rules finds anything; the "
                          "agent may have sent a history other than this file (a later state, or another session).")
@@ -410,9 +410,8 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
             lines.append(f"  {printable(case.command)}")
             if wrote:
                 lines.append(f"wrote {printable(wrote)}")
-        elif wrote is None and case.data and fixing:
-            lines.append(f"Nothing written: {printable(case.agent or '')} repairs it itself on resume."
-                         if case.covered else "Nothing written: the file shows nothing to fix for these rules.")
+        elif wrote is None and case.data and fixing and not case.covered:
+            lines.append("Nothing written: the file shows nothing to fix for these rules.")
     return "\n".join(lines) + "\n"
 
 
@@ -426,9 +425,10 @@ def _entries(lines: list[str], entries: list[Entry]) -> None:
             lines.append(f"    repair: {printable(r)}")
 
 
-def _covered(lines: list[str], reading: Reading, case: Case) -> None:
+def _covered(lines: list[str], reading: Reading, case: Case, wrote: str | None) -> None:
     """The entries the agent repairs itself on resume, each with the verdict's claim; when
-    they are all the rules find, where the error must have come from instead."""
+    they are all the rules find, where the error must have come from instead (``--fix``
+    still writes the repaired copy, as ``inspector normalize -o`` does)."""
     agent = printable(case.agent or "the agent")
     if case.entries:
         lines.append(f"{agent} repairs these itself on resume (they are not sent as they stand):")
@@ -457,6 +457,8 @@ def _covered(lines: list[str], reading: Reading, case: Case) -> None:
             lines.append(f"For {agent} before {older}, the repaired copy clears it"
                          f"{' (with --strict)' if case.strict else ''}:")
             lines.append(f"  {printable(case.command)}")
+        if wrote:
+            lines.append(f"wrote {printable(wrote)} (the repaired copy, all the same)")
 
 
 __all__ = ["Case", "Entry", "Match", "Reading", "examine", "fix", "read", "report", "score", "to_dict", "tokens"]

@@ -390,15 +390,16 @@ def test_an_entry_the_agent_repairs_itself_is_the_agents_not_one_that_breaks_the
     assert "names no entry" not in out and "the entries the error names:" not in out.split("but")[0]
 
 
-def test_a_claim_with_a_version_names_the_older_versions_and_fix_writes_nothing(tmp_path, capsys):
+def test_a_claim_with_a_version_names_the_older_versions(tmp_path, capsys):
     path = tmp_path / "crush.db"
     path.write_bytes((SAMPLES / "28-crush-session.db").read_bytes())
     assert main(["why", "--fix", REWIND_TEXT, str(path)]) == 0
     out = capsys.readouterr().out
     # Crush records no version: one before 0.59.0 (the newer of its two claims) sends it as it stands.
     assert "(or from Crush before 0.59.0, which sends it as it stands)" in out
-    assert "Nothing written: Crush repairs it itself on resume." in out
-    assert [p.name for p in tmp_path.iterdir()] == ["crush.db"]
+    # --fix asked for the repaired copy: it is written all the same, beside the input.
+    assert f"wrote {tmp_path / 'crush.repaired.db'} (the repaired copy, all the same)" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["crush.db", "crush.repaired.db"]
 
 
 def test_a_history_with_no_agent_keeps_its_entries(capsys):
