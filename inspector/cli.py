@@ -533,7 +533,7 @@ def cmd_why(args: argparse.Namespace) -> int:
     case = wrote = None
     if args.file is not None:
         case = why.examine(args.file, reading, args.fmt, args.session, args.output)
-        if args.fix and case.entries:
+        if args.fix and (case.entries or case.covered):
             wrote = why.fix(case, args.file)
     if args.json:
         report = why.to_dict(reading, case)

@@ -395,6 +395,30 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
     return kept, _claims(told.with_claims(found))
 
 
+def covered_problems(imported: Any, provider: str, model: str | None = None) -> list[tuple[Any, Claim]]:
+    """The errors ``provider`` finds in the rows as read that :func:`as_sent_problems` leaves
+    out (the agent repairs them itself on resume), each with the claim that covers it: what
+    ``inspector why`` shows instead of an entry that breaks the rule."""
+    kept, claims = as_sent_problems(imported, provider, model)
+    rows, _, told = as_sent(imported)
+    if told is None:
+        return []
+    left = set(kept)
+    by_repair = {c.repair: c for c in claims}
+    first = _first_sent(rows)
+    out = []
+    for p in targets.check(rows, provider, model, imported.identity, given=imported):
+        if p.severity != targets.ERROR or p in left:
+            continue
+        marking = [k for k, rows_, _ in told.marked if p.index in rows_]
+        repair = told.claim(p.rule, p.index, p.tool_call_id, first) or next(
+            (r for r in sorted(told.repairs, key=lambda r: r.rule != p.rule) if r.kind in marking), None)
+        claim = by_repair.get(repair) if repair is not None else None
+        if claim is not None:
+            out.append((p, claim))
+    return out
+
+
 def _refusals(imported: Any, provider: str, model: str | None) -> tuple[list[Refusal], tuple[Claim, ...]]:
     problems, claims = as_sent_problems(imported, provider, model)
     n = len(imported.messages)

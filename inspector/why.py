@@ -7,10 +7,13 @@ positions are left out before comparing, so ``messages.5 … toolu_01X`` matches
 unknown, with the closest rules listed: nothing is guessed silently.
 
 Given the history the error came from, the file is read through the pipeline and the
-matched rules are run over it (``targets.check``): over the history as it is (what the
-agent sent), and over the repair. The entries shown are the problems of those rules, and
-of them the ones the error names (a call id it quotes, the ``messages.N`` it points at).
-The repaired copy is the one ``inspector normalize`` writes; ``--fix`` writes it.
+matched rules are run over it: over the history as its agent sends it on resume (the one
+verdict's :func:`~inspector.verdict.as_sent_problems`, so a case the agent repairs itself
+is shown as the agent's, with its claim, never as an entry that breaks the rule), and over
+the repair. The entries shown are the problems of those rules, and of them the ones the
+error names (a call id it quotes, the position it points at: ``messages.5``,
+``messages.[2]``, ``input[3]``). The repaired copy is the one ``inspector normalize``
+writes; ``--fix`` writes it.
 
 Nothing here decides a rule: the rule tables do. This module compares texts only to pick
 which rule a pasted text stands for.
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import formats, pipeline
+from . import formats, pipeline, verdict
 from .io import atomic_write, display_name, printable, read_bytes
 from .targets import ANY_TARGET, KNOWN_ERRORS, REGISTRY, KnownError, Problem, Rule, check
 
@@ -38,7 +41,10 @@ _KEYWORDS = frozenset({"call_id", "call_ids", "tool_call_id", "tool_call_ids", "
 _STOP = frozenset("""a an the to in of and or is are be been must for with at by on that this your it its as
     api error errors type invalid_request_error request_id req http status code message_id""".split())
 _PATH = re.compile(r"(?:[a-z]+://|[a-z]:\\|~?/)[^\s\"'`]*[/\\][^\s\"'`]*")     # URLs and file paths
-_POSITION = re.compile(r"\b(messages|contents|input|items)(?:\.(\d+)|\[(\d+)\])")
+# A position as providers print it: ``messages.5`` (Anthropic, Bedrock, Groq), ``messages[2]``
+# and ``input[3]`` (OpenAI's texts), and OpenAI Chat's ``param`` ``messages.[3].role``
+# (simonw/llm issue 937, miurla/morphic issue 136).
+_POSITION = re.compile(r"\b(messages|contents|input|items)(?:\.(\d+)|\.?\[(\d+)\])")
 # An id as providers print them (toolu_01…, call_Gt5…, fc_…): a prefix, then a token with a
 # digit or a capital, so the rule's own words (tool_use, tool_result) are never taken for one.
 _ID = re.compile(r"\b[A-Za-z]+_(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{4,}\b")
@@ -180,11 +186,25 @@ class Entry:
     tool_call_id: str | None
     named: bool                 # the pasted error names this entry (its id or position)
     repair: list[str] = field(default_factory=list)     # what normalizing does to this entry
+    # The agent repairs this entry itself on resume (it is never sent as it stands): the agent,
+    # and the verdict's claim that covers it (``verdict.covered_problems``).
+    agent: str | None = None
+    claim: verdict.Claim | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"target": self.target, "rule": self.rule, "row": self.row, "where": self.where,
-                "error": self.error, "tool_call_id": self.tool_call_id, "named": self.named,
-                "repair": self.repair}
+        out = {"target": self.target, "rule": self.rule, "row": self.row, "where": self.where,
+               "error": self.error, "tool_call_id": self.tool_call_id, "named": self.named,
+               "repair": self.repair}
+        if self.claim is not None:
+            out["agent_repair"] = {"agent": self.agent, "words": self.claim.words(), **self.claim.to_dict()}
+        return out
+
+    @property
+    def older(self) -> str | None:
+        """The first agent version that makes this repair, when the version that wrote the
+        session is not known to (an older one sends the entry as it stands)."""
+        c = self.claim
+        return c.repair.since if c is not None and c.repair.since and c.covers is not True else None
 
 
 @dataclass(slots=True)
@@ -200,16 +220,33 @@ class Case:
     command: str
     data: bytes = b""
     absent: list[str] = field(default_factory=list)    # ids the error names that the file does not hold
+    agent: str | None = None                            # the agent that resumes it (None: no agent's store)
+    covered: list[Entry] = field(default_factory=list)  # entries the agent repairs itself on resume
+
+    @property
+    def agent_repairs(self) -> bool:
+        """Every entry the rules find is one the agent repairs itself: the error came from
+        another state of the session (or an older version of the agent)."""
+        return bool(self.covered) and not self.entries
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.name, "format": self.format, "entries": [e.to_dict() for e in self.entries],
                 "strict": self.strict, "cleared": self.cleared, "output": self.output, "command": self.command,
-                "absent": self.absent}
+                "absent": self.absent, "agent": self.agent, "agent_repairs": [e.to_dict() for e in self.covered]}
 
 
 def positions(text: str) -> set[str]:
-    """``messages.3``, ``input.2``: the positions a provider text points at, spelled one way."""
+    """``messages.3``, ``messages.[3]``, ``input[2]``: the positions a provider text points at,
+    spelled one way (``messages.3``, ``input.2``)."""
     return {f"{m.group(1)}.{m.group(2) or m.group(3)}" for m in _POSITION.finditer(text)}
+
+
+def _at(p: Problem, where: str | None, native: bool) -> set[str]:
+    """The request positions of a problem: the ones its provider text names (``messages.5``,
+    in the provider's own numbering); a text naming none (OpenAI Chat's) is at its native
+    location when the file is that provider's own document (``messages[2]`` of a Chat body is
+    the ``messages.[2]`` sent)."""
+    return positions(p.error) or (positions(where) if native and where else set())
 
 
 def repaired_name(path: str) -> str:
@@ -230,29 +267,49 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
     wanted = set(pairs)
     plain = pipeline.outcome(imported, name, strict=False)
     named_pos = positions(reading.text)
+    agent = formats.agent_title(imported.format) if formats.is_session_format(imported.format) else None
     entries: list[Entry] = []
+    covered: list[Entry] = []
     keys: set[tuple[str, str, int]] = set()
+    # A request body of the provider judged: its native locations are the positions sent.
+    native = {t for t in targets if not formats.is_session_format(imported.format)
+              and formats.provider(imported.format) == t}
 
-    def add(p: Problem, row: int | None, where: str | None) -> None:
+    def add(p: Problem, row: int | None, where: str | None, claim: verdict.Claim | None = None) -> None:
         if row is None or (p.target, p.rule, row) in keys:
             return
         keys.add((p.target, p.rule, row))
-        named = bool((p.tool_call_id and p.tool_call_id in reading.text) or (positions(p.error) & named_pos))
-        entries.append(Entry(p.target, p.rule, row, where, p.error, p.tool_call_id, named))
+        at = _at(p, where, p.target in native)
+        named = bool((p.tool_call_id and p.tool_call_id in reading.text) or (at & named_pos))
+        entry = Entry(p.target, p.rule, row, where, p.error, p.tool_call_id, named)
+        if claim is not None:
+            entry.agent, entry.claim = agent, claim
+            covered.append(entry)
+        else:
+            entries.append(entry)
 
+    n = len(imported.messages)
+    models = {t: verdict.judged_model(imported, t) for t in targets}     # as ``check`` judges each
     for t in targets:
-        # As it is: what the agent sent (the flat rows of the import; native rules need the repair's view).
-        for p in check(imported.messages, t, identity=imported.identity):
+        # As the agent sends it on resume (the one verdict's computation): the cases its own
+        # repairs cover first, then what the provider refuses.
+        model = models[t]
+        for p, claim in verdict.covered_problems(imported, t, model):
             if (t, p.rule) in wanted:
-                add(p, p.index, imported.where(p.index) if p.index < len(imported.sources) else None)
+                add(p, p.index, p.where or (imported.where(p.index) if p.index < n else None), claim)
+        for p in verdict.as_sent_problems(imported, t, model)[0]:
+            if (t, p.rule) in wanted:
+                add(p, p.index, p.where or (imported.where(p.index) if p.index < n else None))
         # What the repair leaves, with the native rules (blocks, signatures, settings).
-        for p in check(plain, t):
+        for p in check(plain, t, model):
             if (t, p.rule) in wanted:
                 origins = plain.result.origins
                 add(p, origins[p.index] if p.index < len(origins) else None, p.where)
-    entries.sort(key=lambda e: (not e.named, e.row))
-    if any(e.named for e in entries):
+    for found in (entries, covered):
+        found.sort(key=lambda e: (not e.named, e.row))
+    if any(e.named for e in entries + covered):
         entries = [e for e in entries if e.named]
+        covered = [e for e in covered if e.named]
     rows = {e.row for e in entries}
     for e in plain.result.events:
         if e.origin in rows:
@@ -260,11 +317,11 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
                 if entry.row == e.origin:
                     entry.repair.append(f"({e.clause}) {e.message}")
     strict = False
-    cleared = not _left(plain, targets, wanted)
+    cleared = not _left(plain, models, wanted)
     chosen = plain
     if not cleared:
         tight = pipeline.outcome(imported, name, strict=True)
-        if not _left(tight, targets, wanted):
+        if not _left(tight, models, wanted):
             strict, cleared, chosen = True, True, tight
     out = output or repaired_name(path)
     words = ["inspector", "normalize", str(path), "-o", out]
@@ -275,13 +332,14 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
     if session is not None:
         words += ["--session", session]
     # An error whose ids the file never holds came from another file or another state of it.
-    absent = [] if any(e.named for e in entries) else \
+    absent = [] if any(e.named for e in entries + covered) else \
         [i for i in dict.fromkeys(_ID.findall(reading.text)) if i.encode() not in data]
-    return Case(name, imported.format, entries, strict, cleared, out, shlex.join(words), chosen.data, absent)
+    return Case(name, imported.format, entries, strict, cleared, out, shlex.join(words), chosen.data, absent,
+                agent, covered)
 
 
-def _left(outcome: pipeline.Outcome, targets: list[str], wanted: set[tuple[str, str]]) -> bool:
-    return any((t, p.rule) in wanted for t in targets for p in check(outcome, t))
+def _left(outcome: pipeline.Outcome, models: dict[str, str | None], wanted: set[tuple[str, str]]) -> bool:
+    return any((t, p.rule) in wanted for t, model in models.items() for p in check(outcome, t, model))
 
 
 def fix(case: Case, path: str) -> str:
@@ -338,14 +396,10 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
                             else f"the error names {', '.join(case.absent)}, which this file does not hold (an error "
                                  "from another session, or from the file as it was before?), so every entry of it:"
                             if case.absent else "the error names no entry, so every entry of it:"))
-            for e in case.entries:
-                at = e.where or f"row {e.row}"
-                cid = f" {e.tool_call_id}" if e.tool_call_id else ""
-                lines.append(f"  {printable(at)}{printable(cid)}: {e.target}/{e.rule}")
-                lines.append(f"    {printable(e.error)}")
-                for r in e.repair:
-                    lines.append(f"    repair: {printable(r)}")
-        else:
+            _entries(lines, case.entries)
+        if case.covered:
+            _covered(lines, reading, case, wrote)
+        if not case.entries and not case.covered:
             lines.append(f"In {printable(case.name)} ({case.format}): none of these rules finds anything; the "
                          "agent may have sent a history other than this file (a later state, or another session).")
         if case.entries:
@@ -356,9 +410,55 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
             lines.append(f"  {printable(case.command)}")
             if wrote:
                 lines.append(f"wrote {printable(wrote)}")
-        elif wrote is None and case.data and fixing:
+        elif wrote is None and case.data and fixing and not case.covered:
             lines.append("Nothing written: the file shows nothing to fix for these rules.")
     return "\n".join(lines) + "\n"
+
+
+def _entries(lines: list[str], entries: list[Entry]) -> None:
+    for e in entries:
+        at = e.where or f"row {e.row}"
+        cid = f" {e.tool_call_id}" if e.tool_call_id else ""
+        lines.append(f"  {printable(at)}{printable(cid)}: {e.target}/{e.rule}")
+        lines.append(f"    {printable(e.error)}")
+        for r in e.repair:
+            lines.append(f"    repair: {printable(r)}")
+
+
+def _covered(lines: list[str], reading: Reading, case: Case, wrote: str | None) -> None:
+    """The entries the agent repairs itself on resume, each with the verdict's claim; when
+    they are all the rules find, where the error must have come from instead (``--fix``
+    still writes the repaired copy, as ``inspector normalize -o`` does)."""
+    agent = printable(case.agent or "the agent")
+    if case.entries:
+        lines.append(f"{agent} repairs these itself on resume (they are not sent as they stand):")
+    else:
+        found = sorted({f"{e.target}/{e.rule}" for e in case.covered})
+        which = ("the entries the error names:" if case.covered[0].named
+                 else f"the error names {', '.join(case.absent)}, which this file does not hold; every entry:"
+                 if case.absent else "every entry of it:")
+        lines.append(f"In {printable(case.name)} ({case.format}), the file shows "
+                     + ("" if reading.known else "(of the closest rules) ") + f"{' and '.join(found)}, "
+                     f"but {agent} repairs it itself on resume; {which}")
+    for e in case.covered:
+        at = e.where or f"row {e.row}"
+        cid = f" {e.tool_call_id}" if e.tool_call_id else ""
+        lines.append(f"  {printable(at)}{printable(cid)}: {e.target}/{e.rule}")
+        lines.append(f"    {printable(e.error)}")
+        if e.claim is not None:
+            lines.append(f"    {agent} repairs it itself: {printable(e.claim.words())}")
+    if case.agent_repairs:
+        # The newest version a claim names: every version before it sends one of these as it stands.
+        older = max((v for e in case.covered if (v := e.older)), default=None,
+                    key=lambda v: tuple(int(x) for x in re.findall(r"\d+", v)))
+        lines.append(f"{agent} repairs this itself, so the error must have come from a different state of the session"
+                     + (f" (or from {agent} before {older}, which sends it as it stands)." if older else "."))
+        if older and case.cleared:
+            lines.append(f"For {agent} before {older}, the repaired copy clears it"
+                         f"{' (with --strict)' if case.strict else ''}:")
+            lines.append(f"  {printable(case.command)}")
+        if wrote:
+            lines.append(f"wrote {printable(wrote)} (the repaired copy, all the same)")
 
 
 __all__ = ["Case", "Entry", "Match", "Reading", "examine", "fix", "read", "report", "score", "to_dict", "tokens"]

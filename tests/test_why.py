@@ -350,3 +350,89 @@ def test_an_error_naming_an_id_the_file_lacks_says_so(capsys):
     assert "names no entry" not in out
     assert main(["why", text.replace("toolu_NOPE123", "toolu_01GitLog"), sample, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["file"]["absent"] == []
+
+
+# -- an entry the agent repairs itself on resume -----------------------------------------------
+
+REWIND_TEXT = "API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation."
+AGENT_REPAIRS = [
+    # (sample, error text, agent, the calls it repairs itself, of them the ones whose real result is lost)
+    ("28-crush-session.db", REWIND_TEXT, "Crush", ["toolu_p99", "toolu_r03"], ["toolu_r03"]),
+    ("22-codex-rollout.jsonl", "No tool output found for function call call_Gt5mK8.", "Codex CLI", ["call_Gt5mK8"],
+     ["call_Gt5mK8"]),
+    ("32-openclaw-agent.sqlite", REWIND_TEXT, "OpenClaw", ["toolu_02"], ["toolu_02"]),
+]
+
+
+@pytest.mark.parametrize("sample,text,agent,calls,lost", AGENT_REPAIRS, ids=[a[0] for a in AGENT_REPAIRS])
+def test_an_entry_the_agent_repairs_itself_is_the_agents_not_one_that_breaks_the_rule(sample, text, agent, calls,
+                                                                                      lost, capsys):
+    """``why`` listed these as entries that break the rule while ``check`` and ``doctor`` said
+    the agent repairs them itself: it judged the rows as read, not as the agent sends them."""
+    from inspector.verdict import LOST, resume_verdict
+
+    path = SAMPLES / sample
+    assert main(["why", "--json", text, str(path)]) == 0
+    found = orjson.loads(capsys.readouterr().out)["file"]
+    assert found["entries"] == [] and found["agent"] == agent
+    covered = found["agent_repairs"]
+    assert [e["tool_call_id"] for e in covered] == calls
+    # The claim in the verdict's own words, its cost where it has one.
+    sentence = resume_verdict(run_file(path)).sentence()
+    for e in covered:
+        repair = e["agent_repair"]
+        assert repair["agent"] == agent and repair["words"] in sentence
+        assert (LOST in repair["words"]) == (e["tool_call_id"] in lost) == (repair["cost"] == LOST)
+    assert main(["why", text, str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"but {agent} repairs it itself on resume" in out
+    assert f"{agent} repairs this itself, so the error must have come from a different state of the session" in out
+    assert "names no entry" not in out and "the entries the error names:" not in out.split("but")[0]
+
+
+def test_a_claim_with_a_version_names_the_older_versions(tmp_path, capsys):
+    path = tmp_path / "crush.db"
+    path.write_bytes((SAMPLES / "28-crush-session.db").read_bytes())
+    assert main(["why", "--fix", REWIND_TEXT, str(path)]) == 0
+    out = capsys.readouterr().out
+    # Crush records no version: one before 0.59.0 (the newer of its two claims) sends it as it stands.
+    assert "(or from Crush before 0.59.0, which sends it as it stands)" in out
+    # --fix asked for the repaired copy: it is written all the same, beside the input.
+    assert f"wrote {tmp_path / 'crush.repaired.db'} (the repaired copy, all the same)" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["crush.db", "crush.repaired.db"]
+
+
+def test_a_history_with_no_agent_keeps_its_entries(capsys):
+    assert main(["why", "--json", REWIND_TEXT, str(SAMPLE13)]) == 0
+    found = orjson.loads(capsys.readouterr().out)["file"]
+    assert found["agent"] is None and found["agent_repairs"] == [] and found["entries"]
+
+
+# -- positions as providers print them ---------------------------------------------------------
+
+def test_positions_in_the_forms_providers_print():
+    # OpenAI Chat's param (simonw/llm issue 937), OpenAI's own texts and Anthropic's / Bedrock's paths.
+    assert why.positions('"param":"messages.[3].role"') == {"messages.3"}
+    assert why.positions("Invalid 'messages[2].tool_calls': empty array.") == {"messages.2"}
+    assert why.positions("Missing required parameter: 'input[3].encrypted_content'.") == {"input.3"}
+    assert why.positions("messages.12.content.4: unexpected") == {"messages.12"}
+    assert why.positions("at 'messages.2.member.role'") == {"messages.2"}
+    assert why.positions("contents[1].parts[0]") == {"contents.1"}
+
+
+SAMPLE17 = SAMPLES / "17-long-parallel-call-ids.json"
+UNANSWERED = next(k.text for k in KNOWN_ERRORS if k.rules == ("tool-calls-unanswered",) and k.target == "openai-chat")
+
+
+@pytest.mark.parametrize("param", ["messages.[2].role", "messages.2", "messages[2]"])
+def test_an_openai_chat_error_is_narrowed_to_the_message_it_names(param, capsys):
+    """OpenAI Chat's texts name no position and its ``param`` reads ``messages.[2].role``:
+    ``why`` showed every entry of the rule (messages[2] and messages[7])."""
+    text = orjson.dumps({"error": {"message": UNANSWERED.replace("call_abc", "call_x"), "param": param}}).decode()
+    assert main(["why", "--json", text, str(SAMPLE17)]) == 0
+    entries = orjson.loads(capsys.readouterr().out)["file"]["entries"]
+    assert [(e["where"], e["named"]) for e in entries] == [("messages[2]", True)]
+    text = text.replace("2", "7")
+    assert main(["why", "--json", text, str(SAMPLE17)]) == 0
+    assert [e["where"] for e in orjson.loads(capsys.readouterr().out)["file"]["entries"]] == ["messages[7]"]
+

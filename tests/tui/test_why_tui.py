@@ -21,7 +21,7 @@ from inspector.tui.screens.why import WhyDialog, WhyPanel
 from inspector.tui.screenshots import app_for, settle
 from inspector.tui.widgets.diff_table import DiffTable
 
-from .helpers import watch_notifications
+from .helpers import settled, watch_notifications
 
 SAMPLE_13 = "13-anthropic-retry-and-parallel-call.json"
 # Claude Code's own wording (https://github.com/anthropics/claude-code/issues/54638).
@@ -70,6 +70,23 @@ async def test_pasting_claude_codes_rewind_error_goes_to_the_entry_and_shows_the
         assert not isinstance(app.screen, WhyPanel)
         assert table.current.origin == 2
 
+
+async def test_an_error_the_agent_repairs_itself_says_so_and_goes_to_its_entry():
+    """Sample 28's unanswered call (toolu_r03) and orphan result (toolu_p99) are Crush's own to
+    repair on resume (what ``check`` says): the panel says so, never that the file breaks the rule."""
+    app = app_for("28-crush-session.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await _paste(app, pilot, REWIND)
+
+        def shown():
+            text = _panel_text(app)
+            assert "Crush repairs it itself on resume" in text and "toolu_p99 (and 1 more)" in text
+            assert "must have come from a different state of the session (or from Crush before" in text
+            assert "The repaired copy clears it" not in text
+
+        await settled(pilot, shown)
+        assert app.main.view == 0
 
 async def test_a_pasted_error_naming_a_position_goes_there_from_another_stage():
     app = app_for(SAMPLE_13)

@@ -41,7 +41,7 @@ def _parts(reading: why.Reading, case: why.Case | None, note: str = "") -> Conte
     def line(text: str, style: str = "") -> None:
         parts.append((inert(text, single_line=False) + "\n", style))
 
-    shown = {(e.target, e.rule) for e in case.entries} if case is not None else set()
+    shown = {(e.target, e.rule) for e in case.entries or case.covered} if case is not None else set()
     # The rules the file shows first (the one the error stands for there), then the rest.
     matches = sorted(reading.matches, key=lambda m: (m.target, m.rule) not in shown)
     if not reading.known:
@@ -77,6 +77,18 @@ def _parts(reading: why.Reading, case: why.Case | None, note: str = "") -> Conte
             line(f"  {e.error}", "$text-muted")
             for r in e.repair[:2]:
                 line(f"  repair: {r}", "$text-muted")
+        elif case.covered:
+            # Every entry the rules find is one the agent repairs itself (the verdict's claim).
+            e = case.covered[0]
+            at = e.where or f"row {e.row}"
+            cid = f" {e.tool_call_id}" if e.tool_call_id else ""
+            more = f" (and {len(case.covered) - 1} more)" if len(case.covered) > 1 else ""
+            line(f"In this file, {case.agent} repairs it itself on resume (the table's cursor): "
+                 f"#{e.row} {at}{cid}{more}", "bold")
+            if e.claim is not None:
+                line(f"  {e.claim.words()}", "$text-muted")
+            older = f" (or from {case.agent} before {e.older})" if e.older else ""
+            line(f"The error must have come from a different state of the session{older}.")
         else:
             line("None of these rules finds anything in this file: the agent may have sent another "
                  "history (a later state, or another session).")
@@ -186,8 +198,8 @@ class Why:
         screen = self.screen
         if source is not None and (screen.doc is None or screen.doc.source != source):
             return      # another history was opened meanwhile: this reading's entries are not its
-        if case is not None and case.entries and screen.doc is not None:
-            self.go_to(case.entries[0].row)
+        if case is not None and (case.entries or case.covered) and screen.doc is not None:
+            self.go_to((case.entries or case.covered)[0].row)
         self.shown = _parts(reading, case, note)
         screen.app.push_screen(WhyPanel(self.shown))
 
