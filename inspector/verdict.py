@@ -24,8 +24,8 @@ from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
 __all__ = ["AGENT_REPAIRS", "CHANGES", "FAILS", "LOST", "OK", "RESUMES", "STATUSES", "STATUS_WORDS", "UNREADABLE", "Claim", "ProviderRefusals",
-           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "judged_model", "judged_provider",
-           "resume_verdict", "session_model", "unreadable", "written_refusals"]
+           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "covered_problems", "judged_model", "judged_provider",
+           "resume_verdict", "session_model", "unjudged", "unreadable", "written_refusals"]
 
 RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails", "unreadable"
 STATUSES = (FAILS, UNREADABLE, AGENT_REPAIRS, RESUMES)     # worst first
