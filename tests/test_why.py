@@ -282,7 +282,7 @@ def test_the_entry_the_error_names_is_the_one_shown(tmp_path, capsys):
     assert main(["why", "--json", text, str(path)]) == 0
     entries = orjson.loads(capsys.readouterr().out)["file"]["entries"]
     assert [e["tool_call_id"] for e in entries] == ["toolu_01BBB"]
-    assert entries[0]["where"] == "messages[3]" and entries[0]["named"]
+    assert entries[0]["where"] == "messages[3].content[0]" and entries[0]["named"]
     # The other call, named instead, is the one shown.
     assert main(["why", "--json", text.replace("BBB", "AAA").replace("messages.3", "messages.1"), str(path)]) == 0
     entries = orjson.loads(capsys.readouterr().out)["file"]["entries"]

@@ -65,7 +65,7 @@ async def test_pasting_claude_codes_rewind_error_goes_to_the_entry_and_shows_the
         text = _panel_text(app)
         assert "anthropic/tool-use-without-result" in text
         assert "fix: Move each result directly after the turn that made its call" in text
-        assert "messages[1] toolu_01Rt5wQy9c" in text
+        assert "messages[1].content[2] toolu_01Rt5wQy9c" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, WhyPanel)
         assert table.current.origin == 2
