@@ -27,7 +27,9 @@ async def settle(app, pilot, tries: int = 300) -> None:
     for _ in range(tries):
         main = app.main
         busy = ("load", "filter", "export", "verdict", "preview", "browse", "edit")
-        if main.loading_source is None and not any(w.group in busy for w in app.workers if w.is_running):
+        deferred = main.loads.deferred > 0     # an edit's checks start on a timer, not yet
+        if main.loading_source is None and not deferred and \
+                not any(w.group in busy for w in app.workers if w.is_running):
             break
         await pilot.pause(0.02)
     for widget in app.screen.query(Input):

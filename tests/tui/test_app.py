@@ -13,7 +13,7 @@ from inspector.tui.screens.help import HelpScreen
 from inspector.tui.widgets.diff_table import DiffTable
 from inspector.tui.widgets.stage_bar import StageBar
 
-from .helpers import BROKEN, opened, row_lines, widget_text
+from .helpers import BROKEN, opened, row_lines, text_when, widget_text
 
 
 def _line_of(app, origin: int) -> str:
@@ -116,10 +116,10 @@ async def test_panes_follow_the_stage_and_the_file_not_a_filter(broken_file):
         assert app.main.changed_only and app.main.split
         assert widget_text(app, "#details-body") == details and widget_text(app, "#rule-body") == rule
         await pilot.press("d", "s", "2")
-        assert f"#7 · {STAGES[1]}" in widget_text(app, "#details-body")
+        assert f"#7 · {STAGES[1]}" in await text_when(app, pilot, "#details-body", lambda t: f"#7 · {STAGES[1]}" in t)
         assert CLAUSES["2"].title in widget_text(app, "#rule-body")
         await pilot.press("3")
-        assert '"nobody asked"' in widget_text(app, "#details-body")
+        assert '"nobody asked"' in await text_when(app, pilot, "#details-body", lambda t: '"nobody asked"' in t)
         broken_file.write_text(json.dumps([*BROKEN[:7], {**BROKEN[7], "content": "still nobody"}, *BROKEN[8:]]))
         await pilot.press("r")
         for _ in range(200):

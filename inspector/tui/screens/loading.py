@@ -58,6 +58,7 @@ class Loading:
         self.screen = screen
         self.source: Source | None = None
         self._timer: Any = None
+        self.deferred = 0   # edited documents whose checks wait for the next paint (timers pending)
 
     def load(self, source: Source, ask: bool = True) -> None:
         """Open ``source``: in served mode only inside the served folder (and named from it);
@@ -146,11 +147,13 @@ class Loading:
         screen = self.screen
 
         def start() -> None:
+            self.deferred = max(0, self.deferred - 1)
             if screen.doc is doc:
                 screen.verdict_bar.compute(doc, screen.target)
                 self.warm(doc, lambda: screen.doc)
 
         if screen.editing.installing:
+            self.deferred += 1
             screen.set_timer(BACKGROUND_DELAY, start, name="after an edit")
         else:
             start()
