@@ -17,7 +17,7 @@ target, off the UI thread), :class:`ProviderCheck` (one target at one moment),
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import pipeline, targets
@@ -128,6 +128,22 @@ def _checked(target: str, stage: str, check: Callable[[], tuple[list[Problem], t
                          tuple(place(p) for p in problems), agent_repairs=own, model=model)
 
 
+def _as_written(out: Any, target: str, model: str | None) -> list[Problem]:
+    """What ``target`` finds in a repaired moment, as ``check --target`` judges it: the document
+    ``normalize --to target`` writes (``pipeline.as_written_for``: a history in another format
+    is converted, so the rules on the target's own blocks see what it receives). A problem of
+    the converted document takes the row of the same rule on the same call in the moment's own
+    rows, when there is one (the table marks it); one the conversion alone shows has no row."""
+    here = targets.check(out, target, model)
+    written = pipeline.as_written_for(out, target)
+    if written is out:
+        return here
+    rows = {(p.rule, p.tool_call_id): p.index for p in here}
+    unplaced = len(out.result.messages)          # beyond the rows: listed, never marked
+    return [replace(p, index=rows.get((p.rule, p.tool_call_id), unplaced))
+            for p in targets.check(written, target, model)]
+
+
 def _export(imported: Imported, res: Result, reasoning: str) -> Any:
     """The export of a moment under the reasoning policy: what ``normalize`` writes."""
     return pipeline.export(imported, res, reasoning=reasoning)
@@ -190,7 +206,7 @@ def check_all(imported: Imported, result: Result, strict: bool, name: str = "<in
                     made.append(exc)
             if isinstance(made[0], Exception):
                 raise made[0]
-            return targets.check(made[0], t, models[t]), ()
+            return _as_written(made[0], t, models[t]), ()
         moments.append((stage, after, lambda i, o=origins: o[i] if i < len(o) else None, lambda p: p.where))
     for k, t in enumerate(names):
         for stage, check, origin, place in moments:

@@ -132,3 +132,30 @@ async def test_a_session_that_ran_on_an_unknown_provider_says_so_on_the_verdict_
             assert "provider unknown, not judged: ran on ollama" in line and "openai-chat" not in line
 
         await settled(pilot, said)
+
+
+async def test_the_last_stage_judges_what_normalize_to_the_target_writes(tmp_path):
+    """check --target anthropic judges the document normalize --to anthropic writes (an empty
+    user text is Anthropic's blank-text); the TUI's view 4 said "anthropic would accept". It
+    now says what check says, and x says why no row is marked."""
+    from .helpers import settled
+
+    path = tmp_path / "h.json"
+    path.write_text('[{"role":"user","content":""},{"role":"assistant","content":"x"},{"role":"user","content":"y"}]')
+    assert {p.rule for p in check(pipeline_as_written(path), "anthropic")} == {"blank-text"}
+    async with opened(path, target="anthropic", size=(160, 50)) as (app, pilot):
+        await settle(app, pilot)
+        await pilot.press("4")
+
+        def judged() -> None:
+            assert "would reject this history after MEM-5's repair: 1 error (blank-text)" in widget_text(app, "#verdict")
+
+        await settled(pilot, judged)
+        await pilot.press("x")
+        assert any("converted to its own format" in str(n.message) for n in app._notifications)
+
+
+def pipeline_as_written(path):
+    from inspector.pipeline import as_written_for
+
+    return as_written_for(run_file(path), "anthropic")

@@ -181,6 +181,11 @@ class VerdictBar(Static):
         if self.verdicts is None or self.verdicts.at(stage, self.target) is None:
             return (f"Still checking what {self.target} would accept: x again in a moment "
                     "(the bar says when the checks are done).")
+        if self.verdicts.at(stage, self.target).problems:
+            # The problems are in what the conversion to the provider's own format writes
+            # (normalize --to): they belong to no row of this view, and the Provider tab lists them.
+            return (f"No row marked: what {self.target} finds is in the history as converted to its own "
+                    "format (normalize --to), not in a row of this view; the Provider tab lists it.")
         return ("No row marked: the chosen provider has no problem with this view "
                 "(v picks another provider).")
 
