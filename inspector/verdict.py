@@ -283,11 +283,15 @@ def session_model(imported: Any) -> str | None:
 
 def unjudged(imported: Any) -> str:
     """What a session records it ran on when that is a provider Inspector has no rules for
-    (the verdict's "provider unknown, not judged: …"), else "": every view says it alike."""
+    (the verdict's "provider unknown, not judged: …"), with the agent's own repairs on resume
+    in the verdict's words, else "": every view says it alike."""
     if not formats.is_session_format(imported.format):
         return ""
     provider, ran_on = _provider(imported, None)
-    return ran_on if provider is None else ""
+    if provider is not None:
+        return ""
+    told = formats.on_resume(imported)
+    return "; ".join([ran_on, *(c.words() for c in (_claims(told) if told is not None else ()))])
 
 
 def judged_model(imported: Any, target: str | None, model: str | None = None) -> str | None:

@@ -159,3 +159,26 @@ def pipeline_as_written(path):
     from inspector.pipeline import as_written_for
 
     return as_written_for(run_file(path), "anthropic")
+
+
+async def test_an_unjudged_session_names_the_agents_own_repairs_as_check_does(tmp_path, capsys):
+    """A Codex rollout that ran on ollama: check's line says "provider unknown, not judged" and
+    then Codex's own repairs on resume; the TUI's line said only the first part."""
+    from inspector.cli import main
+
+    from .helpers import settled
+
+    path = tmp_path / "rollout.jsonl"
+    text = (SAMPLES / "22-codex-rollout.jsonl").read_text(encoding="utf-8")
+    path.write_text(text.replace('"model_provider":"openai"', '"model_provider":"ollama"', 1), encoding="utf-8")
+    main(["check", str(path)])
+    claim = 'Codex answers a call left without output with "aborted" itself on resume'
+    assert claim in capsys.readouterr().out
+    async with opened(path, size=(160, 50)) as (app, pilot):
+        await settle(app, pilot)
+
+        def said() -> None:
+            line = " ".join(widget_text(app, "#verdict").split())
+            assert "provider unknown, not judged: ran on ollama" in line and claim in line
+
+        await settled(pilot, said)
