@@ -295,7 +295,8 @@ def as_written_for(out: Outcome, target: str) -> Outcome:
             or formats.is_session_format(out.imported.format):
         return out
     written = export(out.imported, out.result, target, out.compact, out.reasoning)
-    return run(written.document, out.name, target, reasoning=out.reasoning)
+    # Judged exactly as written: read back, not repaired again (what normalize --to T writes).
+    return as_given(read(written.document, out.name, target), out.name)
 
 
 def run(document: Any, name: str = "<input>", fmt: str = "auto", to: str = "same",
