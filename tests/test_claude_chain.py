@@ -255,3 +255,19 @@ def test_any_damage_to_the_chain_is_repaired_to_a_fixed_point(base, cuts, strict
     once = run(damaged, NAME, strict=strict)
     again = run(once.data, NAME, strict=strict)
     assert again.data == once.data, [e.message for e in again.export_events]
+
+
+def test_a_leaf_of_results_only_is_passed_over_for_the_chain_a_resume_of_the_repair_reads():
+    # Line 4 (the LogTail call) lost its uuid, so lines 5 and 6 name a parent no line has; line
+    # 11 took line 7's uuid, so line 7 (CfgRead's result) is hidden and line 5 is a leaf. The
+    # newest leaf, line 6, is LogTail's result alone: a resume from it sends nothing. Removed,
+    # it would hand the resume to line 5, whose calls the repair never answered.
+    damaged = damage(BASES["sample"], [("drop-uuid", 0.25, 0.0), ("duplicate-uuid", 1.0, 0.625)])
+    once = run(damaged, NAME)
+    assert [e.kind for e in once.imported.events if e.kind == "leaf-passed-over"] == ["leaf-passed-over"]
+    # LogTail's own result is put back after its call, not replaced by an 'interrupted' one.
+    assert [e.tool_call_id for e in once.result.events if e.kind == "result-synthesized"] == ["toolu_01CfgRead"]
+    assert simulate.problems(once.data) == []
+    again = run(once.data, NAME)
+    assert again.data == once.data
+    assert not again.result.events and not again.export_events

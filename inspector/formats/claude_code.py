@@ -13,7 +13,10 @@ A damaged chain reads as Claude Code's loader reads it (anthropics/claude-code 2
 ``src/utils/sessionStorage.ts``: ``loadTranscriptFile`` fills a map by uuid line by line,
 ``buildConversationChain`` walks it): a parent that no line holds ends the walk; a uuid that
 two lines hold names the later; a line without a uuid is on no chain, and only its
-``message.id`` brings it back into its turn.
+``message.id`` brings it back into its turn. A newest leaf whose whole chain is tool results
+(no call before them) sends nothing on resume: the import reads the next leaf's chain, the
+one a resume of the repaired file starts from, and the repair puts those results back after
+their calls or removes them (``leaf-passed-over``).
 
 Import reads exactly what a resume would send and records for every flat row its line and
 block (``line 214, content[0]``). A ``tool_result`` that exists in the file but hangs off
@@ -77,6 +80,11 @@ EMITS = declare(
     Kind("chain-broken", IMPORT_CLAUSE, False, "chain broken",
          "The parent chain stops at an entry whose parent is not in the file; a resume sends only what "
          "follows it.", "note"),
+    Kind("leaf-passed-over", IMPORT_CLAUSE, False, "leaf passed over",
+         "The newest line no line names, where a resume starts, begins a chain of tool results for no call "
+         "before them: a resume from it sends nothing (Claude Code 2.1.69 leaves such results out). The "
+         "chain read is that of the next leaf, where a resume starts once the repair has put those lines "
+         "back after their calls or removed them.", "note"),
     Kind("entry-relinked", EXPORT_CLAUSE, False, "entry re-linked",
          "A line now names another parent, so that the chain a resume walks stays whole.", "change"),
 )
@@ -201,6 +209,7 @@ class Chain:
     why: str | None = None
     broken_at: int | None = None
     side: bool = False           # a sub-agent transcript: the chain is its sidechain lines
+    passed: list[int] = field(default_factory=list)   # leaves of results only, passed over (``walk``)
 
     @property
     def sent(self) -> list[int]:
@@ -228,15 +237,17 @@ def _stamp(entry: Mapping) -> datetime | None:
     return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
 
 
-def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -> int | None:
+def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False,
+              skip: set[int] | frozenset[int] = frozenset()) -> int | None:
     """The line a resume starts from, as Claude Code picks it (anthropics/claude-code #62301):
     of the main-chain lines no other main-chain line names as parent (lines of a type it does
     not chain, such as ``file-history-delta``, make no child), the one with the newest
     ``timestamp``; a line without one never beats one with it, and among equals the later
-    line wins. In a file without any timestamp the last conversation line is the leaf."""
+    line wins. In a file without any timestamp the last conversation line is the leaf.
+    ``skip``: lines read as gone (they are no leaf and name no parent)."""
     parents: set[str] = set()
     for i, e in enumerate(entries):
-        if isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED \
+        if i not in skip and isinstance(e, dict) and bool(e.get("isSidechain")) == side and e.get("type") in CHAINED \
                 and not shadowed(entries, by_uuid, i):
             # A line a later one hides is not in Claude Code's map, so it makes no child
             # (2.1.88, sessionStorage.ts, loadTranscriptFile: parentUuids of messages.values()).
@@ -254,12 +265,12 @@ def pick_leaf(entries: list[Any], by_uuid: dict[str, int], side: bool = False) -
         # No line says when it was written: the last conversation line is the leaf, as a
         # resume read such files before timestamps picked it (and as written, it is the last).
         for i in range(len(entries) - 1, -1, -1):
-            if is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None \
+            if i not in skip and is_conversation(entries[i], side) and _str(entries[i].get("uuid")) is not None \
                     and not shadowed(entries, by_uuid, i):
                 return i
         return None
     for i, e in enumerate(entries):
-        if not isinstance(e, dict) or bool(e.get("isSidechain")) != side or e.get("type") not in CHAINED:
+        if i in skip or not isinstance(e, dict) or bool(e.get("isSidechain")) != side or e.get("type") not in CHAINED:
             continue
         u = _str(e.get("uuid"))
         if u is None or u in parents or by_uuid.get(u) != i:
@@ -317,6 +328,20 @@ def walk(entries: list[Any]) -> Chain:
         if u is not None:
             by_uuid[u] = i
     leaf = pick_leaf(entries, by_uuid, side)
+    passed: list[int] = []
+    while leaf is not None:
+        # A leaf whose whole chain is results of no call is passed over: a resume from it
+        # sends nothing (Claude Code 2.1.69 leaves out the orphaned results a conversation
+        # starts with), and the repair puts those lines back on the next leaf's chain or
+        # removes them, so the next leaf is where a resume of the repaired file starts.
+        dead = _results_only_chain(entries, by_uuid, leaf, side)
+        if not dead:
+            break
+        after = pick_leaf(entries, by_uuid, side, skip={*passed, *dead})
+        if after is None:
+            break
+        passed += dead
+        leaf = after
     chain = Chain(by_uuid, side=side)
     seen: set[int] = set()
     i = leaf
@@ -354,7 +379,33 @@ def walk(entries: list[Any]) -> Chain:
         if is_boundary(entries[chain.lines[k]]):
             chain.start = k
             break
+    on_chain = set(chain.lines)
+    chain.passed = [i for i in sorted(passed) if i not in on_chain]
     return chain
+
+
+def results_only(entry: Any, side: bool = False) -> bool:
+    """Whether a line is a user line holding tool results and nothing else."""
+    if not is_conversation(entry, side) or entry.get("type") != "user":
+        return False
+    blocks = blocks_of(entry)
+    return isinstance(blocks, list) and bool(blocks) and all(
+        isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
+        for b in blocks)
+
+
+def _results_only_chain(entries: list[Any], by_uuid: dict[str, int], leaf: int, side: bool) -> list[int]:
+    """The lines of the chain a resume walks from ``leaf`` if each holds only tool results
+    (so no call comes before any of them), else nothing."""
+    lines: list[int] = []
+    i: int | None = leaf
+    while i is not None and i not in lines:
+        if not results_only(entries[i], side):
+            return []
+        lines.append(i)
+        p = _str(entries[i].get("parentUuid"))
+        i = by_uuid.get(p) if p is not None else None
+    return lines
 
 
 # -- import ------------------------------------------------------------------------------
@@ -435,8 +486,16 @@ def import_(document: Any, name: str = "<input>") -> Imported:
                         im.note(o, "result-recovered", said, tool_call_id=call)
         else:
             _add_user(im, lines[0])
+    passed = set(chain.passed)
+    for i in chain.passed:
+        fate = ("it is put back after its call's turn" if i in recovered else
+                "it is not put back on that chain (no call there that it answers alone), so the repair removes it")
+        im.note(None, "leaf-passed-over",
+                f"Line {i + 1} holds only tool results, with no call before them on the chain a resume walks "
+                f"from it, so a resume from it sends nothing; the chain read ends at line {chain.lines[-1] + 1}, "
+                f"where a resume starts once line {i + 1} is gone from the leaves: {fate}.")
     off = [i for i, e in enumerate(entries) if isinstance(e, dict) and i not in on_chain and i not in recovered
-           and i not in state.siblings]
+           and i not in state.siblings and i not in passed]
     side = sum(1 for i in off if bool(entries[i].get("isSidechain")) != chain.side)
     conv = sum(1 for i in off if is_conversation(entries[i], chain.side))
     if chain.side:
@@ -521,14 +580,9 @@ def _off_chain_results(entries: list[Any], on_chain: set[int], declared: dict[st
     found: dict[int, int] = {}
     taken: set[str] = set()
     for i, e in enumerate(entries):
-        if i in on_chain or not is_conversation(e, side) or e.get("type") != "user":
+        if i in on_chain or not results_only(e, side):
             continue
-        blocks = blocks_of(e)
-        if not isinstance(blocks, list) or not blocks:
-            continue
-        ids = [b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-        if len(ids) != len(blocks) or not all(isinstance(x, str) for x in ids):
-            continue
+        ids = [b["tool_use_id"] for b in blocks_of(e)]
         units = {declared.get(x) for x in ids}
         if None in units or len(units) != 1 or any(x in answered or x in taken for x in ids):
             continue
@@ -714,6 +768,14 @@ def export_same(im: Imported, result: Result, notes: Exported) -> Lines:
                         f"{'s' if len(gone) > 1 else ''} {', '.join(map(str, sorted(gone)))}; the rest of it stays.")
     for i in sorted(removed):
         notes.note("entry-removed", f"Line {i + 1} is removed: nothing of it is left to send.")
+    for i in chain.passed:
+        # A passed-over leaf that answers no call of the chain read (``walk``): left in, it
+        # would stay the leaf a resume starts from, and that resume would send nothing.
+        if i not in recovered and i not in removed:
+            removed.add(i)
+            notes.note("entry-removed", f"Line {i + 1} is removed: it holds only tool results, with no call "
+                        f"before them on its chain, and left in it would stay the line a resume starts from, "
+                        f"which would then send nothing of the chain this repair wrote.")
     remove_uncovered(entries, chain.by_uuid, removed, notes)
     # A user line whose rows the engine put in two places (results of two turns, each moved
     # by --strict right after its call) is split: each run of its rows is a line of its own.
