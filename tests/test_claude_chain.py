@@ -19,6 +19,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from extras import repeatable
 from inspector.formats import anthropic, claude_code
 from inspector.pipeline import run
 
@@ -246,7 +247,7 @@ def damage(data: bytes, cuts: list[tuple[str, float, float]]) -> bytes:
     return file_of([orjson.dumps(e) for e in entries])
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], **repeatable())
 @given(base=st.sampled_from(sorted(BASES)),
        cuts=st.lists(st.tuples(st.sampled_from(DAMAGE), st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=3),
        strict=st.booleans())

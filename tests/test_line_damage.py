@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from extras import repeatable
 from inspector.io import InputError
 from inspector.pipeline import run
 
@@ -285,7 +286,7 @@ BRANCH_CARRIED = [("newline", 0.4839866836545631, 29), ("newline", 0.97961152644
                   ("cut", 2.225073858507e-311, 23)]
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], **repeatable())
 @given(case=st.sampled_from(CASES),
        hits=st.lists(st.tuples(st.sampled_from(KINDS), st.floats(0, 1), st.integers(1, 40)), min_size=1,
                      max_size=3))
