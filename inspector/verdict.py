@@ -24,7 +24,7 @@ from .engine import EXPORT_CLAUSE, kind
 from .formats import SelfRepair
 
 __all__ = ["AGENT_REPAIRS", "CHANGES", "FAILS", "LOST", "OK", "RESUMES", "STATUSES", "STATUS_WORDS", "UNREADABLE", "Claim", "ProviderRefusals",
-           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "covered_problems", "judged_model", "judged_provider",
+           "Refusal", "ResumeVerdict", "as_sent", "as_sent_problems", "as_sent_split", "judged_model", "judged_provider",
            "resume_verdict", "session_model", "unjudged", "unreadable", "written_refusals"]
 
 RESUMES, AGENT_REPAIRS, FAILS, UNREADABLE = "resumes", "agent-repairs", "fails", "unreadable"
@@ -368,26 +368,39 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
     """What ``provider`` finds in the rows the agent sends on resume, less the errors its own
     repairs cover (the rows its import marked, and the claims found by a rule), with those
     claims: the "as given" moment of every view. Warnings are kept."""
+    kept, claims, _ = as_sent_split(imported, provider, model)
+    return kept, claims
+
+
+def as_sent_split(imported: Any, provider: str, model: str | None = None
+                  ) -> tuple[list[Any], tuple[Claim, ...], list[tuple[Any, Claim]]]:
+    """:func:`as_sent_problems` with the errors it leaves out (the agent repairs them itself
+    on resume), each with the claim that covers it: what ``inspector why`` shows instead of
+    an entry that breaks the rule. One check of the rows serves all three."""
     rows, marked, told = as_sent(imported)
     if formats.is_session_format(imported.format):
         problems = targets.check(rows, provider, model, imported.identity, given=imported)
     else:      # a body is sent as it is: its native blocks and settings are judged too
         problems = targets.check(pipeline.as_given(imported), provider, model)
     if told is None:
-        return problems, ()
+        return problems, (), []
     first = _first_sent(rows)
     # The rows a repair marks that the version which wrote the session is known not to make
     # (it came in a later release) are sent as they stand: the provider's refusal holds.
     late = {r.kind for r in told.repairs if r.kind is not None and r.covers(told.version) is False}
     unmade = {row for k, rows_, _ in told.marked if k in late for row in rows_}
-    kept, found = [], []
+    kept, found, covered = [], [], []
     for p in problems:
         if p.severity != targets.ERROR or p.index in unmade:
             kept.append(p)
             continue
-        if p.index in marked:
-            continue
         claim = told.claim(p.rule, p.index, p.tool_call_id, first)
+        if p.index in marked:
+            # A row the import marked: the repair that covers it, by its rule or by the mark.
+            marking = [k for k, rows_, _ in told.marked if p.index in rows_]
+            covered.append((p, claim or next(
+                (r for r in sorted(told.repairs, key=lambda r: r.rule != p.rule) if r.kind in marking), None)))
+            continue
         if claim is None:
             kept.append(p)
         else:
@@ -396,31 +409,11 @@ def as_sent_problems(imported: Any, provider: str, model: str | None = None) -> 
                 # The version that wrote the session is known to send it as it stands (the
                 # repair came later): the provider refuses it, whatever a newer build would do.
                 kept.append(p)
-    return kept, _claims(told.with_claims(found))
-
-
-def covered_problems(imported: Any, provider: str, model: str | None = None) -> list[tuple[Any, Claim]]:
-    """The errors ``provider`` finds in the rows as read that :func:`as_sent_problems` leaves
-    out (the agent repairs them itself on resume), each with the claim that covers it: what
-    ``inspector why`` shows instead of an entry that breaks the rule."""
-    kept, claims = as_sent_problems(imported, provider, model)
-    rows, _, told = as_sent(imported)
-    if told is None:
-        return []
-    left = set(kept)
+            else:
+                covered.append((p, claim))
+    claims = _claims(told.with_claims(found))
     by_repair = {c.repair: c for c in claims}
-    first = _first_sent(rows)
-    out = []
-    for p in targets.check(rows, provider, model, imported.identity, given=imported):
-        if p.severity != targets.ERROR or p in left:
-            continue
-        marking = [k for k, rows_, _ in told.marked if p.index in rows_]
-        repair = told.claim(p.rule, p.index, p.tool_call_id, first) or next(
-            (r for r in sorted(told.repairs, key=lambda r: r.rule != p.rule) if r.kind in marking), None)
-        claim = by_repair.get(repair) if repair is not None else None
-        if claim is not None:
-            out.append((p, claim))
-    return out
+    return kept, claims, [(p, by_repair[r]) for p, r in covered if r in by_repair]
 
 
 def _refusals(imported: Any, provider: str, model: str | None) -> tuple[list[Refusal], tuple[Claim, ...]]:

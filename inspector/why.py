@@ -187,7 +187,7 @@ class Entry:
     named: bool                 # the pasted error names this entry (its id or position)
     repair: list[str] = field(default_factory=list)     # what normalizing does to this entry
     # The agent repairs this entry itself on resume (it is never sent as it stands): the agent,
-    # and the verdict's claim that covers it (``verdict.covered_problems``).
+    # and the verdict's claim that covers it (``verdict.as_sent_split``).
     agent: str | None = None
     claim: verdict.Claim | None = None
 
@@ -198,6 +198,12 @@ class Entry:
         if self.claim is not None:
             out["agent_repair"] = {"agent": self.agent, "words": self.claim.words(), **self.claim.to_dict()}
         return out
+
+    @property
+    def place(self) -> str:
+        """Where the entry is, as every report names it: its place in the file (else its row),
+        and the call id it concerns."""
+        return (self.where or f"row {self.row}") + (f" {self.tool_call_id}" if self.tool_call_id else "")
 
     @property
     def older(self) -> str | None:
@@ -294,10 +300,11 @@ def examine(path: str, reading: Reading, fmt: str = "auto", session: str | None 
         # As the agent sends it on resume (the one verdict's computation): the cases its own
         # repairs cover first, then what the provider refuses.
         model = models[t]
-        for p, claim in verdict.covered_problems(imported, t, model):
+        kept, _, covered_here = verdict.as_sent_split(imported, t, model)
+        for p, claim in covered_here:
             if (t, p.rule) in wanted:
                 add(p, p.index, p.where or (imported.where(p.index) if p.index < n else None), claim)
-        for p in verdict.as_sent_problems(imported, t, model)[0]:
+        for p in kept:
             if (t, p.rule) in wanted:
                 add(p, p.index, p.where or (imported.where(p.index) if p.index < n else None))
         # What the repair leaves, with the native rules (blocks, signatures, settings).
@@ -359,8 +366,6 @@ def to_dict(reading: Reading, case: Case | None = None) -> dict[str, Any]:
     return out
 
 
-
-
 def report(reading: Reading, case: Case | None = None, wrote: str | None = None, fixing: bool = False) -> str:
     lines: list[str] = []
     if not reading.known:
@@ -417,9 +422,7 @@ def report(reading: Reading, case: Case | None = None, wrote: str | None = None,
 
 def _entries(lines: list[str], entries: list[Entry]) -> None:
     for e in entries:
-        at = e.where or f"row {e.row}"
-        cid = f" {e.tool_call_id}" if e.tool_call_id else ""
-        lines.append(f"  {printable(at)}{printable(cid)}: {e.target}/{e.rule}")
+        lines.append(f"  {printable(e.place)}: {e.target}/{e.rule}")
         lines.append(f"    {printable(e.error)}")
         for r in e.repair:
             lines.append(f"    repair: {printable(r)}")
@@ -441,10 +444,7 @@ def _covered(lines: list[str], reading: Reading, case: Case, wrote: str | None) 
                      + ("" if reading.known else "(of the closest rules) ") + f"{' and '.join(found)}, "
                      f"but {agent} repairs it itself on resume; {which}")
     for e in case.covered:
-        at = e.where or f"row {e.row}"
-        cid = f" {e.tool_call_id}" if e.tool_call_id else ""
-        lines.append(f"  {printable(at)}{printable(cid)}: {e.target}/{e.rule}")
-        lines.append(f"    {printable(e.error)}")
+        _entries(lines, [e])            # a covered entry has no repair lines of its own
         if e.claim is not None:
             lines.append(f"    {agent} repairs it itself: {printable(e.claim.words())}")
     if case.agent_repairs:

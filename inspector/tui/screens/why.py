@@ -65,11 +65,9 @@ def _parts(reading: why.Reading, case: why.Case | None, note: str = "") -> Conte
     if case is not None:
         if case.entries:
             e = case.entries[0]
-            at = e.where or f"row {e.row}"
-            cid = f" {e.tool_call_id}" if e.tool_call_id else ""
             how = "the entry the error names" if e.named else "the first entry the rule flags"
             more = f" (and {len(case.entries) - 1} more)" if len(case.entries) > 1 else ""
-            line(f"In this file, {how} (the table's cursor): #{e.row} {at}{cid}{more}", "bold")
+            line(f"In this file, {how} (the table's cursor): #{e.row} {e.place}{more}", "bold")
             if case.cleared:
                 line("The repaired copy clears it" + (" (with --strict)" if case.strict else "") + ": e exports it.")
             else:
@@ -80,11 +78,9 @@ def _parts(reading: why.Reading, case: why.Case | None, note: str = "") -> Conte
         elif case.covered:
             # Every entry the rules find is one the agent repairs itself (the verdict's claim).
             e = case.covered[0]
-            at = e.where or f"row {e.row}"
-            cid = f" {e.tool_call_id}" if e.tool_call_id else ""
             more = f" (and {len(case.covered) - 1} more)" if len(case.covered) > 1 else ""
             line(f"In this file, {case.agent} repairs it itself on resume (the table's cursor): "
-                 f"#{e.row} {at}{cid}{more}", "bold")
+                 f"#{e.row} {e.place}{more}", "bold")
             if e.claim is not None:
                 line(f"  {e.claim.words()}", "$text-muted")
             older = f" (or from {case.agent} before {e.older})" if e.older else ""
