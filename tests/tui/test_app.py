@@ -91,13 +91,13 @@ async def test_details_and_journey_of_a_dropped_row(broken_file):
         await pilot.press("3")
         _line_of(app, orphan.origin)
         await pilot.press("enter")
-        details = widget_text(app, "#details-body")
+        details = await text_when(app, pilot, "#details-body", lambda t: f"#{orphan.origin} · repair" in t)
         assert f"#{orphan.origin} · repair · dropped" in details
         assert "(3) result-orphan" in details and KINDS["result-orphan"].label in details
         assert orphan.message.split(":")[0] in details
         assert '"nobody asked"' in details and "(dropped by this stage)" in details
         await pilot.press("escape", "j")
-        journey = widget_text(app, "#journey-body")
+        journey = await text_when(app, pilot, "#journey-body", lambda t: "In the output" in t)   # once it is shown
         lines = {line.split()[0]: line for line in journey.splitlines() if line.strip() and line.split()[0] in STAGES}
         assert "unchanged" in lines["coerce"] and "dropped" in lines["repair"] and "gone" in lines["strip"]
         assert "In the output: no" in journey
@@ -139,7 +139,7 @@ async def test_journey_of_a_synthesized_row(broken_file):
         table = app.main.query_one(DiffTable)
         table.cursor = next(p for p in range(table.row_count) if table.row_at(p).mark == "+")
         await pilot.press("j")
-        journey = widget_text(app, "#journey-body")
+        journey = await text_when(app, pilot, "#journey-body", lambda t: "In the output" in t)
         assert "synthesized" in journey and "In the output: yes" in journey
         assert synth[0].tool_call_id in journey
 

@@ -19,7 +19,7 @@ from inspector.tui.screens.export import ExportDialog, exporters
 from inspector.tui.widgets.diff_table import DiffTable
 from inspector.tui.widgets.stage_bar import StageBar
 
-from .helpers import finish_export, notifications, opened, row_lines, widget_text
+from .helpers import finish_export, notifications, opened, row_lines, text_when, widget_text
 
 # An Anthropic Messages request as the API documents it: a top-level system, tool_use blocks
 # in assistant turns, tool_result blocks in user turns. Broken the usual ways: a retried
@@ -328,8 +328,7 @@ async def test_search_and_journey_know_where_a_row_came_from(request_file):
         assert shown == [i for i in range(len(imported.messages)) if "content[3]" in imported.where(i)]
         assert shown  # the orphan's block
         await pilot.press("j")
-        await pilot.pause(0.2)
-        journey = " ".join(widget_text(app, "#journey-body").split())
+        journey = " ".join((await text_when(app, pilot, "#journey-body", lambda t: "imported from" in t)).split())
         assert f"imported from {imported.where(shown[0])} (anthropic)" in journey
         assert "dropped" in journey and "(3) result-orphan" in journey
 
